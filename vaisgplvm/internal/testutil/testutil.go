@@ -1,0 +1,100 @@
+// Package testutil holds helpers shared by the tests: the pure-Go backend, random SPD matrices and
+// conversions between tensors and gonum matrices.
+package testutil
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"gonum.org/v1/gonum/mat"
+)
+
+var (
+	once    sync.Once
+	backend backends.Backend
+)
+
+// Backend returns a shared pure-Go backend: tests never depend on XLA.
+func Backend() backends.Backend {
+	once.Do(func() {
+		b, err := simplego.New("")
+		if err != nil {
+			panic(err)
+		}
+		backend = b
+	})
+	return backend
+}
+
+// RandomSPD returns an n x n symmetric positive-definite matrix with eigenvalues spread
+// log-uniformly over [1/cond, 1] (condition number cond), from a random orthogonal basis.
+func RandomSPD(rng *rand.Rand, n int, cond float64) *mat.SymDense {
+	a := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	s := mat.NewSymDense(n, nil)
+	for k := 0; k < n; k++ {
+		lambda := 1.0
+		if n > 1 {
+			lambda = math.Pow(cond, -float64(k)/float64(n-1))
+		}
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				s.SetSym(i, j, s.At(i, j)+lambda*q.At(i, k)*q.At(j, k))
+			}
+		}
+	}
+	return s
+}
+
+// ToSlice converts a gonum matrix to [][]float64.
+func ToSlice(m mat.Matrix) [][]float64 {
+	r, c := m.Dims()
+	out := make([][]float64, r)
+	for i := range out {
+		out[i] = make([]float64, c)
+		for j := range out[i] {
+			out[i][j] = m.At(i, j)
+		}
+	}
+	return out
+}
+
+// Flat returns the float64 data of a tensor (float32 tensors are converted).
+func Flat(t *tensors.Tensor) []float64 {
+	switch v := t.Value().(type) {
+	case float64:
+		return []float64{v}
+	case float32:
+		return []float64{float64(v)}
+	}
+	if t.DType().String() == "Float32" {
+		f := tensors.MustCopyFlatData[float32](t)
+		out := make([]float64, len(f))
+		for i, x := range f {
+			out[i] = float64(x)
+		}
+		return out
+	}
+	return tensors.MustCopyFlatData[float64](t)
+}
+
+// MaxAbsDiff returns max_i |a_i - b_i|.
+func MaxAbsDiff(a, b []float64) float64 {
+	m := 0.0
+	for i := range a {
+		m = math.Max(m, math.Abs(a[i]-b[i]))
+	}
+	return m
+}

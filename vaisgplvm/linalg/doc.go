@@ -1,0 +1,33 @@
+// Package linalg provides the dense linear algebra that GoMLX v0.26.0 lacks, as differentiable
+// graph functions: Cholesky factorisation, the inverse of a lower-triangular factor, triangular
+// solves, Cholesky solves and log-determinants.
+//
+// Every function accepts a single matrix [n, n] or a batch [B, n, n] and works on every backend,
+// including the pure-Go one (which has no Pad op, so autodiff through Slice is unavailable there).
+//
+// # How it is built
+//
+// The forward values are computed by an unrolled algorithm (a recursive blocked factorisation with
+// an unrolled column-by-column base case) whose input is wrapped in StopGradient, so autodiff never
+// walks through the many small ops (nor through Slice). The gradients are attached in closed form
+// with graph.IdentityWithCustomGradient:
+//
+//	Cholesky A = L L^T:   Abar = sym(L^-T Phi(L^T Lbar) L^-1),  Phi = lower triangle, diagonal halved
+//	                      (Murray 2016, "Differentiation of the Cholesky decomposition").
+//	Inverse X = L^-1:     Lbar = -tril(X^T Xbar X^T).
+//
+// The closed forms are themselves graph expressions of the differentiable outputs, so a gradient of
+// a gradient (needed by the annealed Langevin chain) is again correct.
+//
+// # Jitter policy
+//
+// Cholesky never adds jitter itself. Callers that factor a kernel matrix add jitter * I, with
+// DefaultJitter relative to the kernel variance (see gp.Inducing). A matrix that is not positive
+// definite even after jitter yields NaN entries in L; CheckFinite-style checks in the training loop
+// turn that into an error naming the iteration. PivotMin returns the smallest pivot so callers can
+// report it.
+package linalg
+
+// DefaultJitter is the relative diagonal jitter added to kernel matrices before factorisation:
+// K + DefaultJitter * kernelVariance * I.
+const DefaultJitter = 1e-6

@@ -1,0 +1,7 @@
+package linalg_test
+
+import "github.com/gomlx/gomlx/pkg/core/tensors"
+
+type tensorsT = tensors.Tensor
+
+func newTensor(m [][]float64) *tensors.Tensor { return tensors.FromValue(m) }
