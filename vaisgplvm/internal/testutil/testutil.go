@@ -8,26 +8,26 @@ import (
 	"sync"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/backends/simplego"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"gonum.org/v1/gonum/mat"
 )
 
 var (
 	once    sync.Once
-	backend backends.Backend
+	shared backends.Backend
 )
 
 // Backend returns a shared pure-Go backend: tests never depend on XLA.
 func Backend() backends.Backend {
 	once.Do(func() {
-		b, err := simplego.New("")
+		b, err := backend.New("go")
 		if err != nil {
 			panic(err)
 		}
-		backend = b
+		shared = b
 	})
-	return backend
+	return shared
 }
 
 // RandomSPD returns an n x n symmetric positive-definite matrix with eigenvalues spread
