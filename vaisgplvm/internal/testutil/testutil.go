@@ -8,13 +8,13 @@ import (
 	"sync"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"gonum.org/v1/gonum/mat"
 )
 
 var (
-	once    sync.Once
+	once   sync.Once
 	shared backends.Backend
 )
 

@@ -1,0 +1,109 @@
+package anneal
+
+import (
+	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+)
+
+// LogDensity evaluates a per-point log density at h [S, B, Q], returning [S, B].
+type LogDensity func(h *Node) *Node
+
+// Chain is the result of running the annealed Langevin chain on a batch of points.
+type Chain struct {
+	H0, HK  *Node   // start (sampled from q0) and end of the chain: [S, B, Q]
+	Path    []*Node // H_0..H_K, each [S, B, Q]
+	SumR    *Node   // sum_k R_{k-1}: [S, B]
+	LogW    *Node   // log weights log p(x, H_K) - log q0(H_0) - sum_k R_{k-1}: [S, B]
+	Target  *Node   // log p(x, H_K) = l(H_K) + log p(H_K): [S, B]
+	LogQ0H0 *Node   // log q0(H_0): [S, B]
+}
+
+// Options tune the chain.
+type Options struct {
+	// StopScoreGradient stops the gradient through the scores g_k (the training gradient then
+	// flows only through H_0 and the weights' explicit dependence). Default false: gradients flow
+	// through the whole chain (second-order autodiff).
+	StopScoreGradient bool
+	// Algorithm1Sign uses the sign printed in the paper's Algorithm 1, eps_tilde = +sqrt(eta/2)(...)
+	// - eps, which is a misprint (it loosens the bound as K grows). Only for the comparison test.
+	Algorithm1Sign bool
+}
+
+// Run transports H_0 = h0 through K annealed Langevin transitions (paper Eqs. 10-21):
+//
+//	g_k(h)  = beta_k grad log p(x, h) + (1 - beta_k) grad log q0(h)
+//	H_k     = H_{k-1} + eta_k g_k(H_{k-1}) + sqrt(2 eta_k) eps_{k-1}
+//	eps~    = -sqrt(eta_k/2) (g_k(H_{k-1}) + g_k(H_k)) - eps_{k-1}       (Eq. 15)
+//	R_{k-1} = 0.5 (|eps~|^2 - |eps_{k-1}|^2)
+//	log w   = log p(x, H_K) - log q0(H_0) - sum_k R_{k-1}
+//
+// logJoint is log p(x_n, h) = l_n(h) + log p(h), logQ0 is log q0(h_n); both [S, B, Q] -> [S, B].
+// eps: [K, S, B, Q] standard normal noise; betas, etas: [K] nodes. K = 0 (eps with leading
+// dimension 0 is not allowed in GoMLX, so pass nil eps) gives the importance-sampling weight.
+func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, opt Options) *Chain {
+	c := &Chain{H0: h0, Path: []*Node{h0}}
+	gradJ, gradQ := scores(h0, logJoint, logQ0, opt)
+	h := h0
+	sumR := ZerosLike(ReduceSum(h0, -1))
+	for k, e := range eps {
+		beta, eta := element(betas, k), element(etas, k)
+		gPrev := mix(beta, gradJ, gradQ)
+		hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
+		gradJ, gradQ = scores(hNew, logJoint, logQ0, opt)
+		gNew := mix(beta, gradJ, gradQ)
+		sign := -1.0
+		if opt.Algorithm1Sign {
+			sign = 1
+		}
+		epsTilde := Sub(Mul(Add(gPrev, gNew), MulScalar(Sqrt(MulScalar(eta, 0.5)), sign)), e)
+		r := MulScalar(Sub(ReduceSum(Square(epsTilde), -1), ReduceSum(Square(e), -1)), 0.5)
+		sumR = Add(sumR, r)
+		h = hNew
+		c.Path = append(c.Path, h)
+	}
+	c.HK = h
+	c.SumR = sumR
+	c.Target = logJoint(h)
+	c.LogQ0H0 = logQ0(h0)
+	c.LogW = Sub(Sub(c.Target, c.LogQ0H0), sumR)
+	return c
+}
+
+// scores returns grad_h log p(x, h) and grad_h log q0(h), per point ([S, B, Q] each). The densities
+// are sums of per-point terms, so the gradient of their total is the per-point gradient.
+func scores(h *Node, logJoint, logQ0 LogDensity, opt Options) (*Node, *Node) {
+	gj := Gradient(ReduceAllSum(logJoint(h)), h)[0]
+	gq := Gradient(ReduceAllSum(logQ0(h)), h)[0]
+	if opt.StopScoreGradient {
+		gj, gq = StopGradient(gj), StopGradient(gq)
+	}
+	return gj, gq
+}
+
+// mix returns beta gj + (1 - beta) gq.
+func mix(beta, gj, gq *Node) *Node {
+	return Add(Mul(gj, beta), Mul(gq, OneMinus(beta)))
+}
+
+// element returns v[k] of a [K] node as a scalar through a one-hot product: Slice's gradient needs
+// Pad, which the pure-Go backend lacks.
+func element(v *Node, k int) *Node {
+	oneHot := make([]float64, v.Shape().Dim(0))
+	oneHot[k] = 1
+	return ReduceAllSum(Mul(v, ConstAsDType(v.Graph(), v.DType(), oneHot)))
+}
+
+// LogMeanExp returns log (1/S) sum_s exp(x_s) along axis 0 of x [S, B]: [B], stably
+// (the maximum is subtracted under StopGradient, so the gradient is the softmax-weighted one).
+func LogMeanExp(x *Node) *Node {
+	s := x.Shape().Dim(0)
+	m := StopGradient(ReduceMax(x, 0))
+	lse := Add(Log(ReduceSum(Exp(Sub(x, InsertAxes(m, 0))), 0)), m)
+	return AddScalar(lse, -math.Log(float64(s)))
+}
+
+// NormalizedWeights returns softmax(logW) along axis 0 of logW [S, B]: [S, B].
+func NormalizedWeights(logW *Node) *Node {
+	return Softmax(logW, 0)
+}

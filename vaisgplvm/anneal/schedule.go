@@ -1,0 +1,130 @@
+// Package anneal holds the annealing schedules beta_k, the Langevin step size eta and the annealed
+// Langevin chain with its backward-kernel weights (paper Eqs. 10-21).
+package anneal
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// Schedule gives the inverse temperatures beta_1..beta_K of the bridging densities
+// pi_k(h) ∝ q0(h)^(1-beta_k) (p(x|h) p(h))^beta_k, with 0 < beta_1 <= ... <= beta_K = 1.
+type Schedule interface {
+	// Name is the command-line name.
+	Name() string
+	// Betas returns the schedule as a [K] node (K >= 1).
+	Betas(ctx *context.Context, g *Graph, k int) *Node
+}
+
+// Fixed is a hand-written or closed-form schedule that is not learned.
+type Fixed struct {
+	Kind   string  // "linear", "sigmoid", "power" or "custom"
+	Param  float64 // sigmoid steepness (default 5) or power exponent (default 2)
+	Values []float64
+}
+
+// Name implements Schedule.
+func (f Fixed) Name() string { return f.Kind }
+
+// Values returns beta_1..beta_K as float64 (beta_K = 1 exactly):
+//
+//	linear:  beta_k = k/K
+//	sigmoid: beta_k = (s(k) - s(0)) / (s(K) - s(0)), s(t) = sigmoid(c (2t/K - 1)), c = Param
+//	power:   beta_k = (k/K)^p, p = Param
+//	custom:  Values, checked to be non-decreasing in (0, 1] and ending at 1.
+func (f Fixed) BetaValues(k int) ([]float64, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("anneal: K must be >= 1, got %d", k)
+	}
+	out := make([]float64, k)
+	switch f.Kind {
+	case "linear":
+		for i := range out {
+			out[i] = float64(i+1) / float64(k)
+		}
+	case "sigmoid":
+		c := f.Param
+		if c == 0 {
+			c = 5
+		}
+		s := func(t float64) float64 { return 1 / (1 + math.Exp(-c*(2*t/float64(k)-1))) }
+		for i := range out {
+			out[i] = (s(float64(i+1)) - s(0)) / (s(float64(k)) - s(0))
+		}
+	case "power":
+		p := f.Param
+		if p == 0 {
+			p = 2
+		}
+		for i := range out {
+			out[i] = math.Pow(float64(i+1)/float64(k), p)
+		}
+	case "custom":
+		if len(f.Values) != k {
+			return nil, fmt.Errorf("anneal: custom schedule has %d values, want K=%d", len(f.Values), k)
+		}
+		copy(out, f.Values)
+	default:
+		return nil, fmt.Errorf("anneal: unknown schedule %q (want linear, sigmoid, power, custom or learned)", f.Kind)
+	}
+	out[k-1] = 1
+	prev := 0.0
+	for i, b := range out {
+		if !(b > 0) || b > 1 || b < prev || math.IsNaN(b) {
+			return nil, fmt.Errorf("anneal: beta_%d = %g: a schedule must be non-decreasing in (0, 1]", i+1, b)
+		}
+		prev = b
+	}
+	return out, nil
+}
+
+// Betas implements Schedule. It panics on an invalid schedule: call BetaValues first to validate.
+func (f Fixed) Betas(_ *context.Context, g *Graph, k int) *Node {
+	v, err := f.BetaValues(k)
+	if err != nil {
+		panic(err)
+	}
+	return Const(g, v)
+}
+
+// Learned is a monotone schedule ending at 1, learned with the model: beta_k = sum_{j<=k} w_j with
+// w = softmax(raw) [K] (so beta_K = 1 up to rounding and beta_k > 0). raw starts at zero, which is
+// the linear schedule. Variable: "anneal/raw_beta_increments" [K].
+type Learned struct{}
+
+// Name implements Schedule.
+func (Learned) Name() string { return "learned" }
+
+// Betas implements Schedule.
+func (Learned) Betas(ctx *context.Context, g *Graph, k int) *Node {
+	raw := ctx.In("anneal").VariableWithValue("raw_beta_increments", make([]float64, k)).ValueGraph(g)
+	w := Softmax(raw, 0)
+	cum := MatMul(InsertAxes(w, 0), ConvertDType(upperOnes(g, k), w.DType())) // [1, K]: cumulative sums
+	return Reshape(cum, k)
+}
+
+// upperOnes is the constant [K, K] matrix with ones on and above the diagonal.
+func upperOnes(g *Graph, k int) *Node {
+	m := make([][]float64, k)
+	for i := range m {
+		m[i] = make([]float64, k)
+		for j := i; j < k; j++ {
+			m[i][j] = 1
+		}
+	}
+	return Const(g, m)
+}
+
+// ParseSchedule maps a command-line name to a Schedule: linear, sigmoid, power, learned.
+func ParseSchedule(name string) (Schedule, error) {
+	switch name {
+	case "learned":
+		return Learned{}, nil
+	case "linear", "sigmoid", "power":
+		return Fixed{Kind: name}, nil
+	}
+	return nil, fmt.Errorf("unknown schedule %q (want linear, sigmoid, power or learned)", name)
+}

@@ -1,0 +1,20 @@
+package bounds
+
+import (
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+)
+
+// IWVI is the importance-weighted bound with K samples h_k ~ q0(h_n) (eps [K, B, Q]) and one
+// weight per data point over all D outputs:
+//
+//	L_n = log (1/K) sum_k exp(l_n(h_k) + log p(h_k) - log q0(h_k)).
+//
+// (The paper's Eq. 5 writes the weight per (n, d), which would count p(h)/q0(h) D times.)
+func IWVI(b *Batch, eps *Node) *Result {
+	h := b.Q0.Sample(eps)
+	logW := Sub(b.logJoint(h), b.Q0.LogProb(h)) // [K, B]
+	per := anneal.LogMeanExp(logW)
+	return &Result{PerPoint: per, ELBO: total(b, per), Recon: weightedMean(logW, h), LogW: logW}
+}

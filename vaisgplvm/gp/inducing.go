@@ -1,0 +1,95 @@
+// Package gp holds the sparse variational GP over D outputs that share one kernel: inducing inputs
+// Z [M, Q], the variational distribution q(u_d) = N(m_d, S_d S_d^T) (whitened by default), its KL
+// divergence to the prior, the predictive marginals of f at latent points, and the Gaussian
+// likelihood's analytic expected log-likelihood.
+//
+// Variables live under the context scope "inducing" (z, q_mu, q_sqrt) and "likelihood"
+// (raw_noise_variance).
+package gp
+
+import (
+	"fmt"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
+)
+
+// Inducing describes the inducing variables.
+type Inducing struct {
+	M, D, Q  int
+	Whitened bool        // u = L v with Kuu = L L^T and q(v) = N(m, S S^T); else q(u) directly
+	Z0       [][]float64 // initial inducing inputs [M, Q]
+	Jitter   float64     // relative jitter: Kuu + Jitter * kernelVariance * I; 0 means linalg.DefaultJitter
+	// UnwhitenedScale is the initial diagonal of S_d when not whitened (sqrt of the kernel variance).
+	UnwhitenedScale float64
+}
+
+// Validate reports inconsistent sizes.
+func (in *Inducing) Validate() error {
+	if in.M <= 0 || in.D <= 0 || in.Q <= 0 {
+		return fmt.Errorf("gp: need M, D, Q > 0, got M=%d D=%d Q=%d", in.M, in.D, in.Q)
+	}
+	if len(in.Z0) != in.M {
+		return fmt.Errorf("gp: initial Z has %d rows, want M=%d", len(in.Z0), in.M)
+	}
+	for i, r := range in.Z0 {
+		if len(r) != in.Q {
+			return fmt.Errorf("gp: initial Z row %d has %d columns, want Q=%d", i, len(r), in.Q)
+		}
+	}
+	return nil
+}
+
+// Posterior is the part of the sparse GP that does not depend on the latent points: built once
+// per graph and then evaluated at many latent points (the Langevin chain evaluates it K+1 times).
+type Posterior struct {
+	In     *Inducing
+	Kernel kernels.Kernel
+	ctx    *context.Context
+	Z      *Node // [M, Q]
+	L      *Node // Cholesky factor of Kuu + jitter I: [M, M]
+	LInv   *Node // L^-1: [M, M]
+	Mu     *Node // variational means, one column per output: [M, D]
+	S      *Node // lower-triangular square roots S_d: [D, M, M]
+}
+
+// NewPosterior reads the inducing variables from ctx and factorises Kuu.
+func NewPosterior(ctx *context.Context, g *Graph, in *Inducing, k kernels.Kernel) *Posterior {
+	c := ctx.In("inducing")
+	p := &Posterior{In: in, Kernel: k, ctx: ctx}
+	p.Z = c.VariableWithValue("z", in.Z0).ValueGraph(g)
+	mu0 := make([][]float64, in.M)
+	for i := range mu0 {
+		mu0[i] = make([]float64, in.D)
+	}
+	p.Mu = c.VariableWithValue("q_mu", mu0).ValueGraph(g)
+	kuu := k.Matrix(ctx, p.Z, p.Z)
+	jitter := in.Jitter
+	if jitter == 0 {
+		jitter = linalg.DefaultJitter
+	}
+	kvar := ReduceAllMax(k.Diag(ctx, p.Z)) // the kernel variance for stationary kernels
+	eye := ConvertDType(Diagonal(g, in.M), kuu.DType())
+	kuu = Add(kuu, Mul(eye, MulScalar(kvar, jitter)))
+	p.L, p.LInv = linalg.CholeskyWithInverse(kuu)
+
+	// q_sqrt starts at the identity (whitened: q(v) = prior) or at sqrt(kernel variance) I
+	// (unwhitened: a prior-scale q(u) that ignores the correlations of Kuu).
+	scale := 1.0
+	if !in.Whitened {
+		scale = in.UnwhitenedScale
+	}
+	s0 := make([][][]float64, in.D)
+	for d := range s0 {
+		s0[d] = make([][]float64, in.M)
+		for i := range s0[d] {
+			s0[d][i] = make([]float64, in.M)
+			s0[d][i][i] = scale
+		}
+	}
+	p.S = TakeLowerTriangular(c.VariableWithValue("q_sqrt", s0).ValueGraph(g), 0)
+	return p
+}

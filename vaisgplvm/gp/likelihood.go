@@ -1,0 +1,42 @@
+package gp
+
+import (
+	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+)
+
+// Gaussian is the likelihood x_nd = f_d(h_n) + e, e ~ N(0, s^2), with a learned noise variance s^2
+// (data scale squared) stored as softplus(raw_noise_variance) under scope "likelihood".
+type Gaussian struct {
+	NoiseVariance0 float64 // initial s^2 > 0
+}
+
+// NoiseVariance returns s^2 (a scalar node).
+func (lk *Gaussian) NoiseVariance(ctx *context.Context, g *Graph) *Node {
+	v := ctx.In("likelihood").VariableWithValue("raw_noise_variance", kernels.InvSoftplus(lk.NoiseVariance0))
+	return AddScalar(Softplus(v.ValueGraph(g)), 1e-6)
+}
+
+// ExpectedLogLik returns l_n(h) = sum_d mask_nd E_q(f_d)[log N(x_nd | f_d(h_n), s^2)], [N]:
+//
+//	E[log N(x | f, s^2)] = log N(x | mean, s^2) - var / (2 s^2)
+//
+// x: [N, D] data; mask: [N, D] (1 = observed, 0 = missing) or nil for fully observed data;
+// h: [N, Q] latent points. Missing entries drop out entirely (paper App. E).
+func (lk *Gaussian) ExpectedLogLik(ctx *context.Context, p *Posterior, x, mask, h *Node) *Node {
+	s2 := lk.NoiseVariance(ctx, h.Graph())
+	m := p.Predict(h, mask != nil)
+	sq := Square(Sub(x, m.Mean)) // [N, D]
+	logNorm := MulScalar(Log(MulScalar(s2, 2*math.Pi)), -0.5)
+	if mask == nil {
+		d := float64(p.In.D)
+		quad := Div(Add(ReduceSum(sq, -1), m.VarSum), MulScalar(s2, 2))
+		return Sub(MulScalar(Add(ZerosLike(quad), logNorm), d), quad)
+	}
+	per := Sub(Add(ZerosLike(sq), logNorm), Div(Add(sq, m.Var), MulScalar(s2, 2)))
+	return ReduceSum(Mul(per, mask), -1)
+}

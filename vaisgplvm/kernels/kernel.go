@@ -1,0 +1,74 @@
+// Package kernels implements the ARD covariance functions of the GPLVM as GoMLX graphs:
+// squared exponential (SE-ARD), Matern-3/2 and Matern-5/2 ARD, and linear ARD.
+//
+// Positive hyperparameters (kernel variance, lengthscales) are stored as unconstrained variables
+// and mapped through softplus. All variables live under the context scope "kernel".
+package kernels
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// Kernel is a covariance function k(h, h') over Q latent dimensions.
+type Kernel interface {
+	// Name is the short name used on the command line ("se", "matern32", "matern52", "linear").
+	Name() string
+	// Matrix returns k(x1, x2): x1 [N1, Q], x2 [N2, Q] -> [N1, N2].
+	Matrix(ctx *context.Context, x1, x2 *Node) *Node
+	// Diag returns k(x_n, x_n): x [N, Q] -> [N].
+	Diag(ctx *context.Context, x *Node) *Node
+	// Lengthscales returns the ARD lengthscales [Q] (for the linear kernel, 1/sqrt(variance_q)).
+	Lengthscales(ctx *context.Context, g *Graph) *Node
+}
+
+// Config holds the initial hyperparameters shared by every kernel.
+type Config struct {
+	Q           int     // latent dimensions
+	Variance    float64 // initial kernel variance (data scale squared), > 0
+	Lengthscale float64 // initial lengthscale for every dimension (latent units), > 0
+}
+
+// New returns the kernel with the given name: "se" (or "rbf"), "matern32", "matern52", "linear".
+func New(name string, cfg Config) (Kernel, error) {
+	if cfg.Q <= 0 || !(cfg.Variance > 0) || !(cfg.Lengthscale > 0) {
+		return nil, fmt.Errorf("kernels: need Q > 0, variance > 0, lengthscale > 0; got %+v", cfg)
+	}
+	switch name {
+	case "se", "rbf":
+		return &Stationary{Config: cfg, Kind: "se"}, nil
+	case "matern32", "matern52":
+		return &Stationary{Config: cfg, Kind: name}, nil
+	case "linear":
+		return &Linear{Config: cfg}, nil
+	}
+	return nil, fmt.Errorf("kernels: unknown kernel %q (want se, matern32, matern52 or linear)", name)
+}
+
+// InvSoftplus returns y with softplus(y) = x, for x > 0.
+func InvSoftplus(x float64) float64 {
+	if x > 30 {
+		return x
+	}
+	return math.Log(math.Expm1(x))
+}
+
+// positive returns softplus of the unconstrained variable "raw_<name>" under ctx, initialised so
+// that its value is init (a scalar or a [Q] vector).
+func positive(ctx *context.Context, g *Graph, name string, init float64, q int) *Node {
+	raw := InvSoftplus(init)
+	var v *context.Variable
+	if q == 0 {
+		v = ctx.VariableWithValue("raw_"+name, raw)
+	} else {
+		vals := make([]float64, q)
+		for i := range vals {
+			vals[i] = raw
+		}
+		v = ctx.VariableWithValue("raw_"+name, vals)
+	}
+	return Softplus(v.ValueGraph(g))
+}

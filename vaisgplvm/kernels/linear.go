@@ -1,0 +1,35 @@
+package kernels
+
+import (
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// Linear is the ARD linear kernel k(h, h') = sum_q v_q h_q h'_q with one variance v_q per latent
+// dimension (initialised to Config.Variance). Variables (scope "kernel"): raw_variances [Q].
+type Linear struct{ Config }
+
+// Name implements Kernel.
+func (k *Linear) Name() string { return "linear" }
+
+func (k *Linear) variances(ctx *context.Context, g *Graph) *Node {
+	return positive(ctx.In("kernel"), g, "variances", k.Variance, k.Q)
+}
+
+// Lengthscales implements Kernel: 1/sqrt(v_q), so that small values mean relevant dimensions as
+// for the stationary kernels.
+func (k *Linear) Lengthscales(ctx *context.Context, g *Graph) *Node {
+	return Rsqrt(k.variances(ctx, g))
+}
+
+// Matrix implements Kernel: [N1, Q] x [N2, Q] -> [N1, N2].
+func (k *Linear) Matrix(ctx *context.Context, x1, x2 *Node) *Node {
+	v := InsertAxes(k.variances(ctx, x1.Graph()), 0)
+	return MatMul(Mul(x1, v), Transpose(x2, 0, 1))
+}
+
+// Diag implements Kernel: [N, Q] -> [N].
+func (k *Linear) Diag(ctx *context.Context, x *Node) *Node {
+	v := InsertAxes(k.variances(ctx, x.Graph()), 0)
+	return ReduceSum(Mul(Square(x), v), -1)
+}

@@ -1,0 +1,114 @@
+// Package latent holds the variational distribution of the latent points,
+// q0(h_n) = N(a_n, L_n L_n^T) with L_n lower triangular [Q, Q] (or diagonal), and the prior
+// p(h_n) = N(0, I). All densities are in log space (nats).
+//
+// Variables (scope "latent"): mean [N, Q], raw_scale [N, Q, Q] (full: strict lower part free,
+// diagonal through softplus) or raw_scale [N, Q] (diagonal).
+package latent
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
+)
+
+// Config describes q0 for N points in Q dimensions.
+type Config struct {
+	N, Q     int
+	Diagonal bool        // diagonal L_n instead of full lower-triangular
+	Mean0    [][]float64 // initial means a [N, Q] (PCA, see PCA)
+	Scale0   float64     // initial standard deviation on the diagonal of L_n, > 0
+}
+
+// Validate reports inconsistent settings.
+func (c *Config) Validate() error {
+	if len(c.Mean0) != c.N || c.N == 0 || c.Q <= 0 || !(c.Scale0 > 0) {
+		return fmt.Errorf("latent: need N = len(Mean0) > 0, Q > 0, Scale0 > 0; got N=%d len(Mean0)=%d Q=%d Scale0=%g",
+			c.N, len(c.Mean0), c.Q, c.Scale0)
+	}
+	return nil
+}
+
+// Q0 is q0 restricted to a batch of points (selected by index), ready to sample and evaluate.
+type Q0 struct {
+	Q     int
+	Mean  *Node // a_n: [B, Q]
+	Scale *Node // L_n: [B, Q, Q] lower triangular with positive diagonal
+	Inv   *Node // L_n^-1: [B, Q, Q]
+}
+
+// Batch reads the variables and gathers the points idx [B] (int) from them.
+func Batch(ctx *context.Context, g *Graph, c *Config, idx *Node) *Q0 {
+	lc := ctx.In("latent")
+	mean := Gather(lc.VariableWithValue("mean", c.Mean0).ValueGraph(g), InsertAxes(idx, -1))
+	q := &Q0{Q: c.Q, Mean: mean}
+	raw0 := kernels.InvSoftplus(c.Scale0)
+	if c.Diagonal {
+		init := make([][]float64, c.N)
+		for i := range init {
+			init[i] = make([]float64, c.Q)
+			for j := range init[i] {
+				init[i][j] = raw0
+			}
+		}
+		diag := Softplus(Gather(lc.VariableWithValue("raw_scale", init).ValueGraph(g), InsertAxes(idx, -1)))
+		eye := InsertAxes(ConvertDType(Diagonal(g, c.Q), diag.DType()), 0)
+		q.Scale = Mul(InsertAxes(diag, -1), eye)
+		q.Inv = Mul(InsertAxes(Inverse(diag), -1), eye)
+		return q
+	}
+	init := make([][][]float64, c.N)
+	for i := range init {
+		init[i] = make([][]float64, c.Q)
+		for j := range init[i] {
+			init[i][j] = make([]float64, c.Q)
+			init[i][j][j] = raw0
+		}
+	}
+	raw := Gather(lc.VariableWithValue("raw_scale", init).ValueGraph(g), InsertAxes(idx, -1)) // [B, Q, Q]
+	eye := InsertAxes(ConvertDType(Diagonal(g, c.Q), raw.DType()), 0)
+	strict := TakeLowerTriangular(raw, -1)
+	q.Scale = Add(strict, Mul(Softplus(raw), eye))
+	q.Inv = linalg.TriangularInverse(q.Scale)
+	return q
+}
+
+// Sample returns h = a + L eps for eps [S, B, Q] (standard normal): [S, B, Q].
+func (q *Q0) Sample(eps *Node) *Node {
+	lEps := Einsum("bij,sbj->sbi", q.Scale, eps)
+	return Add(InsertAxes(q.Mean, 0), lEps)
+}
+
+// LogProb returns log q0(h) for h [S, B, Q]: [S, B].
+func (q *Q0) LogProb(h *Node) *Node {
+	z := Einsum("bij,sbj->sbi", q.Inv, Sub(h, InsertAxes(q.Mean, 0)))
+	logDet := ReduceSum(Log(diagonal(q.Scale)), -1) // [B]
+	c := -0.5 * float64(q.Q) * math.Log(2*math.Pi)
+	return AddScalar(Sub(MulScalar(ReduceSum(Square(z), -1), -0.5), InsertAxes(logDet, 0)), c)
+}
+
+// KLToPrior returns KL(q0(h_n) || N(0, I)) in closed form, [B]:
+// 0.5 (tr(L L^T) + |a|^2 - Q - log|L L^T|).
+func (q *Q0) KLToPrior() *Node {
+	tr := ReduceSum(Square(q.Scale), -1, -2)
+	maha := ReduceSum(Square(q.Mean), -1)
+	logDet := MulScalar(ReduceSum(Log(diagonal(q.Scale)), -1), 2)
+	return MulScalar(AddScalar(Sub(Add(tr, maha), logDet), -float64(q.Q)), 0.5)
+}
+
+// LogPrior returns log N(h | 0, I) for h [..., Q]: [...].
+func LogPrior(h *Node) *Node {
+	q := h.Shape().Dim(-1)
+	return AddScalar(MulScalar(ReduceSum(Square(h), -1), -0.5), -0.5*float64(q)*math.Log(2*math.Pi))
+}
+
+// diagonal extracts the diagonals of a batch [B, Q, Q] -> [B, Q].
+func diagonal(m *Node) *Node {
+	eye := InsertAxes(ConvertDType(Diagonal(m.Graph(), m.Shape().Dim(-1)), m.DType()), 0)
+	return ReduceSum(Mul(m, eye), -1)
+}

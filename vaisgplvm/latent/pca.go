@@ -1,0 +1,53 @@
+package latent
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// PCA returns the first q principal-component scores of x [N, D] (columns centred), each
+// component scaled to unit variance, [N, q]: the usual initialisation of the latent means.
+// Errors when q exceeds D or N.
+func PCA(x [][]float64, q int) ([][]float64, error) {
+	n := len(x)
+	if n == 0 || q <= 0 || q > len(x[0]) || q > n {
+		return nil, fmt.Errorf("latent: PCA needs 0 < q <= min(N, D); got q=%d for data %dx%d", q, n, len(x[0]))
+	}
+	d := len(x[0])
+	m := mat.NewDense(n, d, nil)
+	for i, r := range x {
+		m.SetRow(i, r)
+	}
+	var pc stat.PC
+	if !pc.PrincipalComponents(m, nil) {
+		return nil, fmt.Errorf("latent: PCA failed (SVD did not converge)")
+	}
+	var vecs mat.Dense
+	pc.VectorsTo(&vecs)
+	vars := pc.VarsTo(nil)
+	// centre
+	means := make([]float64, d)
+	for j := 0; j < d; j++ {
+		means[j] = stat.Mean(mat.Col(nil, j, m), nil)
+	}
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, q)
+		for k := 0; k < q; k++ {
+			s := 0.0
+			for j := 0; j < d; j++ {
+				s += (x[i][j] - means[j]) * vecs.At(j, k)
+			}
+			if vars[k] > 1e-300 {
+				s /= sqrt(vars[k])
+			}
+			out[i][k] = s
+		}
+	}
+	return out, nil
+}
+
+func sqrt(v float64) float64 { return math.Sqrt(v) }

@@ -1,0 +1,99 @@
+// Package model assembles the Bayesian GPLVM (kernel, inducing variables, likelihood, latent
+// distribution) and evaluates the chosen bound on a batch. It owns no training loop (see train).
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+)
+
+// Methods are the bounds a model can be trained with.
+var Methods = []string{"mf", "iwvi", "vais"}
+
+// Config is every setting of a model and its bound. Defaults (DefaultConfig) follow the paper's
+// Table 4 for oilflow and wine: M = 50, K = 5, lr 0.02.
+type Config struct {
+	Method   string  `json:"method"`    // "mf", "iwvi" or "vais"
+	Q        int     `json:"q"`         // latent dimensions
+	M        int     `json:"m"`         // inducing points
+	K        int     `json:"k"`         // IWVI samples or VAIS annealing steps
+	Samples  int     `json:"samples"`   // MF Monte Carlo samples, or VAIS independent chains S (default 1)
+	Kernel   string  `json:"kernel"`    // se, matern32, matern52, linear
+	Whitened bool    `json:"whitened"`  // whitened q(u) (default true)
+	DiagQ0   bool    `json:"diag_q0"`   // diagonal L_n in q0
+	Scale0   float64 `json:"q0_scale0"` // initial std of q0
+	Schedule string  `json:"schedule"`  // linear, sigmoid, power, learned
+	Eta      float64 `json:"eta"`       // Langevin step size (initial when learned)
+	LearnEta bool    `json:"learn_eta"` // learn log eta_k
+	StopGrad bool    `json:"stop_grad"` // stop gradients through the chain's scores
+	LR       float64 `json:"lr"`        // Adam learning rate
+	Batch    int     `json:"batch"`     // mini-batch size B; 0 = full batch
+	Seed     uint64  `json:"seed"`      // seeds initialisation, batches and noise
+	Noise0   float64 `json:"noise0"`    // initial noise variance as a fraction of the mean data variance
+	Jitter   float64 `json:"jitter"`    // relative jitter on Kuu
+}
+
+// DefaultConfig returns the paper's settings (Table 4) for a method on a dataset with q latent
+// dimensions: M = 50, K = 5, lr 0.02, SE-ARD kernel, whitened q(u), full-rank q0, linear schedule.
+func DefaultConfig(method string, q int) Config {
+	return Config{
+		Method: method, Q: q, M: 50, K: 5, Samples: 1, Kernel: "se", Whitened: true,
+		Scale0: 0.1, Schedule: "linear", Eta: 1e-3, LR: 0.02, Seed: 1, Noise0: 0.1,
+	}
+}
+
+// Validate checks every setting and names the first bad one.
+func (c *Config) Validate() error {
+	switch c.Method {
+	case "mf", "iwvi", "vais":
+	default:
+		return fmt.Errorf("method %q: want mf, iwvi or vais", c.Method)
+	}
+	if c.Q <= 0 {
+		return fmt.Errorf("q = %d: want > 0", c.Q)
+	}
+	if c.M <= 0 {
+		return fmt.Errorf("m = %d: want > 0", c.M)
+	}
+	if c.K < 1 && c.Method == "iwvi" {
+		return fmt.Errorf("k = %d: IWVI needs K >= 1 samples", c.K)
+	}
+	if c.K < 0 {
+		return fmt.Errorf("k = %d: want >= 0", c.K)
+	}
+	if c.Samples < 1 {
+		return fmt.Errorf("samples = %d: want >= 1", c.Samples)
+	}
+	if _, err := kernels.New(c.Kernel, kernels.Config{Q: c.Q, Variance: 1, Lengthscale: 1}); err != nil {
+		return err
+	}
+	if c.Method == "vais" {
+		s, err := anneal.ParseSchedule(c.Schedule)
+		if err != nil {
+			return err
+		}
+		if f, ok := s.(anneal.Fixed); ok && c.K > 0 {
+			if _, err := f.BetaValues(c.K); err != nil {
+				return err
+			}
+		}
+		if err := (anneal.StepSize{Eta0: c.Eta}).Validate(); err != nil {
+			return err
+		}
+	}
+	for name, v := range map[string]float64{"lr": c.LR, "q0-scale": c.Scale0, "noise0": c.Noise0} {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s = %g: want a positive finite number", name, v)
+		}
+	}
+	if c.Batch < 0 {
+		return fmt.Errorf("batch = %d: want >= 0 (0 = full batch)", c.Batch)
+	}
+	if c.Jitter < 0 {
+		return fmt.Errorf("jitter = %g: want >= 0", c.Jitter)
+	}
+	return nil
+}

@@ -1,0 +1,224 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
+)
+
+// Model is a Bayesian GPLVM for data X [N, D] with an optional observation mask [N, D].
+type Model struct {
+	Cfg      Config
+	N, D     int
+	X        [][]float64 // [N, D], data scale
+	Mask     [][]float64 // [N, D] 1 = observed, or nil
+	Kernel   kernels.Kernel
+	Inducing *gp.Inducing
+	Lik      *gp.Gaussian
+	Latent   *latent.Config
+	Schedule anneal.Schedule
+	Step     anneal.StepSize
+}
+
+// New builds a model: q0 means from PCA, Z from a seeded random subset of them, kernel variance
+// and noise variance from the data variance. Errors name bad shapes, NaNs or settings.
+func New(cfg Config, x, mask [][]float64) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	n := len(x)
+	if n == 0 {
+		return nil, fmt.Errorf("model: empty data")
+	}
+	d := len(x[0])
+	for i, r := range x {
+		if len(r) != d {
+			return nil, fmt.Errorf("model: data row %d has %d columns, want %d", i, len(r), d)
+		}
+		for j, v := range r {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				if mask == nil || mask[i][j] != 0 {
+					return nil, fmt.Errorf("model: data[%d][%d] = %g is not finite (mark it missing in the mask)", i, j, v)
+				}
+			}
+		}
+	}
+	if mask != nil && (len(mask) != n || len(mask[0]) != d) {
+		return nil, fmt.Errorf("model: mask is %dx%d, want %dx%d", len(mask), len(mask[0]), n, d)
+	}
+	if cfg.Q > d {
+		return nil, fmt.Errorf("model: Q = %d exceeds the data dimension D = %d", cfg.Q, d)
+	}
+	if cfg.M > n {
+		return nil, fmt.Errorf("model: M = %d inducing points exceeds N = %d", cfg.M, n)
+	}
+	if cfg.Batch > n {
+		return nil, fmt.Errorf("model: batch %d exceeds N = %d", cfg.Batch, n)
+	}
+	mean0, err := latent.PCA(fillMissing(x, mask), cfg.Q)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
+	z0 := make([][]float64, cfg.M)
+	for i, j := range rng.Perm(n)[:cfg.M] {
+		z0[i] = append([]float64(nil), mean0[j]...)
+	}
+	dataVar := meanColumnVariance(x, mask)
+	kern, err := kernels.New(cfg.Kernel, kernels.Config{Q: cfg.Q, Variance: dataVar, Lengthscale: 1})
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{
+		Cfg: cfg, N: n, D: d, X: x, Mask: mask, Kernel: kern,
+		Inducing: &gp.Inducing{M: cfg.M, D: d, Q: cfg.Q, Whitened: cfg.Whitened, Z0: z0, Jitter: cfg.Jitter,
+			UnwhitenedScale: math.Sqrt(dataVar)},
+		Lik:    &gp.Gaussian{NoiseVariance0: cfg.Noise0 * dataVar},
+		Latent: &latent.Config{N: n, Q: cfg.Q, Diagonal: cfg.DiagQ0, Mean0: mean0, Scale0: cfg.Scale0},
+		Step:   anneal.StepSize{Eta0: cfg.Eta, Learned: cfg.LearnEta},
+	}
+	if cfg.Method == "vais" {
+		if m.Schedule, err = anneal.ParseSchedule(cfg.Schedule); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// BatchSize returns B (N for full batch).
+func (m *Model) BatchSize() int {
+	if m.Cfg.Batch == 0 {
+		return m.N
+	}
+	return m.Cfg.Batch
+}
+
+// NoiseShapes returns the shapes of the two noise inputs of Bound: eps0 [S, B, Q] and the chain
+// noise [max(K,1), S, B, Q]. For IWVI S is K; for MF S is Samples.
+func (m *Model) NoiseShapes(b int) (eps0, chain []int) {
+	s := m.Cfg.Samples
+	if m.Cfg.Method == "iwvi" {
+		s = m.Cfg.K
+	}
+	k := m.Cfg.K
+	if m.Cfg.Method != "vais" || k == 0 {
+		k = 1
+	}
+	return []int{s, b, m.Cfg.Q}, []int{k, s, b, m.Cfg.Q}
+}
+
+// Bound evaluates the configured bound on a batch. x, mask: [B, D] (mask nil when the model has
+// none); idx: [B] int32 point indices; eps0 and chainEps as in NoiseShapes.
+func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) (*bounds.Result, *anneal.Chain) {
+	g := x.Graph()
+	post := gp.NewPosterior(ctx, g, m.Inducing, m.Kernel)
+	b := &bounds.Batch{
+		N:      m.N,
+		Q0:     latent.Batch(ctx, g, m.Latent, idx),
+		LogLik: func(h *Node) *Node { return m.logLik(ctx, post, x, mask, h) },
+		KLU:    post.KL(),
+	}
+	switch m.Cfg.Method {
+	case "mf":
+		return bounds.MF(b, eps0, false), nil
+	case "iwvi":
+		return bounds.IWVI(b, eps0), nil
+	}
+	k := m.Cfg.K
+	var eps []*Node
+	for i := 0; i < k; i++ {
+		eps = append(eps, Squeeze(Slice(chainEps, AxisElem(i)), 0))
+	}
+	betas := ConvertDType(m.Schedule.Betas(ctx, g, max(k, 1)), x.DType())
+	etas := ConvertDType(m.Step.Etas(ctx, g, max(k, 1)), x.DType())
+	return bounds.VAIS(b, eps0, eps, betas, etas, anneal.Options{StopScoreGradient: m.Cfg.StopGrad})
+}
+
+// logLik evaluates l_n(h) for h [S, B, Q] by flattening the samples: [S, B].
+func (m *Model) logLik(ctx *context.Context, post *gp.Posterior, x, mask, h *Node) *Node {
+	s, b, q := h.Shape().Dim(0), h.Shape().Dim(1), h.Shape().Dim(2)
+	flat := Reshape(h, s*b, q)
+	tile := func(v *Node) *Node {
+		if v == nil || s == 1 {
+			return v
+		}
+		return Reshape(BroadcastToDims(InsertAxes(v, 0), s, b, m.D), s*b, m.D)
+	}
+	return Reshape(m.Lik.ExpectedLogLik(ctx, post, tile(x), tile(mask), flat), s, b)
+}
+
+// Predict returns the predictive mean [N, D] of f at latent points h [N, Q] and the expected
+// log-likelihood l_n(h) [N] of x (mask may be nil).
+func (m *Model) Predict(ctx *context.Context, x, mask, h *Node) (mean, ell *Node) {
+	post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
+	mg := post.Predict(h, false)
+	return mg.Mean, m.Lik.ExpectedLogLik(ctx, post, x, mask, h)
+}
+
+func fillMissing(x, mask [][]float64) [][]float64 {
+	if mask == nil {
+		return x
+	}
+	out := make([][]float64, len(x))
+	for i := range x {
+		out[i] = make([]float64, len(x[i]))
+		for j := range x[i] {
+			if mask[i][j] != 0 {
+				out[i][j] = x[i][j]
+			} else {
+				out[i][j] = columnMean(x, mask, j)
+			}
+		}
+	}
+	return out
+}
+
+func columnMean(x, mask [][]float64, j int) float64 {
+	s, c := 0.0, 0.0
+	for i := range x {
+		if mask == nil || mask[i][j] != 0 {
+			s += x[i][j]
+			c++
+		}
+	}
+	if c == 0 {
+		return 0
+	}
+	return s / c
+}
+
+// meanColumnVariance is the average over columns of the (observed) sample variance.
+func meanColumnVariance(x, mask [][]float64) float64 {
+	d := len(x[0])
+	total := 0.0
+	for j := 0; j < d; j++ {
+		mu := columnMean(x, mask, j)
+		s, c := 0.0, 0.0
+		for i := range x {
+			if mask == nil || mask[i][j] != 0 {
+				s += (x[i][j] - mu) * (x[i][j] - mu)
+				c++
+			}
+		}
+		if c > 1 {
+			total += s / (c - 1)
+		}
+	}
+	v := total / float64(d)
+	if !(v > 0) {
+		v = 1
+	}
+	return v
+}
+
+// HasMask reports whether the data has missing entries marked by a mask.
+func (m *Model) HasMask() bool { return m.Mask != nil }

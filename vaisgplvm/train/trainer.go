@@ -1,0 +1,189 @@
+// Package train fits a model.Model with Adam: full batch or mini-batches, seeded and
+// deterministic (iteration i draws its batch and noise from PCG(seed, i), so a resumed run
+// continues exactly), with a -ELBO curve, checkpoints and a progress bar.
+package train
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/gomlx/gomlx/backends"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+)
+
+// Trainer owns the parameters (a GoMLX context) of one model and its optimiser state.
+type Trainer struct {
+	Model   *model.Model
+	Backend backends.Backend
+	Ctx     *context.Context
+	Iter    int       // iterations done
+	Curve   []float64 // -ELBO per data point after each iteration (the batch estimate)
+	Seconds float64   // wall seconds spent in Step
+
+	step *context.Exec
+	xAll [][]float64
+}
+
+// New prepares a trainer; graphs are compiled on the first Step.
+func New(m *model.Model, b backends.Backend) *Trainer {
+	ctx := context.New().Checked(false)
+	t := &Trainer{Model: m, Backend: b, Ctx: ctx}
+	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Done()
+	t.step = context.MustNewExec(b, ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) *Node {
+		if !m.HasMask() {
+			mask = nil
+		}
+		res, _ := m.Bound(ctx, x, mask, idx, eps0, chain)
+		loss := DivScalar(Neg(res.ELBO), float64(m.N))
+		opt.UpdateGraph(ctx, x.Graph(), loss)
+		return loss
+	})
+	return t
+}
+
+// Inputs draws the inputs of iteration it: batch rows, mask, indices and noise (from PCG(seed, it)).
+func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int32, eps0, chain *tensors.Tensor) {
+	rng := rand.New(rand.NewPCG(seed, uint64(it)+1))
+	b := m.BatchSize()
+	idx = make([]int32, b)
+	if b == m.N {
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+	} else {
+		for i, j := range rng.Perm(m.N)[:b] {
+			idx[i] = int32(j)
+		}
+	}
+	x = make([][]float64, b)
+	mask = make([][]float64, b)
+	for i, j := range idx {
+		x[i] = m.X[j]
+		if m.Mask != nil {
+			mask[i] = m.Mask[j]
+		} else {
+			mask[i] = ones(m.D)
+		}
+	}
+	s0, sc := m.NoiseShapes(b)
+	return x, mask, idx, normal(rng, s0), normal(rng, sc)
+}
+
+// Step runs one Adam iteration and returns the batch estimate of -ELBO per data point. A
+// non-finite value stops with an error naming the iteration (the parameters are then unusable;
+// the last checkpoint is untouched).
+func (t *Trainer) Step() (float64, error) {
+	x, mask, idx, eps0, chain := Inputs(t.Model, t.Model.Cfg.Seed, t.Iter)
+	start := time.Now()
+	out, err := t.step.Exec(cleanNaN(x), mask, idx, eps0, chain)
+	t.Seconds += time.Since(start).Seconds()
+	if err != nil {
+		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
+	}
+	v := scalar(out[0])
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v, fmt.Errorf("diverged at iteration %d: -ELBO per point is %g (a non-finite bound: a Kuu that is "+
+			"not positive definite after jitter, or a too large step size eta or learning rate)", t.Iter+1, v)
+	}
+	t.Iter++
+	t.Curve = append(t.Curve, v)
+	return v, nil
+}
+
+// Run trains until Iter reaches iters. With progress non-nil it draws a progress bar with the
+// current -ELBO per point. every > 0 calls hook after every `every` iterations (checkpoints,
+// snapshots); a hook error stops the run.
+func (t *Trainer) Run(iters int, progress io.Writer, every int, hook func(*Trainer) error) error {
+	var bar *progressbar.ProgressBar
+	if progress != nil {
+		bar = progressbar.NewOptions(iters, progressbar.OptionSetWriter(progress),
+			progressbar.OptionSetDescription(t.Model.Cfg.Method), progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+		_ = bar.Set(t.Iter)
+	}
+	for t.Iter < iters {
+		v, err := t.Step()
+		if err != nil {
+			return err
+		}
+		if bar != nil {
+			bar.Describe(fmt.Sprintf("%s -ELBO/N %.4f", t.Model.Cfg.Method, v))
+			_ = bar.Set(t.Iter)
+		}
+		if every > 0 && hook != nil && t.Iter%every == 0 {
+			if err := hook(t); err != nil {
+				return err
+			}
+		}
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	return nil
+}
+
+// SecondsPerIter is the mean wall time of Step so far (the first one includes compilation).
+func (t *Trainer) SecondsPerIter() float64 {
+	if t.Iter == 0 {
+		return 0
+	}
+	return t.Seconds / float64(t.Iter)
+}
+
+func ones(d int) []float64 {
+	o := make([]float64, d)
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}
+
+// cleanNaN replaces non-finite (missing) entries by 0; they are masked out of the bound.
+func cleanNaN(x [][]float64) [][]float64 {
+	out := x
+	for i, r := range x {
+		for j, v := range r {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				if &out[0] == &x[0] {
+					out = make([][]float64, len(x))
+					for k := range x {
+						out[k] = append([]float64(nil), x[k]...)
+					}
+				}
+				out[i][j] = 0
+			}
+		}
+	}
+	return out
+}
+
+func normal(rng *rand.Rand, dims []int) *tensors.Tensor {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	data := make([]float64, n)
+	for i := range data {
+		data[i] = rng.NormFloat64()
+	}
+	return tensors.FromFlatDataAndDimensions(data, dims...)
+}
+
+func scalar(t *tensors.Tensor) float64 {
+	switch v := t.Value().(type) {
+	case float64:
+		return v
+	case float32:
+		return float64(v)
+	}
+	return math.NaN()
+}
