@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// BenchResult is one method's timing at the paper's oilflow settings.
+type BenchResult struct {
+	Method        string  `json:"method"`
+	Batch         int     `json:"batch"`
+	CompileSecs   float64 `json:"first_iteration_seconds"`
+	MedianSecs    float64 `json:"median_iteration_seconds"`
+	MinSecs       float64 `json:"min_iteration_seconds"`
+	Iterations    int     `json:"timed_iterations"`
+	Backend       string  `json:"backend"`
+	NumCPU        int     `json:"num_cpu"`
+	NegELBOAtLast float64 `json:"neg_elbo_per_point_last"`
+}
+
+func runBench(args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var mf modelFlags
+	mf.register(fs)
+	iters := fs.Int("iters", 5, "timed iterations per method (after one warm-up)")
+	backendName := fs.String("backend", "", "backend: go or auto")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *iters < 1 {
+		return usagef("--iters must be >= 1")
+	}
+	b, err := backend.New(*backendName)
+	if err != nil {
+		return usagef("--backend: %v", err)
+	}
+	ds, err := loadData("oilflow", mf.standardize)
+	if err != nil {
+		return err
+	}
+	var results []BenchResult
+	for _, method := range model.Methods {
+		cfg, err := mf.config(method, "oilflow", 1)
+		if err != nil {
+			return err
+		}
+		m, err := model.New(cfg, ds.X, nil)
+		if err != nil {
+			return err
+		}
+		tr := train.New(m, b)
+		start := time.Now()
+		if _, err := tr.Step(); err != nil {
+			return err
+		}
+		r := BenchResult{Method: method, Batch: m.BatchSize(), CompileSecs: time.Since(start).Seconds(),
+			Iterations: *iters, Backend: b.Name(), NumCPU: runtime.NumCPU()}
+		var times []float64
+		for i := 0; i < *iters; i++ {
+			s := time.Now()
+			v, err := tr.Step()
+			if err != nil {
+				return err
+			}
+			times = append(times, time.Since(s).Seconds())
+			r.NegELBOAtLast = v
+		}
+		sort.Float64s(times)
+		r.MedianSecs, r.MinSecs = times[len(times)/2], times[0]
+		results = append(results, r)
+	}
+	buf, _ := json.MarshalIndent(results, "", "  ")
+	fmt.Println(string(buf))
+	return nil
+}
