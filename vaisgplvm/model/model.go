@@ -120,13 +120,7 @@ func (m *Model) NoiseShapes(b int) (eps0, chain []int) {
 // none); idx: [B] int32 point indices; eps0 and chainEps as in NoiseShapes.
 func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) (*bounds.Result, *anneal.Chain) {
 	g := x.Graph()
-	post := gp.NewPosterior(ctx, g, m.Inducing, m.Kernel)
-	b := &bounds.Batch{
-		N:      m.N,
-		Q0:     latent.Batch(ctx, g, m.Latent, idx),
-		LogLik: func(h *Node) *Node { return m.logLik(ctx, post, x, mask, h) },
-		KLU:    post.KL(),
-	}
+	b := m.BatchFor(ctx, x, mask, idx)
 	switch m.Cfg.Method {
 	case "mf":
 		return bounds.MF(b, eps0, false), nil
@@ -141,6 +135,17 @@ func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) 
 	betas := ConvertDType(m.Schedule.Betas(ctx, g, max(k, 1)), x.DType())
 	etas := ConvertDType(m.Step.Etas(ctx, g, max(k, 1)), x.DType())
 	return bounds.VAIS(b, eps0, eps, betas, etas, anneal.Options{StopScoreGradient: m.Cfg.StopGrad})
+}
+
+// BatchFor returns what the bounds need for the batch idx [B] with data x, mask [B, D].
+func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch {
+	post := gp.NewPosterior(ctx, x.Graph(), m.Inducing, m.Kernel)
+	return &bounds.Batch{
+		N:      m.N,
+		Q0:     latent.Batch(ctx, x.Graph(), m.Latent, idx),
+		LogLik: func(h *Node) *Node { return m.logLik(ctx, post, x, mask, h) },
+		KLU:    post.KL(),
+	}
 }
 
 // logLik evaluates l_n(h) for h [S, B, Q] by flattening the samples: [S, B].

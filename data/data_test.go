@@ -1,0 +1,88 @@
+package data
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadCSVErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.csv", "a,b\n1,2\n3.5,-4\n")
+	_, rows, err := ReadCSV(good, ',', 2)
+	if err != nil || len(rows) != 2 || rows[1][0] != 3.5 || rows[1][1] != -4 {
+		t.Fatalf("good file: rows %v, err %v", rows, err)
+	}
+	for name, body := range map[string]string{
+		"truncated.csv": "a,b\n1,2\n3\n", // last row cut short
+		"corrupt.csv":   "a,b\n1,x\n",    // not a number
+		"nan.csv":       "a,b\n1,NaN\n",  // not finite
+		"empty.csv":     "a,b\n",         // no rows
+	} {
+		if _, _, err := ReadCSV(write(name, body), ',', 2); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: error %v should name the file", name, err)
+		}
+	}
+	if _, _, err := ReadCSV(filepath.Join(dir, "missing.csv"), ',', 2); err == nil {
+		t.Error("missing file: no error")
+	}
+}
+
+func TestLocateChecksum(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvVar, dir)
+	if err := os.MkdirAll(filepath.Join(dir, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "x", "f.csv")
+	if err := os.WriteFile(p, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// sha256("hello\n")
+	ok := File{Path: "x/f.csv", SHA256: "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"}
+	if got, err := Locate(ok); err != nil || got != p {
+		t.Fatalf("Locate = %q, %v", got, err)
+	}
+	bad := ok
+	bad.SHA256 = strings.Repeat("0", 64)
+	if _, err := Locate(bad); err == nil || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), p) {
+		t.Errorf("checksum mismatch: error %v should say corrupt and name %s", err, p)
+	}
+}
+
+func TestStandardize(t *testing.T) {
+	x := [][]float64{{1, 5}, {3, 5}, {5, 5}}
+	out, mean, std := Standardize(x)
+	if mean[0] != 3 || std[0] != 2 || out[0][0] != -1 || out[2][0] != 1 || std[1] != 1 || out[1][1] != 0 {
+		t.Errorf("Standardize: out %v mean %v std %v", out, mean, std)
+	}
+}
+
+// TestRealData loads the shared datasets when they are present (skipped otherwise).
+func TestRealData(t *testing.T) {
+	if _, err := Locate(OilflowData); err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	oil, err := Oilflow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, d := oil.Dims(); n != 1000 || d != 12 || len(oil.Labels) != 1000 {
+		t.Errorf("oilflow %dx%d with %d labels", n, d, len(oil.Labels))
+	}
+	wine, err := Wine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, d := wine.Dims(); n != 1599 || d != 11 || wine.Labels[0] != 5 {
+		t.Errorf("wine %dx%d, first quality %d", n, d, wine.Labels[0])
+	}
+}
