@@ -28,6 +28,13 @@ type Options struct {
 	// Algorithm1Sign uses the sign printed in the paper's Algorithm 1, eps_tilde = +sqrt(eta/2)(...)
 	// - eps, which is a misprint (it loosens the bound as K grows). Only for the comparison test.
 	Algorithm1Sign bool
+	// Precondition runs the chain in the whitened coordinates z = L_n^-1 (h - a_n) of q0 (used by
+	// bounds.VAIS): Langevin with mass matrix L_n L_n^T, so that eta is in units of q0's spread
+	// and the (1 - beta_k) log q0 part of the drift has unit curvature for every point. The
+	// bound is unchanged in form (the constant Jacobian |L_n| cancels in the weight). Plain
+	// (unpreconditioned) Langevin, as printed in the paper, needs eta below 2 / (largest
+	// eigenvalue of q0's precision), which a fixed eta breaks as soon as q0 sharpens.
+	Precondition bool
 }
 
 // Run transports H_0 = h0 through K annealed Langevin transitions (paper Eqs. 10-21):

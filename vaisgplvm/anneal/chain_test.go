@@ -99,3 +99,21 @@ func TestSchedules(t *testing.T) {
 		t.Errorf("learned schedule at initialisation %v, want linear", testutil.Flat(out))
 	}
 }
+
+func TestParseSchedule(t *testing.T) {
+	s, err := anneal.ParseSchedule("custom:0.2, 0.6,1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.(anneal.Fixed).BetaValues(3); testutil.MaxAbsDiff(b, []float64{0.2, 0.6, 1}) != 0 {
+		t.Errorf("custom schedule parsed as %v", b)
+	}
+	if s, err := anneal.ParseSchedule("power:3"); err != nil || s.(anneal.Fixed).Param != 3 {
+		t.Errorf("power:3 parsed as %v, %v", s, err)
+	}
+	for _, bad := range []string{"custom:0.5,0.2,1", "custom:0.5,x", "custom:0.5", "sigmoid:-1", "power:abc", "cosine", ""} {
+		if _, err := anneal.ParseSchedule(bad); err == nil {
+			t.Errorf("ParseSchedule(%q) should fail", bad)
+		}
+	}
+}

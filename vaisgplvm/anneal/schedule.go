@@ -5,6 +5,8 @@ package anneal
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -66,6 +68,9 @@ func (f Fixed) BetaValues(k int) ([]float64, error) {
 		if len(f.Values) != k {
 			return nil, fmt.Errorf("anneal: custom schedule has %d values, want K=%d", len(f.Values), k)
 		}
+		if f.Values[k-1] != 1 {
+			return nil, fmt.Errorf("anneal: custom schedule ends at beta_K = %g, want exactly 1", f.Values[k-1])
+		}
 		copy(out, f.Values)
 	default:
 		return nil, fmt.Errorf("anneal: unknown schedule %q (want linear, sigmoid, power, custom or learned)", f.Kind)
@@ -119,12 +124,38 @@ func upperOnes(g *Graph, k int) *Node {
 }
 
 // ParseSchedule maps a command-line name to a Schedule: linear, sigmoid, power, learned.
+//
+// Forms: "linear", "learned", "sigmoid" or "sigmoid:C" (steepness C), "power" or "power:P"
+// (exponent P), and "custom:b1,b2,...,bK" (the betas themselves, non-decreasing, ending at 1).
 func ParseSchedule(name string) (Schedule, error) {
-	switch name {
-	case "learned":
+	kind, arg, hasArg := strings.Cut(name, ":")
+	switch {
+	case name == "learned":
 		return Learned{}, nil
-	case "linear", "sigmoid", "power":
+	case name == "linear":
 		return Fixed{Kind: name}, nil
+	case (kind == "sigmoid" || kind == "power") && !hasArg:
+		return Fixed{Kind: kind}, nil
+	case kind == "sigmoid" || kind == "power":
+		p, err := strconv.ParseFloat(arg, 64)
+		if err != nil || !(p > 0) || math.IsInf(p, 0) {
+			return nil, fmt.Errorf("schedule %q: the %s parameter must be a positive number", name, kind)
+		}
+		return Fixed{Kind: kind, Param: p}, nil
+	case kind == "custom" && hasArg:
+		var vals []float64
+		for _, f := range strings.Split(arg, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return nil, fmt.Errorf("schedule %q: %q is not a number", name, f)
+			}
+			vals = append(vals, v)
+		}
+		fx := Fixed{Kind: "custom", Values: vals}
+		if _, err := fx.BetaValues(len(vals)); err != nil {
+			return nil, fmt.Errorf("schedule %q: %w", name, err)
+		}
+		return fx, nil
 	}
-	return nil, fmt.Errorf("unknown schedule %q (want linear, sigmoid, power or learned)", name)
+	return nil, fmt.Errorf("unknown schedule %q (want linear, sigmoid[:C], power[:P], custom:b1,...,1 or learned)", name)
 }

@@ -139,7 +139,7 @@ func exactLogMarginal(x [][]float64, kvar, ls, s2 float64) float64 {
 func TestBoundsAreBounds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	const s = 4000 // Monte Carlo draws per estimate
-	estimate := func(method string, k int) (mean, se float64) {
+	estimate := func(method string, k int, opt anneal.Options) (mean, se float64) {
 		m := tinyModel(t, tinyX, method, k)
 		ctx := context.New().Checked(false)
 		var vals []float64
@@ -158,7 +158,7 @@ func TestBoundsAreBounds(t *testing.T) {
 				}
 				betas := Const(x.Graph(), linear(k))
 				etas := MulScalar(OnesLike(betas), 0.02)
-				_, c := bounds.VAIS(b, e0, eps, betas, etas, anneal.Options{})
+				_, c := bounds.VAIS(b, e0, eps, betas, etas, opt)
 				logW = c.LogW
 			}
 			return []*Node{Sub(ReduceSum(logW, 1), b.KLU)}
@@ -175,15 +175,22 @@ func TestBoundsAreBounds(t *testing.T) {
 	// column variance, lengthscale 1, noise variance 0.1 * that variance.
 	kvar := meanColumnVariance(tinyX)
 	exact := exactLogMarginal(tinyX, kvar, 1, 0.1*kvar+1e-6)
-	mfMean, mfSE := estimate("mf", 1)
+	mfMean, mfSE := estimate("mf", 1, anneal.Options{})
 	t.Logf("exact log p(X) = %.4f; MF %.4f ± %.4f", exact, mfMean, mfSE)
 	if mfMean-4*mfSE > exact {
 		t.Errorf("MF bound %.4f ± %.4f above exact log p(X) %.4f", mfMean, mfSE, exact)
 	}
+	for _, opt := range []anneal.Options{{}, {Precondition: true}} {
+		checkVAIS(t, exact, func(k int) (float64, float64) { return estimate("vais", k, opt) }, opt.Precondition)
+	}
+}
+
+// checkVAIS asserts that VAIS with K = 0, 4, 16 stays below the exact log marginal and tightens.
+func checkVAIS(t *testing.T, exact float64, estimate func(k int) (float64, float64), pre bool) {
 	prev, first := math.Inf(-1), math.NaN()
 	for _, k := range []int{0, 4, 16} {
-		v, se := estimate("vais", k)
-		t.Logf("VAIS K=%d: %.4f ± %.4f (gap %.4f)", k, v, se, exact-v)
+		v, se := estimate(k)
+		t.Logf("VAIS (preconditioned %v) K=%d: %.4f ± %.4f (gap %.4f)", pre, k, v, se, exact-v)
 		if v-4*se > exact {
 			t.Errorf("VAIS K=%d bound %.4f ± %.4f above exact log p(X) %.4f", k, v, se, exact)
 		}

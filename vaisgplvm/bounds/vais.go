@@ -13,9 +13,25 @@ import (
 //	L_n = log (1/S) sum_s exp(l_n(H_K) + log p(H_K) - log q0(H_0) - sum_k R_{k-1})
 //
 // With S = 1 this is the paper's bound. See anneal.Run for the transitions and weights.
+//
+// With opt.Precondition the chain runs in q0's whitened coordinates z = L_n^-1 (h - a_n)
+// (z_0 = eps0, target log p(x, a_n + L_n z), reference log q0(a_n + L_n z)); the returned chain
+// (H0, HK, Path) is mapped back to h. The weight is the same function of (h_0, h_K, R) because
+// the Jacobian |L_n| of the affine map is the same for both densities.
 func VAIS(b *Batch, eps0 *Node, chainEps []*Node, betas, etas *Node, opt anneal.Options) (*Result, *anneal.Chain) {
-	h0 := b.Q0.Sample(eps0)
-	c := anneal.Run(h0, chainEps, betas, etas, b.logJoint, b.Q0.LogProb, opt)
+	var c *anneal.Chain
+	if opt.Precondition {
+		toH := b.Q0.Sample // h = a + L z
+		joint := func(z *Node) *Node { return b.logJoint(toH(z)) }
+		ref := b.Q0.LogProbWhitened
+		c = anneal.Run(eps0, chainEps, betas, etas, joint, ref, opt)
+		c.H0, c.HK = toH(c.H0), toH(c.HK)
+		for i, z := range c.Path {
+			c.Path[i] = toH(z)
+		}
+	} else {
+		c = anneal.Run(b.Q0.Sample(eps0), chainEps, betas, etas, b.logJoint, b.Q0.LogProb, opt)
+	}
 	per := anneal.LogMeanExp(c.LogW)
 	return &Result{PerPoint: per, ELBO: total(b, per), Recon: weightedMean(c.LogW, c.HK), LogW: c.LogW, HK: c.HK}, c
 }

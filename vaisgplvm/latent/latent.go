@@ -92,6 +92,13 @@ func (q *Q0) LogProb(h *Node) *Node {
 	return AddScalar(Sub(MulScalar(ReduceSum(Square(z), -1), -0.5), InsertAxes(logDet, 0)), c)
 }
 
+// LogProbWhitened returns log q0(a + L z) for whitened points z [S, B, Q]: log N(z | 0, I) - log|L|,
+// [S, B]. Equal to LogProb(Sample(z)) without the triangular solve.
+func (q *Q0) LogProbWhitened(z *Node) *Node {
+	logDet := ReduceSum(Log(diagonal(q.Scale)), -1) // [B]
+	return Sub(LogPrior(z), InsertAxes(logDet, 0))
+}
+
 // KLToPrior returns KL(q0(h_n) || N(0, I)) in closed form, [B]:
 // 0.5 (tr(L L^T) + |a|^2 - Q - log|L L^T|).
 func (q *Q0) KLToPrior() *Node {

@@ -134,7 +134,8 @@ func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) 
 	}
 	betas := ConvertDType(m.Schedule.Betas(ctx, g, max(k, 1)), x.DType())
 	etas := ConvertDType(m.Step.Etas(ctx, g, max(k, 1)), x.DType())
-	return bounds.VAIS(b, eps0, eps, betas, etas, anneal.Options{StopScoreGradient: m.Cfg.StopGrad})
+	return bounds.VAIS(b, eps0, eps, betas, etas, anneal.Options{StopScoreGradient: m.Cfg.StopGrad,
+		Precondition: m.Cfg.Precondition})
 }
 
 // BatchFor returns what the bounds need for the batch idx [B] with data x, mask [B, D].

@@ -16,24 +16,28 @@ type modelFlags struct {
 	eta, lr, scale0, noise0    float64
 	unwhitened, diag, stopGrad bool
 	learnEta, standardize      bool
+	precondition               bool
 }
 
+// register adds the model flags with model.DefaultConfig's values as defaults.
 func (f *modelFlags) register(fs *flag.FlagSet) {
+	d := model.DefaultConfig("vais", 1)
 	fs.IntVar(&f.q, "q", 0, "latent dimensions Q (0 = the paper's: 10 oilflow, 9 wine)")
-	fs.IntVar(&f.m, "m", 50, "inducing points M")
-	fs.IntVar(&f.k, "k", 5, "IWVI samples / VAIS annealing steps K")
-	fs.IntVar(&f.samples, "samples", 1, "MF samples / VAIS independent chains")
-	fs.IntVar(&f.batch, "batch", 0, "mini-batch size B (0 = full batch)")
-	fs.StringVar(&f.kernel, "kernel", "se", "kernel: se, matern32, matern52, linear")
-	fs.StringVar(&f.schedule, "schedule", "linear", "annealing schedule: linear, sigmoid, power, learned")
-	fs.Float64Var(&f.eta, "eta", 1e-3, "Langevin step size eta (initial value when --learn-eta)")
-	fs.BoolVar(&f.learnEta, "learn-eta", false, "learn log eta_k")
-	fs.Float64Var(&f.lr, "lr", 0.02, "Adam learning rate")
-	fs.Float64Var(&f.scale0, "q0-scale", 0.1, "initial standard deviation of q0(h)")
-	fs.Float64Var(&f.noise0, "noise0", 0.1, "initial noise variance as a fraction of the mean data variance")
-	fs.BoolVar(&f.unwhitened, "unwhitened", false, "parameterise q(u) directly instead of whitened")
-	fs.BoolVar(&f.diag, "diag-q0", false, "diagonal q0 covariance")
-	fs.BoolVar(&f.stopGrad, "stop-grad", false, "stop gradients through the chain's scores")
+	fs.IntVar(&f.m, "m", d.M, "inducing points M")
+	fs.IntVar(&f.k, "k", d.K, "IWVI samples / VAIS annealing steps K")
+	fs.IntVar(&f.samples, "samples", d.Samples, "MF samples / VAIS independent chains")
+	fs.IntVar(&f.batch, "batch", d.Batch, "mini-batch size B (0 = full batch)")
+	fs.StringVar(&f.kernel, "kernel", d.Kernel, "kernel: se, matern32, matern52, linear")
+	fs.StringVar(&f.schedule, "schedule", d.Schedule, "annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1")
+	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when --learn-eta); relative to q0's spread when preconditioned")
+	fs.BoolVar(&f.learnEta, "learn-eta", d.LearnEta, "learn log eta_k")
+	fs.BoolVar(&f.precondition, "precondition", d.Precondition, "run the Langevin chain in q0's whitened coordinates (false = plain Langevin as printed in the paper)")
+	fs.Float64Var(&f.lr, "lr", d.LR, "Adam learning rate")
+	fs.Float64Var(&f.scale0, "q0-scale", d.Scale0, "initial standard deviation of q0(h)")
+	fs.Float64Var(&f.noise0, "noise0", d.Noise0, "initial noise variance as a fraction of the mean data variance")
+	fs.BoolVar(&f.unwhitened, "unwhitened", !d.Whitened, "parameterise q(u) directly instead of whitened")
+	fs.BoolVar(&f.diag, "diag-q0", d.DiagQ0, "diagonal q0 covariance")
+	fs.BoolVar(&f.stopGrad, "stop-grad", d.StopGrad, "stop gradients through the chain's scores")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise every column (changes the metrics' scale)")
 }
 
@@ -46,6 +50,7 @@ func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, 
 	c.M, c.K, c.Samples, c.Batch, c.Kernel, c.Schedule = f.m, f.k, f.samples, f.batch, f.kernel, f.schedule
 	c.Eta, c.LearnEta, c.LR, c.Scale0, c.Noise0 = f.eta, f.learnEta, f.lr, f.scale0, f.noise0
 	c.Whitened, c.DiagQ0, c.StopGrad, c.Seed = !f.unwhitened, f.diag, f.stopGrad, seed
+	c.Precondition = f.precondition
 	if err := c.Validate(); err != nil {
 		return c, usagef("%v", err)
 	}
