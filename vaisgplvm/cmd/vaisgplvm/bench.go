@@ -4,7 +4,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
 	"sort"
 	"time"
 
@@ -32,8 +36,17 @@ func runBench(args []string) error {
 	mf.register(fs)
 	iters := fs.Int("iters", 5, "timed iterations per method (after one warm-up)")
 	backendName := fs.String("backend", "", "backend: go or auto")
+	methods := fs.String("methods", strings.Join(model.Methods, ","), "comma-separated methods to time")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the timed iterations to this file")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	var list []string
+	for _, m := range strings.Split(*methods, ",") {
+		if !slices.Contains(model.Methods, m) {
+			return usagef("--methods: unknown method %q (want %s)", m, strings.Join(model.Methods, ", "))
+		}
+		list = append(list, m)
 	}
 	if *iters < 1 {
 		return usagef("--iters must be >= 1")
@@ -47,7 +60,14 @@ func runBench(args []string) error {
 		return err
 	}
 	var results []BenchResult
-	for _, method := range model.Methods {
+	var prof *os.File
+	if *cpuProfile != "" {
+		if prof, err = os.Create(*cpuProfile); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer prof.Close()
+	}
+	for _, method := range list {
 		cfg, err := mf.config(method, "oilflow", 1)
 		if err != nil {
 			return err
@@ -64,6 +84,11 @@ func runBench(args []string) error {
 		r := BenchResult{Method: method, Batch: m.BatchSize(), CompileSecs: time.Since(start).Seconds(),
 			Iterations: *iters, Backend: b.Name(), NumCPU: runtime.NumCPU()}
 		var times []float64
+		if prof != nil {
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+		}
 		for i := 0; i < *iters; i++ {
 			s := time.Now()
 			v, err := tr.Step()
@@ -72,6 +97,10 @@ func runBench(args []string) error {
 			}
 			times = append(times, time.Since(s).Seconds())
 			r.NegELBOAtLast = v
+		}
+		if prof != nil {
+			pprof.StopCPUProfile()
+			prof = nil // one profile per file: the first method's
 		}
 		sort.Float64s(times)
 		r.MedianSecs, r.MinSecs = times[len(times)/2], times[0]
