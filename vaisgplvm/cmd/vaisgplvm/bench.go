@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strings"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
