@@ -37,7 +37,15 @@ func (p *Posterior) Predict(h *Node, perOutput bool) Marginals {
 		v := Add(InsertAxes(base, -1), ReduceSum(Square(t), -1)) // [N, D]
 		return Marginals{Mean: mean, Var: v, VarSum: ReduceSum(v, -1)}
 	}
-	sigma := ReduceSum(MatMul(p.S, Transpose(p.S, 1, 2)), 0) // [M, M]
-	quad := ReduceSum(Mul(MatMul(proj, sigma), proj), -1)    // [N]
+	quad := ReduceSum(Mul(MatMul(proj, p.sumSST()), proj), -1) // [N]
 	return Marginals{Mean: mean, VarSum: Add(MulScalar(base, d), quad)}
+}
+
+// sumSST returns Sigma = sum_d S_d S_d^T [M, M] as one contraction over (d, k), built once per
+// Posterior (the chain calls Predict K+1 times).
+func (p *Posterior) sumSST() *Node {
+	if p.sigma == nil {
+		p.sigma = DotGeneral(p.S, []int{0, 2}, nil, p.S, []int{0, 2}, nil)
+	}
+	return p.sigma
 }

@@ -54,6 +54,8 @@ type Posterior struct {
 	LInv   *Node // L^-1: [M, M]
 	Mu     *Node // variational means, one column per output: [M, D]
 	S      *Node // lower-triangular square roots S_d: [D, M, M]
+
+	sigma *Node // sum_d S_d S_d^T, built on first use
 }
 
 // NewPosterior reads the inducing variables from ctx and factorises Kuu.

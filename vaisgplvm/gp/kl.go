@@ -10,9 +10,13 @@ import (
 //
 //	whitened:   sum_d 0.5 [tr(S_d S_d^T) + m_d^T m_d - M - log|S_d S_d^T|]
 //	unwhitened: sum_d 0.5 [tr(Kuu^-1 S_d S_d^T) + m_d^T Kuu^-1 m_d - M + log|Kuu| - log|S_d S_d^T|]
+//
+// The diagonal of S_d is unconstrained (as in GPflow): log|S_d S_d^T| = sum_i log S_d,ii^2 holds
+// for either sign, and a zero diagonal entry (a singular q(u)) gives +Inf.
 func (p *Posterior) KL() *Node {
 	m, d := float64(p.In.M), float64(p.In.D)
-	logDetS := linalg.LogDetFromCholesky(p.S) // [D]: log |S_d S_d^T|
+	eye := InsertAxes(ConvertDType(Diagonal(p.S.Graph(), p.In.M), p.S.DType()), 0)
+	logDetS := ReduceSum(Log(Square(ReduceSum(Mul(p.S, eye), -1))), -1) // [D]: log |S_d S_d^T|
 	var tr, maha, logDetK *Node
 	if p.In.Whitened {
 		tr = ReduceAllSum(Square(p.S))

@@ -1,0 +1,229 @@
+package gp_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
+)
+
+const (
+	nTest, mTest, dTest, qTest = 5, 4, 3, 2
+	kvar, lscale, noise        = 0.7, 1.3, 0.2
+)
+
+type problem struct {
+	z, h, mu, x, mask [][]float64
+	s                 [][][]float64
+}
+
+func randMat(rng *rand.Rand, r, c int, scale float64) [][]float64 {
+	out := make([][]float64, r)
+	for i := range out {
+		out[i] = make([]float64, c)
+		for j := range out[i] {
+			out[i][j] = scale * rng.NormFloat64()
+		}
+	}
+	return out
+}
+
+func newProblem(seed uint64) problem {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	p := problem{z: randMat(rng, mTest, qTest, 1), h: randMat(rng, nTest, qTest, 1), mu: randMat(rng, mTest, dTest, 1),
+		x: randMat(rng, nTest, dTest, 1)}
+	for d := 0; d < dTest; d++ {
+		sd := randMat(rng, mTest, mTest, 0.3)
+		for i := range sd {
+			sd[i][i] = 0.5 + math.Abs(sd[i][i])
+			if i == 1 {
+				sd[i][i] = -sd[i][i] // the diagonal of S_d is unconstrained in sign
+			}
+			for j := i + 1; j < mTest; j++ {
+				sd[i][j] = 0
+			}
+		}
+		p.s = append(p.s, sd)
+	}
+	p.mask = [][]float64{{1, 1, 1}, {1, 0, 1}, {0, 0, 0}, {0, 1, 0}, {1, 1, 0}}
+	return p
+}
+
+func se(a, b []float64) float64 {
+	r2 := 0.0
+	for i := range a {
+		r2 += (a[i] - b[i]) * (a[i] - b[i]) / (lscale * lscale)
+	}
+	return kvar * math.Exp(-0.5*r2)
+}
+
+// reference computes the predictive marginals, the KL and the expected log-likelihood in float64
+// with gonum, straight from the definitions.
+func reference(p problem, whitened bool) (mean, vr [][]float64, kl float64, ell []float64) {
+	kuu := mat.NewSymDense(mTest, nil)
+	for i := 0; i < mTest; i++ {
+		for j := 0; j < mTest; j++ {
+			v := se(p.z[i], p.z[j])
+			if i == j {
+				v += linalg.DefaultJitter * kvar
+			}
+			kuu.SetSym(i, j, v)
+		}
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(kuu) {
+		panic("Kuu not PD")
+	}
+	var l mat.TriDense
+	chol.LTo(&l)
+	kuf := mat.NewDense(mTest, nTest, nil)
+	for i := 0; i < mTest; i++ {
+		for n := 0; n < nTest; n++ {
+			kuf.Set(i, n, se(p.z[i], p.h[n]))
+		}
+	}
+	var a mat.Dense // L^-1 Kuf
+	if err := a.Solve(&l, kuf); err != nil {
+		panic(err)
+	}
+	proj := &a // whitened: the projection is A
+	if !whitened {
+		var b mat.Dense // Kuu^-1 Kuf
+		if err := chol.SolveTo(&b, kuf); err != nil {
+			panic(err)
+		}
+		proj = &b
+	}
+	mu := mat.NewDense(mTest, dTest, flat(p.mu))
+	var mn mat.Dense
+	mn.Mul(proj.T(), mu)
+	mean = make([][]float64, nTest)
+	vr = make([][]float64, nTest)
+	ell = make([]float64, nTest)
+	for n := 0; n < nTest; n++ {
+		mean[n] = make([]float64, dTest)
+		vr[n] = make([]float64, dTest)
+		an := mat.Col(nil, n, &a)
+		pn := mat.NewVecDense(mTest, mat.Col(nil, n, proj))
+		base := kvar - mat.Dot(mat.NewVecDense(mTest, an), mat.NewVecDense(mTest, an))
+		for d := 0; d < dTest; d++ {
+			sd := mat.NewDense(mTest, mTest, flat(p.s[d]))
+			var t mat.VecDense
+			t.MulVec(sd.T(), pn)
+			mean[n][d] = mn.At(n, d)
+			vr[n][d] = base + mat.Dot(&t, &t)
+			if p.mask[n][d] != 0 {
+				r := p.x[n][d] - mean[n][d]
+				ell[n] += -0.5*math.Log(2*math.Pi*(noise+1e-6)) - (r*r+vr[n][d])/(2*(noise+1e-6))
+			}
+		}
+	}
+	var kinv mat.SymDense
+	if err := chol.InverseTo(&kinv); err != nil {
+		panic(err)
+	}
+	for d := 0; d < dTest; d++ {
+		sd := mat.NewDense(mTest, mTest, flat(p.s[d]))
+		var sig mat.Dense
+		sig.Mul(sd, sd.T())
+		md := mat.NewVecDense(mTest, mat.Col(nil, d, mu))
+		logDetS := 0.0
+		for i := 0; i < mTest; i++ {
+			logDetS += math.Log(sd.At(i, i) * sd.At(i, i))
+		}
+		if whitened {
+			kl += 0.5 * (mat.Trace(&sig) + mat.Dot(md, md) - mTest - logDetS)
+		} else {
+			var ks mat.Dense
+			ks.Mul(&kinv, &sig)
+			kl += 0.5 * (mat.Trace(&ks) + mat.Inner(md, &kinv, md) - mTest + chol.LogDet() - logDetS)
+		}
+	}
+	return mean, vr, kl, ell
+}
+
+func flat(m [][]float64) []float64 {
+	var out []float64
+	for _, r := range m {
+		out = append(out, r...)
+	}
+	return out
+}
+
+// TestPosteriorMatchesGonum checks Predict (per output and summed variance), KL and the masked
+// expected log-likelihood against float64 gonum, whitened and unwhitened, to 1e-9.
+func TestPosteriorMatchesGonum(t *testing.T) {
+	p := newProblem(3)
+	for _, whitened := range []bool{true, false} {
+		mean, vr, kl, ell := reference(p, whitened)
+		in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: whitened, Z0: p.z, UnwhitenedScale: 1}
+		kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
+		lik := &gp.Gaussian{NoiseVariance0: noise}
+		ctx := context.New().Checked(false)
+		ctx.In("inducing").VariableWithValue("q_mu", p.mu)
+		ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
+			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
+			per := post.Predict(h, true)
+			sum := post.Predict(h, false)
+			return []*Node{per.Mean, per.Var, sum.VarSum, post.KL(), lik.ExpectedLogLik(ctx, post, x, mask, h)}
+		}, p.h, p.x, p.mask)
+		var wantVarSum []float64
+		for _, r := range vr {
+			s := 0.0
+			for _, v := range r {
+				s += v
+			}
+			wantVarSum = append(wantVarSum, s)
+		}
+		checks := []struct {
+			name      string
+			got, want []float64
+		}{
+			{"mean", testutil.Flat(out[0]), flat(mean)},
+			{"var", testutil.Flat(out[1]), flat(vr)},
+			{"summed var", testutil.Flat(out[2]), wantVarSum},
+			{"KL", testutil.Flat(out[3]), []float64{kl}},
+			{"masked ELL", testutil.Flat(out[4]), ell},
+		}
+		for _, c := range checks {
+			if d := testutil.MaxAbsDiff(c.got, c.want); !(d < 1e-9) {
+				t.Errorf("whitened=%v %s: max diff %g\n got  %v\n want %v", whitened, c.name, d, c.got, c.want)
+			}
+		}
+		if e := testutil.Flat(out[4]); e[2] != 0 {
+			t.Errorf("a fully masked point has expected log-likelihood %g, want 0", e[2])
+		}
+	}
+}
+
+// TestUnmaskedELLMatchesAllOnesMask: the summed-variance path (mask nil) equals the masked path
+// with every entry observed.
+func TestUnmaskedELLMatchesAllOnesMask(t *testing.T) {
+	p := newProblem(4)
+	ones := make([][]float64, nTest)
+	for i := range ones {
+		ones[i] = []float64{1, 1, 1}
+	}
+	in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: true, Z0: p.z}
+	kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
+	lik := &gp.Gaussian{NoiseVariance0: noise}
+	ctx := context.New().Checked(false)
+	ctx.In("inducing").VariableWithValue("q_mu", p.mu)
+	ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+	out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
+		post := gp.NewPosterior(ctx, h.Graph(), in, kern)
+		return []*Node{lik.ExpectedLogLik(ctx, post, x, nil, h), lik.ExpectedLogLik(ctx, post, x, mask, h)}
+	}, p.h, p.x, ones)
+	if d := testutil.MaxAbsDiff(testutil.Flat(out[0]), testutil.Flat(out[1])); d > 1e-10 {
+		t.Errorf("unmasked and all-observed ELL differ by %g", d)
+	}
+}
