@@ -1,0 +1,142 @@
+package train_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// toyData is N points on a noisy 1-D curve in D = 4 dimensions.
+func toyData(n int) [][]float64 {
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := make([][]float64, n)
+	for i := range x {
+		t := rng.Float64()*4 - 2
+		x[i] = []float64{math.Sin(t), math.Cos(t), t, t * t / 4}
+		for j := range x[i] {
+			x[i][j] += 0.05 * rng.NormFloat64()
+		}
+	}
+	return x
+}
+
+func toyTrainer(t *testing.T, method string, mutate func(*model.Config)) *train.Trainer {
+	cfg := model.DefaultConfig(method, 2)
+	cfg.M, cfg.K, cfg.Batch = 6, 3, 10
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	m, err := model.New(cfg, toyData(30), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return train.New(m, testutil.Backend())
+}
+
+// TestResumeIsExact: 3 iterations, a checkpoint, a fresh trainer loading it and 3 more give the
+// same curve as 6 iterations in one go (batches and noise depend only on seed and iteration).
+func TestResumeIsExact(t *testing.T) {
+	for _, method := range model.Methods {
+		straight := toyTrainer(t, method, nil)
+		if err := straight.Run(6, nil, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		first := toyTrainer(t, method, nil)
+		if err := first.Run(3, nil, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "ck.gob")
+		if err := first.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		resumed := toyTrainer(t, method, nil)
+		if err := resumed.Load(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := resumed.Run(6, nil, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		if d := testutil.MaxAbsDiff(straight.Curve, resumed.Curve); d != 0 || len(resumed.Curve) != 6 {
+			t.Errorf("%s: resumed curve %v differs from straight %v (max diff %g)", method, resumed.Curve, straight.Curve, d)
+		}
+	}
+}
+
+// TestTrainingLowersTheBound: 60 iterations of each method lower the -ELBO on the toy curve.
+func TestTrainingLowersTheBound(t *testing.T) {
+	for _, method := range model.Methods {
+		tr := toyTrainer(t, method, nil)
+		before, err := tr.Evaluate(2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Run(60, nil, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		after, err := tr.Evaluate(2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: -ELBO/N %.3f -> %.3f, MSE %.4f -> %.4f", method, before.NegELBO, after.NegELBO, before.MSE, after.MSE)
+		if !(after.NegELBO < before.NegELBO-0.5) {
+			t.Errorf("%s: -ELBO/N did not fall: %.3f -> %.3f", method, before.NegELBO, after.NegELBO)
+		}
+	}
+}
+
+func TestCheckpointErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.gob")
+	if err := os.WriteFile(bad, []byte("not a checkpoint"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := toyTrainer(t, "mf", nil)
+	if err := tr.Load(bad); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("loading garbage: error %v, want one saying the file is corrupt", err)
+	}
+	if err := tr.Load(filepath.Join(dir, "missing.gob")); err == nil {
+		t.Error("loading a missing file should fail")
+	}
+	good := filepath.Join(dir, "good.gob")
+	if err := tr.Save(good); err != nil {
+		t.Fatal(err)
+	}
+	other := toyTrainer(t, "mf", func(c *model.Config) { c.M = 5 })
+	if err := other.Load(good); err == nil || !strings.Contains(err.Error(), "settings") {
+		t.Errorf("loading a checkpoint of other settings: error %v, want one naming the settings", err)
+	}
+	// A truncated file is an error, never a panic.
+	buf, _ := os.ReadFile(good)
+	trunc := filepath.Join(dir, "trunc.gob")
+	_ = os.WriteFile(trunc, buf[:len(buf)/2], 0o644)
+	if err := toyTrainer(t, "mf", nil).Load(trunc); err == nil {
+		t.Error("loading a truncated checkpoint should fail")
+	}
+}
+
+// TestDivergenceStopsWithIteration: an absurd learning rate makes the bound non-finite; Run stops
+// with an error naming the iteration, and a checkpoint saved before stays loadable.
+func TestDivergenceStopsWithIteration(t *testing.T) {
+	tr := toyTrainer(t, "vais", func(c *model.Config) { c.LR = 1e4; c.Precondition = false; c.Eta = 1 })
+	path := filepath.Join(t.TempDir(), "last.gob")
+	if err := tr.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	err := tr.Run(50, nil, 0, nil)
+	if err == nil {
+		t.Fatalf("training with lr 1e4 did not diverge in 50 iterations: curve %v", tr.Curve)
+	}
+	if !strings.Contains(err.Error(), "diverged at iteration") {
+		t.Errorf("error %q should say where it diverged", err)
+	}
+	if err := toyTrainer(t, "vais", func(c *model.Config) { c.LR = 1e4; c.Precondition = false; c.Eta = 1 }).Load(path); err != nil {
+		t.Errorf("the checkpoint written before divergence is unreadable: %v", err)
+	}
+}
