@@ -11,6 +11,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -21,28 +22,32 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: vaisgplvm train|reproduce|bench [flags] (use -h after a command for its flags)")
-		os.Exit(2)
+func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
+
+// run executes one command and returns the exit status: 0, 1 (a failure) or 2 (bad usage).
+func run(args []string, stderr io.Writer) int {
+	if len(args) < 1 {
+		fmt.Fprintln(stderr, "usage: vaisgplvm train|reproduce|bench [flags] (use -h after a command for its flags)")
+		return 2
 	}
 	var err error
-	switch os.Args[1] {
+	switch args[0] {
 	case "train":
-		err = runTrain(os.Args[2:])
+		err = runTrain(args[1:])
 	case "reproduce":
-		err = runReproduce(os.Args[2:])
+		err = runReproduce(args[1:])
 	case "bench":
-		err = runBench(os.Args[2:])
+		err = runBench(args[1:])
 	default:
-		err = usagef("unknown command %q: want train, reproduce or bench", os.Args[1])
+		err = usagef("unknown command %q: want train, reproduce or bench", args[0])
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "vaisgplvm:", err)
+		fmt.Fprintln(stderr, "vaisgplvm:", err)
 		var ue usageError
 		if errors.As(err, &ue) {
-			os.Exit(2)
+			return 2
 		}
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +61,19 @@ func runReproduce(args []string) error {
 	}
 	if *runs < 1 || *iters < 3 {
 		return usagef("--runs must be >= 1 and --iters >= 3")
+	}
+	for _, d := range strings.Split(*datasets, ",") {
+		if d != "oilflow" && d != "wine" {
+			return usagef("--datasets: unknown dataset %q (want oilflow, wine)", d)
+		}
+	}
+	for _, m := range strings.Split(*methods, ",") {
+		if !slices.Contains(model.Methods, m) {
+			return usagef("--methods: unknown method %q (want %s)", m, strings.Join(model.Methods, ", "))
+		}
+		if _, err := mf.config(m, "oilflow", 1); err != nil {
+			return err
+		}
 	}
 	b, err := backend.New(*backendName)
 	if err != nil {

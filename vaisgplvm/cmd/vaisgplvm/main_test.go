@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+)
+
+// TestBadUsageExitsTwo: every bad flag value is a one-line error with exit status 2, before any
+// data is read or anything trained.
+func TestBadUsageExitsTwo(t *testing.T) {
+	out := t.TempDir()
+	cases := [][]string{
+		{},
+		{"frobnicate"},
+		{"train"}, // no --out
+		{"train", "--out", out, "--method", "bogus"},
+		{"train", "--out", out, "--k", "-1"},
+		{"train", "--out", out, "--eta", "0"},
+		{"train", "--out", out, "--lr", "NaN"},
+		{"train", "--out", out, "--m", "0"},
+		{"train", "--out", out, "--kernel", "cosine"},
+		{"train", "--out", out, "--schedule", "custom:0.5,0.2,1", "--k", "3"},
+		{"train", "--out", out, "--schedule", "custom:0.5,1", "--k", "3"},
+		{"train", "--out", out, "--dataset", "mnist-digits"},
+		{"train", "--out", out, "--iters", "0"},
+		{"train", "--out", out, "--batch", "-3"},
+		{"train", "--out", out, "--backend", "tpu"},
+		{"train", "--out", out, "stray"},
+		{"train", "--out", out, "--q0-scale", "-1"},
+		{"reproduce", "--table", "9"},
+		{"reproduce", "--runs", "0"},
+		{"reproduce", "--datasets", "oilflow,nope"},
+		{"reproduce", "--methods", "mf,xx"},
+		{"bench", "--methods", "mf,xx"},
+		{"bench", "--iters", "0"},
+		{"train", "-h"},
+	}
+	for _, args := range cases {
+		var stderr bytes.Buffer
+		code := run(args, &stderr)
+		msg := strings.TrimSpace(stderr.String())
+		if code != 2 {
+			t.Errorf("%q: exit %d, want 2 (stderr %q)", args, code, msg)
+			continue
+		}
+		if args == nil || len(args) == 0 || (len(args) > 1 && args[1] == "-h") {
+			continue
+		}
+		if msg == "" || strings.Contains(msg, "\n") || strings.Contains(msg, "panic") {
+			t.Errorf("%q: want a one-line error, got %q", args, msg)
+		}
+	}
+}
+
+// TestTrainWritesOutputsAndResumes runs 4 iterations on oilflow (when the data is present),
+// checks metrics.json, curve.csv and the checkpoint, then resumes to 6 iterations.
+func TestTrainWritesOutputsAndResumes(t *testing.T) {
+	if _, err := data.Locate(data.OilflowData); err != nil {
+		t.Skipf("oilflow data not available: %v", err)
+	}
+	dir := t.TempDir()
+	base := []string{"train", "--dataset", "oilflow", "--method", "vais", "--batch", "50", "--m", "10", "--quiet", "--out", dir}
+	var stderr bytes.Buffer
+	if code := run(append(base, "--iters", "4"), &stderr); code != 0 {
+		t.Fatalf("train exited %d: %s", code, stderr.String())
+	}
+	var met Metrics
+	buf, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf, &met); err != nil {
+		t.Fatal(err)
+	}
+	if met.Iterations != 4 || met.Eval == nil || met.Eval.OneNNError == nil || !(met.Eval.MSE > 0) || !(met.SecondsPerIter > 0) {
+		t.Errorf("metrics.json incomplete: %s", buf)
+	}
+	curve, _ := os.ReadFile(filepath.Join(dir, "curve.csv"))
+	if lines := strings.Split(strings.TrimSpace(string(curve)), "\n"); len(lines) != 5 {
+		t.Errorf("curve.csv has %d lines, want a header and 4 rows", len(lines))
+	}
+	ck := filepath.Join(dir, "checkpoint.gob")
+	if code := run(append(base, "--iters", "6", "--resume", ck), &stderr); code != 0 {
+		t.Fatalf("resume exited %d: %s", code, stderr.String())
+	}
+	curve, _ = os.ReadFile(filepath.Join(dir, "curve.csv"))
+	if lines := strings.Split(strings.TrimSpace(string(curve)), "\n"); len(lines) != 7 {
+		t.Errorf("after resuming to 6 iterations curve.csv has %d lines, want 7", len(lines))
+	}
+}
