@@ -2,14 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -48,6 +53,7 @@ func runReproduce(args []string) error {
 	methods := fs.String("methods", "mf,iwvi,vais", "comma-separated methods")
 	out := fs.String("out", "out/table1", "directory for table1.md and table1.json")
 	backendName := fs.String("backend", "", "backend: go or auto")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "trainings run at the same time (results do not depend on it)")
 	fs.Lookup("batch").DefValue = "100"
 	mf.batch = 100
 	if err := parse(fs, args); err != nil {
@@ -59,8 +65,8 @@ func runReproduce(args []string) error {
 	if *paper {
 		*iters, *runs, mf.batch = 3000, 10, 0
 	}
-	if *runs < 1 || *iters < 3 {
-		return usagef("--runs must be >= 1 and --iters >= 3")
+	if *runs < 1 || *iters < 3 || *jobs < 1 {
+		return usagef("--runs and --jobs must be >= 1 and --iters >= 3")
 	}
 	for _, d := range strings.Split(*datasets, ",") {
 		if d != "oilflow" && d != "wine" {
@@ -81,43 +87,64 @@ func runReproduce(args []string) error {
 	}
 	snaps := []int{*iters / 3, 2 * *iters / 3, *iters}
 	res := Table1{Settings: map[string]any{"iters": *iters, "runs": *runs, "batch": mf.batch, "backend": b.Name(),
-		"k": mf.k, "m": mf.m, "eta": mf.eta, "lr": mf.lr, "standardized": mf.standardize}}
-	start := time.Now()
+		"k": mf.k, "m": mf.m, "eta": mf.eta, "lr": mf.lr, "standardized": mf.standardize,
+		"precondition": mf.precondition, "schedule": mf.schedule, "parallel_jobs": *jobs}}
+	var list []job
+	sets := map[string]*data.Dataset{}
 	for _, dsName := range strings.Split(*datasets, ",") {
 		ds, err := loadData(dsName, mf.standardize)
 		if err != nil {
 			return err
 		}
+		sets[dsName] = ds
 		for _, method := range strings.Split(*methods, ",") {
-			// evals[snapshot][run]
-			evals := make([][]*train.Evaluation, len(snaps))
-			secs := 0.0
 			for r := 0; r < *runs; r++ {
-				cfg, err := mf.config(method, dsName, uint64(r+1))
-				if err != nil {
-					return err
-				}
-				m, err := model.New(cfg, ds.X, nil)
-				if err != nil {
-					return err
-				}
-				tr := train.New(m, b)
-				for s, it := range snaps {
-					if err := tr.Run(it, os.Stderr, 0, nil); err != nil {
-						return fmt.Errorf("%s %s seed %d: %w", dsName, method, r+1, err)
-					}
-					ev, err := tr.Evaluate(3, ds.Labels)
-					if err != nil {
-						return err
-					}
-					evals[s] = append(evals[s], ev)
-				}
-				secs += tr.SecondsPerIter() / float64(*runs)
+				list = append(list, job{dataset: dsName, method: method, seed: uint64(r + 1)})
 			}
-			for s, it := range snaps {
-				res.Rows = append(res.Rows, summarise(dsName, method, it, evals[s], secs))
+		}
+	}
+	start := time.Now()
+	var progress io.Writer
+	if *jobs == 1 {
+		progress = os.Stderr
+	}
+	if err := runJobs(list, *jobs, func(j *job) error {
+		cfg, err := mf.config(j.method, j.dataset, j.seed)
+		if err != nil {
+			return err
+		}
+		ds := sets[j.dataset]
+		m, err := model.New(cfg, ds.X, nil)
+		if err != nil {
+			return err
+		}
+		tr := train.New(m, b)
+		for _, it := range snaps {
+			if err := tr.Run(it, progress, 0, nil); err != nil {
+				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 			}
-			fmt.Fprintf(os.Stderr, "%s %s done (%.0f s elapsed)\n", dsName, method, time.Since(start).Seconds())
+			ev, err := tr.Evaluate(3, ds.Labels)
+			if err != nil {
+				return err
+			}
+			j.evals = append(j.evals, ev)
+		}
+		j.secs = tr.SecondsPerIter()
+		fmt.Fprintf(os.Stderr, "%s %s seed %d done (%.0f s elapsed)\n", j.dataset, j.method, j.seed, time.Since(start).Seconds())
+		return nil
+	}); err != nil {
+		return err
+	}
+	for i := 0; i < len(list); i += *runs {
+		cell := list[i : i+*runs]
+		for s, it := range snaps {
+			var evs []*train.Evaluation
+			secs := 0.0
+			for _, j := range cell {
+				evs = append(evs, j.evals[s])
+				secs += j.secs / float64(len(cell))
+			}
+			res.Rows = append(res.Rows, summarise(cell[0].dataset, cell[0].method, it, evs, secs))
 		}
 	}
 	md := markdown(res)
@@ -160,4 +187,30 @@ func markdown(t Table1) string {
 			r.NELL[0], r.NELL[1], r.OneNNError[0], r.OneNNError[1], r.SecPerIter)
 	}
 	return sb.String()
+}
+
+// job is one training run of a table cell.
+type job struct {
+	dataset, method string
+	seed            uint64
+	evals           []*train.Evaluation // one per snapshot
+	secs            float64             // seconds per iteration
+}
+
+// runJobs runs do on every job with at most n at a time and returns the first error.
+func runJobs(list []job, n int, do func(*job) error) error {
+	sem := make(chan struct{}, n)
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	for i := range list {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = do(&list[i])
+		}(i)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
