@@ -36,6 +36,8 @@ type Dataset struct {
 	Labels []int
 	// Columns names the features (may be nil).
 	Columns []string
+	// ImageRows, ImageCols give the image shape when each row of X is an image (row-major).
+	ImageRows, ImageCols int
 }
 
 // Dims returns N and D.

@@ -1,6 +1,10 @@
 package data
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +88,67 @@ func TestRealData(t *testing.T) {
 	}
 	if n, d := wine.Dims(); n != 1599 || d != 11 || wine.Labels[0] != 5 {
 		t.Errorf("wine %dx%d, first quality %d", n, d, wine.Labels[0])
+	}
+}
+
+func TestImageLoaders(t *testing.T) {
+	if _, err := Locate(FreyFaces); err != nil {
+		t.Skipf("frey data not available: %v", err)
+	}
+	fr, err := Frey(Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d := fr.Dims()
+	lo, hi, sum := 255.0, 0.0, 0.0
+	for _, r := range fr.X {
+		for _, v := range r {
+			lo, hi, sum = min(lo, v), max(hi, v), sum+v
+		}
+	}
+	// The shared README states: 1965 x 560, range 8..238, mean 154.46.
+	if n != 1965 || d != 560 || lo != 8 || hi != 238 || math.Abs(sum/float64(n*d)-154.46) > 0.01 {
+		t.Errorf("frey: %dx%d range %g..%g mean %g", n, d, lo, hi, sum/float64(n*d))
+	}
+	fu, _ := Frey(Unit)
+	if math.Abs(fu.X[3][7]*255-fr.X[3][7]) > 1e-9 {
+		t.Errorf("unit scaling: %g vs raw %g", fu.X[3][7], fr.X[3][7])
+	}
+	mn, err := MNIST17(Unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ones := 0
+	for _, l := range mn.Labels {
+		if l == 1 {
+			ones++
+		}
+	}
+	if n, d := mn.Dims(); n != 2163 || d != 784 || ones != 1135 || mn.ImageRows != 28 {
+		t.Errorf("mnist 1s and 7s: %dx%d with %d ones, want 2163x784 with 1135", n, d, ones)
+	}
+	if _, err := Frey(PixelScale(9)); err == nil {
+		t.Error("an unknown pixel scale should be an error")
+	}
+}
+
+func TestReadIDXCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.gz")
+	_ = os.WriteFile(p, []byte("plain text"), 0o644)
+	if _, _, _, err := readIDX(p, 2051, 3); err == nil || !strings.Contains(err.Error(), "gzip") {
+		t.Errorf("non-gzip file: error %v", err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_ = binary.Write(zw, binary.BigEndian, []uint32{2051, 10, 28, 28})
+	_, _ = zw.Write(make([]byte, 100)) // far fewer than 10*28*28 bytes
+	_ = zw.Close()
+	_ = os.WriteFile(p, buf.Bytes(), 0o644)
+	if _, _, _, err := readIDX(p, 2051, 3); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("truncated IDX: error %v", err)
+	}
+	if _, _, _, err := readIDX(p, 2049, 1); err == nil || !strings.Contains(err.Error(), "magic") {
+		t.Errorf("wrong magic: error %v", err)
 	}
 }

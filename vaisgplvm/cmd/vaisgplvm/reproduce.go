@@ -47,7 +47,7 @@ func runReproduce(args []string) error {
 	mf.register(fs)
 	table := fs.Int("table", 1, "paper table to reproduce (1)")
 	runs := fs.Int("runs", 1, "seeds per cell (the paper: 10)")
-	iters := fs.Int("iters", 600, "iterations of the last column; rows at 1/3, 2/3 and all of them")
+	iters := fs.Int("iters", 3000, "iterations of the last column; rows at 1/3, 2/3 and all of them")
 	paper := fs.Bool("paper", false, "the paper's protocol: 3000 iterations, 10 runs, full batch")
 	datasets := fs.String("datasets", "oilflow,wine", "comma-separated datasets")
 	methods := fs.String("methods", "mf,iwvi,vais", "comma-separated methods")

