@@ -13,36 +13,60 @@ type Marginals struct {
 	VarSum *Node
 }
 
-// Predict returns the marginals q(f_d(h_n)) = N(mean_nd, var_nd) at h [N, Q]:
+// Predict returns the marginals q(f_d(h_n)) = N(mean_nd, var_nd) at h [N, Q]. With k_n = K(Z, h_n)
+// [M] and T = L^-T (whitened) or Kuu^-1 (unwhitened):
 //
-//	psi  = K(h, Z) L^-T                         [N, M]
-//	P    = psi (whitened) or psi L^-1            [N, M]
-//	mean = P m                                   [N, D]
-//	var  = k(h, h) - |psi_n|^2 + |S_d^T P_n|^2    [N, D]
+//	mean_nd = k_n^T T m_d                                    [N, D]
+//	var_nd  = k(h_n, h_n) - k_n^T Kuu^-1 k_n + |S_d^T T^T k_n|^2   [N, D]
 //
-// perOutput=false computes only sum_d var (through Sigma = sum_d S_d S_d^T, cheaper when D is large
-// and there is no missing data).
+// perOutput=false computes only sum_d var_nd = D k(h_n, h_n) + k_n^T C k_n with the [M, M] matrix
+// C = T Sigma T^T - D Kuu^-1, Sigma = sum_d S_d S_d^T, built once per Posterior: one [N, M] x
+// [M, M] product per call, which matters because the annealed chain calls Predict K+1 times.
 func (p *Posterior) Predict(h *Node, perOutput bool) Marginals {
-	kfu := p.Kernel.Matrix(p.ctx, h, p.Z)       // [N, M]
-	psi := MatMul(kfu, Transpose(p.LInv, 0, 1)) // [N, M]
-	proj := psi
-	if !p.In.Whitened {
-		proj = MatMul(psi, p.LInv)
-	}
-	mean := MatMul(proj, p.Mu)
-	base := Sub(p.Kernel.Diag(p.ctx, h), ReduceSum(Square(psi), -1)) // [N]
-	d := float64(p.In.D)
+	kfu := p.Kernel.Matrix(p.ctx, h, p.Z) // [N, M]
+	mean := MatMul(kfu, p.meanProjection())
+	kdiag := p.Kernel.Diag(p.ctx, h) // [N]
 	if perOutput {
-		t := Einsum("nm,dmk->ndk", proj, p.S)                    // [N, D, M]
-		v := Add(InsertAxes(base, -1), ReduceSum(Square(t), -1)) // [N, D]
+		psi := MatMul(kfu, Transpose(p.LInv, 0, 1))                  // [N, M] = K_fu L^-T
+		base := Sub(kdiag, ReduceSum(Square(psi), -1))               // [N]
+		t := Einsum("nm,dmk->ndk", MatMul(kfu, p.projection()), p.S) // [N, D, M]
+		v := Add(InsertAxes(base, -1), ReduceSum(Square(t), -1))     // [N, D]
 		return Marginals{Mean: mean, Var: v, VarSum: ReduceSum(v, -1)}
 	}
-	quad := ReduceSum(Mul(MatMul(proj, p.sumSST()), proj), -1) // [N]
-	return Marginals{Mean: mean, VarSum: Add(MulScalar(base, d), quad)}
+	quad := ReduceSum(Mul(MatMul(kfu, p.varianceMatrix()), kfu), -1) // [N]
+	return Marginals{Mean: mean, VarSum: Add(MulScalar(kdiag, float64(p.In.D)), quad)}
 }
 
-// sumSST returns Sigma = sum_d S_d S_d^T [M, M] as one contraction over (d, k), built once per
-// Posterior (the chain calls Predict K+1 times).
+// projection returns T [M, M]: L^-T (whitened) or Kuu^-1 = L^-T L^-1 (unwhitened).
+func (p *Posterior) projection() *Node {
+	if p.proj == nil {
+		p.proj = Transpose(p.LInv, 0, 1)
+		if !p.In.Whitened {
+			p.proj = MatMul(p.proj, p.LInv)
+		}
+	}
+	return p.proj
+}
+
+// meanProjection returns T Mu [M, D].
+func (p *Posterior) meanProjection() *Node {
+	if p.meanProj == nil {
+		p.meanProj = MatMul(p.projection(), p.Mu)
+	}
+	return p.meanProj
+}
+
+// varianceMatrix returns C = T Sigma T^T - D Kuu^-1 [M, M] (see Predict).
+func (p *Posterior) varianceMatrix() *Node {
+	if p.varMat == nil {
+		t := p.projection()
+		kinv := MatMul(Transpose(p.LInv, 0, 1), p.LInv)
+		p.varMat = Sub(MatMul(MatMul(t, p.sumSST()), Transpose(t, 0, 1)), MulScalar(kinv, float64(p.In.D)))
+	}
+	return p.varMat
+}
+
+// sumSST returns Sigma = sum_d S_d S_d^T [M, M] as one contraction over (d, k).
 func (p *Posterior) sumSST() *Node {
 	if p.sigma == nil {
 		p.sigma = DotGeneral(p.S, []int{0, 2}, nil, p.S, []int{0, 2}, nil)

@@ -55,7 +55,8 @@ type Posterior struct {
 	Mu     *Node // variational means, one column per output: [M, D]
 	S      *Node // lower-triangular square roots S_d: [D, M, M]
 
-	sigma *Node // sum_d S_d S_d^T, built on first use
+	// Built on first use and shared by every Predict on this graph (see conditional.go).
+	sigma, proj, meanProj, varMat *Node
 }
 
 // NewPosterior reads the inducing variables from ctx and factorises Kuu.

@@ -12,6 +12,9 @@ package metrics
 
 import (
 	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
 )
 
 // MSE returns the mean squared error over observed entries (mask nil = all observed).
@@ -58,17 +61,32 @@ func OneNNError(h [][]float64, labels []int) float64 {
 
 // MeanAndTwoSE returns the mean and two standard errors of the mean of v (0 for one value).
 func MeanAndTwoSE(v []float64) (mean, twoSE float64) {
-	n := float64(len(v))
-	for _, x := range v {
-		mean += x
-	}
-	mean /= n
 	if len(v) < 2 {
-		return mean, 0
+		return stat.Mean(v, nil), 0
 	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
+	mean, sd := stat.MeanStdDev(v, nil)
+	return mean, 2 * sd / math.Sqrt(float64(len(v)))
+}
+
+// NormalizedWeights returns w_k = exp(logW_k) / sum_j exp(logW_j), computed stably.
+func NormalizedWeights(logW []float64) []float64 {
+	lse := floats.LogSumExp(logW)
+	w := make([]float64, len(logW))
+	for i, l := range logW {
+		w[i] = math.Exp(l - lse)
 	}
-	return mean, 2 * math.Sqrt(ss/(n-1)/n)
+	return w
+}
+
+// ESS returns the effective sample size 1 / sum_k w_k^2 of the normalised weights of logW [K]:
+// K for equal weights, 1 when one weight takes everything.
+func ESS(logW []float64) float64 {
+	w := NormalizedWeights(logW)
+	return 1 / floats.Dot(w, w)
+}
+
+// WeightEntropy returns -sum_k w_k log w_k of the normalised weights of logW [K], in nats: log K
+// for equal weights, 0 when one weight takes everything.
+func WeightEntropy(logW []float64) float64 {
+	return stat.Entropy(NormalizedWeights(logW))
 }

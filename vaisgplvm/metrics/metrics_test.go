@@ -1,0 +1,71 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+)
+
+func TestMSEWithMask(t *testing.T) {
+	x := [][]float64{{1, 2}, {3, 4}}
+	p := [][]float64{{1, 0}, {0, 4}}
+	if got := MSE(x, p, nil); got != (4+9)/4.0 {
+		t.Errorf("MSE = %g, want 3.25", got)
+	}
+	if got := MSE(x, p, [][]float64{{1, 0}, {1, 1}}); got != 9/3.0 {
+		t.Errorf("masked MSE = %g, want 3", got)
+	}
+}
+
+func TestOneNNError(t *testing.T) {
+	h := [][]float64{{0}, {0.1}, {5}, {5.1}, {0.05}}
+	if got := OneNNError(h, []int{0, 0, 1, 1, 0}); got != 0 {
+		t.Errorf("separable clusters: error %g, want 0", got)
+	}
+	// Point 1 (0.1, label 1) has nearest neighbour point 4 (0.05, label 0): one error in five.
+	// Point 4 is equidistant from points 0 and 1; ties go to the lower index (point 0, label 0).
+	if got := OneNNError(h, []int{0, 1, 1, 1, 0}); got != 0.2 {
+		t.Errorf("error %g, want 0.2", got)
+	}
+}
+
+func TestMeanAndTwoSE(t *testing.T) {
+	m, s := MeanAndTwoSE([]float64{1, 2, 3, 4})
+	// sd = sqrt(5/3), se = sd / 2.
+	if math.Abs(m-2.5) > 1e-15 || math.Abs(s-2*math.Sqrt(5.0/3)/2) > 1e-15 {
+		t.Errorf("mean %g, 2se %g", m, s)
+	}
+	if m, s := MeanAndTwoSE([]float64{7}); m != 7 || s != 0 {
+		t.Errorf("single value: %g ± %g", m, s)
+	}
+}
+
+func TestESSAndEntropy(t *testing.T) {
+	const k = 25
+	equal := make([]float64, k)
+	for i := range equal {
+		equal[i] = -1234.5 // large magnitudes must not overflow
+	}
+	if got := ESS(equal); math.Abs(got-k) > 1e-9 {
+		t.Errorf("ESS of equal weights %g, want %d", got, k)
+	}
+	if got := WeightEntropy(equal); math.Abs(got-math.Log(k)) > 1e-12 {
+		t.Errorf("entropy of equal weights %g, want log %d", got, k)
+	}
+	oneHot := make([]float64, k)
+	for i := range oneHot {
+		oneHot[i] = -1e4
+	}
+	oneHot[3] = 800
+	if got := ESS(oneHot); math.Abs(got-1) > 1e-12 {
+		t.Errorf("ESS of one-hot weights %g, want 1", got)
+	}
+	if got := WeightEntropy(oneHot); math.Abs(got) > 1e-12 {
+		t.Errorf("entropy of one-hot weights %g, want 0", got)
+	}
+	// Two equal weights among negligible ones: ESS 2, entropy log 2.
+	two := append([]float64(nil), oneHot...)
+	two[7] = 800
+	if math.Abs(ESS(two)-2) > 1e-12 || math.Abs(WeightEntropy(two)-math.Log(2)) > 1e-12 {
+		t.Errorf("two equal weights: ESS %g entropy %g", ESS(two), WeightEntropy(two))
+	}
+}
