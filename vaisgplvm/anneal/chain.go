@@ -35,11 +35,18 @@ type Options struct {
 	// (unpreconditioned) Langevin, as printed in the paper, needs eta below 2 / (largest
 	// eigenvalue of q0's precision), which a fixed eta breaks as soon as q0 sharpens.
 	Precondition bool
+	// Tamed replaces the drift g by the tamed drift g / (1 + eta |g|) (|g| the Euclidean norm over
+	// the Q latent dimensions of each point; Brosse et al. 2019, "The tamed unadjusted Langevin
+	// algorithm"), in the forward and in the backward kernel alike. The bound stays a valid lower
+	// bound (any drift function gives one as long as both kernels use it), equals the untamed one
+	// to first order when eta |g| is small, and a step can never move a point by more than
+	// 1 + sqrt(2 eta) |eps|, so a too large eta loosens the bound instead of overflowing it.
+	Tamed bool
 }
 
 // Run transports H_0 = h0 through K annealed Langevin transitions (paper Eqs. 10-21):
 //
-//	g_k(h)  = beta_k grad log p(x, h) + (1 - beta_k) grad log q0(h)
+//	g_k(h)  = beta_k grad log p(x, h) + (1 - beta_k) grad log q0(h)   (or its tamed form, see Options)
 //	H_k     = H_{k-1} + eta_k g_k(H_{k-1}) + sqrt(2 eta_k) eps_{k-1}
 //	eps~    = -sqrt(eta_k/2) (g_k(H_{k-1}) + g_k(H_k)) - eps_{k-1}       (Eq. 15)
 //	R_{k-1} = 0.5 (|eps~|^2 - |eps_{k-1}|^2)
@@ -55,10 +62,10 @@ func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, o
 	sumR := ZerosLike(ReduceSum(h0, -1))
 	for k, e := range eps {
 		beta, eta := element(betas, k), element(etas, k)
-		gPrev := mix(beta, gradJ, gradQ)
+		gPrev := drift(mix(beta, gradJ, gradQ), eta, opt.Tamed)
 		hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
 		gradJ, gradQ = scores(hNew, logJoint, logQ0, opt)
-		gNew := mix(beta, gradJ, gradQ)
+		gNew := drift(mix(beta, gradJ, gradQ), eta, opt.Tamed)
 		sign := -1.0
 		if opt.Algorithm1Sign {
 			sign = 1
@@ -86,6 +93,15 @@ func scores(h *Node, logJoint, logQ0 LogDensity, opt Options) (*Node, *Node) {
 		gj, gq = StopGradient(gj), StopGradient(gq)
 	}
 	return gj, gq
+}
+
+// drift returns g, or the tamed drift g / (1 + eta |g|) per point (norm over the last axis).
+func drift(g, eta *Node, tamed bool) *Node {
+	if !tamed {
+		return g
+	}
+	norm := Sqrt(AddScalar(ReduceSum(Square(g), -1), 1e-30)) // [S, B]; the constant keeps d/dg finite at 0
+	return Div(g, InsertAxes(OnePlus(Mul(norm, eta)), -1))
 }
 
 // mix returns beta gj + (1 - beta) gq.

@@ -46,7 +46,7 @@ func TestPreconditionedEqualsPlainWhenLIsIdentity(t *testing.T) {
 // exp(-|h - mu|^2 / (2 tau^2)) (unnormalised), q0 = N(posterior mean + offset, scale^2 I). It returns
 // log Z - mean(L_n) and the standard error over the S chains. log Z is
 // (Q/2) log(tau^2 / (1 + tau^2)) - |mu|^2 / (2 (1 + tau^2)).
-func gaussianGap(t *testing.T, k int, eta float64, precondition bool) (gap, se float64) {
+func gaussianGap(t *testing.T, k int, eta float64, opt anneal.Options) (gap, se float64) {
 	// q0 is off the posterior N(mu / (1 + tau^2), tau^2 / (1 + tau^2)) in mean and spread.
 	const q, s, tau, mu, scale, offset = 4, 2000, 0.05, 0.8, 0.08, 0.04
 	rng := rand.New(rand.NewPCG(uint64(k), 21))
@@ -69,7 +69,7 @@ func gaussianGap(t *testing.T, k int, eta float64, precondition bool) (gap, se f
 			eps = append(eps, Squeeze(Slice(ek, AxisElem(i)), 0))
 		}
 		betas := Const(g, linear(k))
-		_, c := bounds.VAIS(b, e0, eps, betas, MulScalar(OnesLike(betas), eta), anneal.Options{Precondition: precondition})
+		_, c := bounds.VAIS(b, e0, eps, betas, MulScalar(OnesLike(betas), eta), opt)
 		return c.LogW
 	}, noise(rng, s, 1, q), noise(rng, max(k, 1), s, 1, q))
 	logZ := 0.5*q*math.Log(tau*tau/(1+tau*tau)) - q*mu*mu/(2*(1+tau*tau))
@@ -89,9 +89,10 @@ func gaussianGap(t *testing.T, k int, eta float64, precondition bool) (gap, se f
 // K = 0 bound.
 func TestPreconditioningKeepsSharpChainsStable(t *testing.T) {
 	const k, etaPlain, etaPre = 10, 0.01, 0.2
-	g0, se0 := gaussianGap(t, 0, etaPre, true)
-	gp, sep := gaussianGap(t, k, etaPre, true)
-	gPlain, _ := gaussianGap(t, k, etaPlain, false)
+	pre := anneal.Options{Precondition: true}
+	g0, se0 := gaussianGap(t, 0, etaPre, pre)
+	gp, sep := gaussianGap(t, k, etaPre, pre)
+	gPlain, _ := gaussianGap(t, k, etaPlain, anneal.Options{})
 	t.Logf("gap K=0 %.4f ± %.4f; K=%d preconditioned %.4f ± %.4f; plain %.4g", g0, se0, k, gp, sep, gPlain)
 	if gp < -4*sep || g0 < -4*se0 {
 		t.Errorf("a bound exceeds log Z: gaps K=0 %.4f, K=%d %.4f", g0, k, gp)
@@ -119,4 +120,26 @@ func constVec(q int, v float64) []float64 {
 		out[i] = v
 	}
 	return out
+}
+
+// TestTamingBoundsAnUnstableChain: the plain chain with eta = 0.01 on the sharp target overflows
+// (see above); with the tamed drift the same chain gives a finite bound below log Z, and with a
+// small, stable eta taming changes the bound by little.
+func TestTamingBoundsAnUnstableChain(t *testing.T) {
+	const k = 10
+	gUntamed, _ := gaussianGap(t, k, 0.01, anneal.Options{})
+	gTamed, seTamed := gaussianGap(t, k, 0.01, anneal.Options{Tamed: true})
+	t.Logf("eta 0.01: untamed gap %.4g, tamed gap %.4f ± %.4f", gUntamed, gTamed, seTamed)
+	if !(gTamed > -4*seTamed) || !(gTamed < 50) {
+		t.Errorf("tamed gap %.4f: want a finite bound below log Z (gap in [0, 50))", gTamed)
+	}
+	if !(gUntamed > 1e3*gTamed) {
+		t.Errorf("the untamed chain should overflow here (gap %.4g vs tamed %.4f)", gUntamed, gTamed)
+	}
+	// eta = 1e-4 is stable (1e-4 x 401 << 2): taming is a small perturbation there.
+	a, sa := gaussianGap(t, k, 1e-4, anneal.Options{})
+	b, sb := gaussianGap(t, k, 1e-4, anneal.Options{Tamed: true})
+	if math.Abs(a-b) > 4*(sa+sb)+0.05 {
+		t.Errorf("eta 1e-4: untamed gap %.4f and tamed %.4f should agree", a, b)
+	}
 }

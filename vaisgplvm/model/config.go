@@ -31,12 +31,15 @@ type Config struct {
 	StopGrad bool    `json:"stop_grad"` // stop gradients through the chain's scores
 	// Precondition runs the Langevin chain in q0's whitened coordinates (default true; see
 	// anneal.Options.Precondition). Eta is then relative to q0's spread.
-	Precondition bool    `json:"precondition"`
-	LR           float64 `json:"lr"`     // Adam learning rate
-	Batch        int     `json:"batch"`  // mini-batch size B; 0 = full batch
-	Seed         uint64  `json:"seed"`   // seeds initialisation, batches and noise
-	Noise0       float64 `json:"noise0"` // initial noise variance as a fraction of the mean data variance
-	Jitter       float64 `json:"jitter"` // relative jitter on Kuu
+	Precondition bool `json:"precondition"`
+	// Tamed uses the tamed drift g / (1 + eta |g|) in the chain (default true; see
+	// anneal.Options.Tamed).
+	Tamed  bool    `json:"tamed"`
+	LR     float64 `json:"lr"`     // Adam learning rate
+	Batch  int     `json:"batch"`  // mini-batch size B; 0 = full batch
+	Seed   uint64  `json:"seed"`   // seeds initialisation, batches and noise
+	Noise0 float64 `json:"noise0"` // initial noise variance as a fraction of the mean data variance
+	Jitter float64 `json:"jitter"` // relative jitter on Kuu
 }
 
 // DefaultConfig returns the paper's settings (Table 4) for a method on a dataset with q latent
@@ -44,7 +47,7 @@ type Config struct {
 func DefaultConfig(method string, q int) Config {
 	return Config{
 		Method: method, Q: q, M: 50, K: 5, Samples: 1, Kernel: "se", Whitened: true,
-		Scale0: 0.1, Schedule: "linear", Eta: 0.05, Precondition: true, LR: 0.02, Seed: 1, Noise0: 0.1,
+		Scale0: 0.1, Schedule: "linear", Eta: 0.05, Precondition: true, Tamed: true, LR: 0.02, Seed: 1, Noise0: 0.1,
 	}
 }
 

@@ -135,7 +135,7 @@ func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) 
 	betas := ConvertDType(m.Schedule.Betas(ctx, g, max(k, 1)), x.DType())
 	etas := ConvertDType(m.Step.Etas(ctx, g, max(k, 1)), x.DType())
 	return bounds.VAIS(b, eps0, eps, betas, etas, anneal.Options{StopScoreGradient: m.Cfg.StopGrad,
-		Precondition: m.Cfg.Precondition})
+		Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed})
 }
 
 // BatchFor returns what the bounds need for the batch idx [B] with data x, mask [B, D].

@@ -16,7 +16,7 @@ type modelFlags struct {
 	eta, lr, scale0, noise0    float64
 	unwhitened, diag, stopGrad bool
 	learnEta, standardize      bool
-	precondition               bool
+	precondition, tamed        bool
 }
 
 // register adds the model flags with model.DefaultConfig's values as defaults.
@@ -32,6 +32,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when --learn-eta); relative to q0's spread when preconditioned")
 	fs.BoolVar(&f.learnEta, "learn-eta", d.LearnEta, "learn log eta_k")
 	fs.BoolVar(&f.precondition, "precondition", d.Precondition, "run the Langevin chain in q0's whitened coordinates (false = plain Langevin as printed in the paper)")
+	fs.BoolVar(&f.tamed, "tamed", d.Tamed, "tamed Langevin drift g/(1+eta|g|) (false = the paper's plain drift)")
 	fs.Float64Var(&f.lr, "lr", d.LR, "Adam learning rate")
 	fs.Float64Var(&f.scale0, "q0-scale", d.Scale0, "initial standard deviation of q0(h)")
 	fs.Float64Var(&f.noise0, "noise0", d.Noise0, "initial noise variance as a fraction of the mean data variance")
@@ -50,7 +51,7 @@ func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, 
 	c.M, c.K, c.Samples, c.Batch, c.Kernel, c.Schedule = f.m, f.k, f.samples, f.batch, f.kernel, f.schedule
 	c.Eta, c.LearnEta, c.LR, c.Scale0, c.Noise0 = f.eta, f.learnEta, f.lr, f.scale0, f.noise0
 	c.Whitened, c.DiagQ0, c.StopGrad, c.Seed = !f.unwhitened, f.diag, f.stopGrad, seed
-	c.Precondition = f.precondition
+	c.Precondition, c.Tamed = f.precondition, f.tamed
 	if err := c.Validate(); err != nil {
 		return c, usagef("%v", err)
 	}
