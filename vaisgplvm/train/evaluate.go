@@ -11,12 +11,14 @@ import (
 // Evaluation holds the metrics of a trained model on its full data (see package metrics for the
 // definitions).
 type Evaluation struct {
-	NegELBO    float64     `json:"neg_elbo_per_point"`
-	MSE        float64     `json:"mse"`
-	NELL       float64     `json:"nell_per_point"`
-	OneNNError *float64    `json:"one_nn_error,omitempty"`
-	Latent     [][]float64 `json:"-"` // reconstruction latents [N, Q]
-	Recon      [][]float64 `json:"-"` // predictive means [N, D]
+	NegELBO float64 `json:"neg_elbo_per_point"`
+	// NegPointBound is -(1/N) sum_n L_n, the bound's data part without KL(q(u)||p(u)).
+	NegPointBound float64     `json:"neg_point_bound"`
+	MSE           float64     `json:"mse"`
+	NELL          float64     `json:"nell_per_point"`
+	OneNNError    *float64    `json:"one_nn_error,omitempty"`
+	Latent        [][]float64 `json:"-"` // reconstruction latents [N, Q]
+	Recon         [][]float64 `json:"-"` // predictive means [N, D]
 }
 
 // ReconChains is the number of independent annealed chains per point whose self-normalised
@@ -33,12 +35,12 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	m := t.Model
 	full := *m
 	full.Cfg.Batch = 0
-	bound, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) *Node {
+	bound, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
 		if !m.HasMask() {
 			mask = nil
 		}
 		res, _ := full.Bound(ctx, x, mask, idx, eps0, chain)
-		return res.ELBO
+		return []*Node{res.ELBO, ReduceAllMean(res.PerPoint)}
 	})
 	if err != nil {
 		return nil, err
@@ -51,6 +53,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 			return nil, err
 		}
 		ev.NegELBO -= scalar(out[0]) / float64(m.N) / float64(draws)
+		ev.NegPointBound -= scalar(out[1]) / float64(draws)
 	}
 	rec := full
 	if rec.Cfg.Method == "vais" {

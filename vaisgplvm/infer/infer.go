@@ -1,0 +1,191 @@
+// Package infer fits the latent distribution of new, possibly partially observed, data points under
+// a trained model whose kernel, inducing variables, likelihood and annealing parameters stay
+// frozen (the counterpart of GPy's infer_newX).
+//
+// For each new point x* [D] (with an observation mask), q0(h*) = N(a*, L* L*^T) is fitted by Adam
+// on the model's own bound (MF, IWVI or VAIS, with the same K, eta and schedule); a* starts at the
+// trained q0 mean of the training point nearest to x* on its observed entries. The result holds
+// the fitted means, the reconstruction latents (for VAIS: the weighted chain ends of
+// train.ReconChains annealed chains) and the predicted data, missing entries included.
+package infer
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// Options tune the fit of the new latents.
+type Options struct {
+	Iters int     // Adam iterations (default 500)
+	LR    float64 // learning rate (default: the model's)
+	Seed  uint64  // seeds the bound's noise (default 1)
+}
+
+// Result is the fit for N* new points.
+type Result struct {
+	Mean    [][]float64 // fitted q0 means a* [N*, Q]
+	Latent  [][]float64 // reconstruction latents [N*, Q] (see package doc)
+	Recon   [][]float64 // predictive means E[f(h*)] [N*, D], missing entries included
+	NegELBO float64     // -(1/N*) sum_n L_n: minus the per-point bound terms (no KL(q(u)||p(u))), nats
+	Curve   []float64   // per-iteration training loss: -(sum_n L_n - KL(q(u)||p(u))) / N*
+}
+
+// Latents fits q0 for the rows of x [N*, D] (mask [N*, D], 1 = observed, or nil) under the trained
+// model of tr. Errors: wrong number of columns, non-finite observed values, a row with no
+// observed entry, or a failure of the optimisation (reported with its iteration).
+func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, error) {
+	m := tr.Model
+	if err := check(m, x, mask); err != nil {
+		return nil, err
+	}
+	if opt.Iters == 0 {
+		opt.Iters = 500
+	}
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	means, err := variable(tr.Ctx, "/latent", "mean")
+	if err != nil {
+		return nil, err
+	}
+	nm := *m
+	nm.N, nm.X, nm.Mask = len(x), x, mask
+	nm.Cfg.Batch, nm.Cfg.Seed = 0, opt.Seed
+	if opt.LR > 0 {
+		nm.Cfg.LR = opt.LR
+	}
+	nm.Latent = &latent.Config{N: len(x), Q: m.Cfg.Q, Diagonal: m.Cfg.DiagQ0, Scale0: m.Cfg.Scale0,
+		Mean0: nearestLatents(m.X, m.Mask, means, x, mask)}
+	ft := train.New(&nm, tr.Backend)
+	if err := freezeGlobals(tr.Ctx, ft.Ctx); err != nil {
+		return nil, err
+	}
+	if err := ft.Run(opt.Iters, nil, 0, nil); err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
+	ev, err := ft.Evaluate(3, nil)
+	if err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
+	fitted, err := variable(ft.Ctx, "/latent", "mean")
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Mean: fitted, Latent: ev.Latent, Recon: ev.Recon, NegELBO: ev.NegPointBound, Curve: ft.Curve}, nil
+}
+
+func check(m *model.Model, x, mask [][]float64) error {
+	if len(x) == 0 {
+		return fmt.Errorf("infer: no data points")
+	}
+	if mask != nil && len(mask) != len(x) {
+		return fmt.Errorf("infer: mask has %d rows, data %d", len(mask), len(x))
+	}
+	for i, r := range x {
+		if len(r) != m.D {
+			return fmt.Errorf("infer: row %d has %d columns, the model has D = %d", i, len(r), m.D)
+		}
+		if mask != nil && len(mask[i]) != m.D {
+			return fmt.Errorf("infer: mask row %d has %d columns, want %d", i, len(mask[i]), m.D)
+		}
+		observed := 0
+		for j, v := range r {
+			if mask != nil && mask[i][j] == 0 {
+				continue
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("infer: x[%d][%d] = %g is observed but not finite (set its mask to 0)", i, j, v)
+			}
+			observed++
+		}
+		if observed == 0 {
+			return fmt.Errorf("infer: row %d has no observed entry", i)
+		}
+	}
+	return nil
+}
+
+// nearestLatents returns, for each new row, the latent mean of the training row nearest to it in
+// mean squared distance over the entries observed in both.
+func nearestLatents(xTrain, maskTrain, means, x, mask [][]float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for i, r := range x {
+		best, bestD := 0, math.Inf(1)
+		for j, t := range xTrain {
+			s, c := 0.0, 0.0
+			for d := range r {
+				if (mask != nil && mask[i][d] == 0) || (maskTrain != nil && maskTrain[j][d] == 0) {
+					continue
+				}
+				s += (r[d] - t[d]) * (r[d] - t[d])
+				c++
+			}
+			if c > 0 && s/c < bestD {
+				best, bestD = j, s/c
+			}
+		}
+		out[i] = append([]float64(nil), means[best]...)
+	}
+	return out
+}
+
+// freezeGlobals copies every model variable outside "/latent" (kernel, inducing variables,
+// likelihood, learned schedule and step size; not the optimiser state) from src into dst and
+// marks it not trainable.
+func freezeGlobals(src, dst *context.Context) error {
+	var err error
+	src.EnumerateVariables(func(v *context.Variable) {
+		scope := v.Scope()
+		if err != nil || strings.HasPrefix(scope, "/latent") || !isModelScope(scope) {
+			return
+		}
+		val, e := v.Value()
+		if e != nil {
+			err = e
+			return
+		}
+		c, e := val.LocalClone()
+		if e != nil {
+			err = e
+			return
+		}
+		dst.InAbsPath(scope).VariableWithValue(v.Name(), c).SetTrainable(false)
+	})
+	return err
+}
+
+func isModelScope(scope string) bool {
+	for _, p := range []string{"/kernel", "/inducing", "/likelihood", "/anneal"} {
+		if strings.HasPrefix(scope, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// variable reads a [N, Q] float64 variable.
+func variable(ctx *context.Context, scope, name string) ([][]float64, error) {
+	v := ctx.InspectVariable(scope, name)
+	if v == nil {
+		return nil, fmt.Errorf("infer: the model has no variable %s/%s (train it first)", scope, name)
+	}
+	val, err := v.Value()
+	if err != nil {
+		return nil, err
+	}
+	flat := tensors.MustCopyFlatData[float64](val)
+	r, c := val.Shape().Dim(0), val.Shape().Dim(1)
+	out := make([][]float64, r)
+	for i := range out {
+		out[i] = flat[i*c : (i+1)*c]
+	}
+	return out, nil
+}
