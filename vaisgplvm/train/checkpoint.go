@@ -15,10 +15,11 @@ import (
 // checkpoint is the on-disk format: one gob file with every context variable (model parameters
 // and Adam's moments and step count), the iteration and the curve.
 type checkpoint struct {
-	Config model.Config
-	Iter   int
-	Curve  []float64
-	Vars   []savedVar
+	Config  model.Config
+	DataTag string // what the model was trained on (Trainer.DataTag)
+	Iter    int
+	Curve   []float64
+	Vars    []savedVar
 }
 
 type savedVar struct {
@@ -32,7 +33,7 @@ type savedVar struct {
 // Save writes all parameters and optimiser state to path atomically (temporary file + rename), so
 // an interrupted save never destroys the previous checkpoint.
 func (t *Trainer) Save(path string) error {
-	ck := checkpoint{Config: t.Model.Cfg, Iter: t.Iter, Curve: t.Curve}
+	ck := checkpoint{Config: t.Model.Cfg, DataTag: t.DataTag, Iter: t.Iter, Curve: t.Curve}
 	var err error
 	t.Ctx.EnumerateVariables(func(v *context.Variable) {
 		if err != nil {
@@ -76,6 +77,21 @@ func (t *Trainer) Save(path string) error {
 	return os.Rename(tmp.Name(), path)
 }
 
+// ReadCheckpointInfo returns the model settings and data tag stored in a checkpoint, so a caller
+// can rebuild the model before calling Load.
+func ReadCheckpointInfo(path string) (model.Config, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return model.Config{}, "", fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	var ck checkpoint
+	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+		return model.Config{}, "", fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
+	}
+	return ck.Config, ck.DataTag, nil
+}
+
 // Load restores parameters, optimiser state, iteration and curve from a checkpoint written by
 // Save for the same model configuration. Call it before the first Step.
 func (t *Trainer) Load(path string) error {
@@ -90,6 +106,9 @@ func (t *Trainer) Load(path string) error {
 	}
 	if ck.Config != t.Model.Cfg {
 		return fmt.Errorf("checkpoint %s was written for settings %+v, not %+v", path, ck.Config, t.Model.Cfg)
+	}
+	if ck.DataTag != "" && t.DataTag != "" && ck.DataTag != t.DataTag {
+		return fmt.Errorf("checkpoint %s was trained on %q, not %q", path, ck.DataTag, t.DataTag)
 	}
 	for _, sv := range ck.Vars {
 		var val *tensors.Tensor

@@ -28,6 +28,9 @@ type Trainer struct {
 	Iter    int       // iterations done
 	Curve   []float64 // -ELBO per data point after each iteration (the batch estimate)
 	Seconds float64   // wall seconds spent in Step
+	// DataTag names the training data (e.g. "oilflow" or "wine+standardized"); saved in checkpoints
+	// and checked by Load when both sides set it.
+	DataTag string
 
 	step *context.Exec
 	xAll [][]float64

@@ -88,3 +88,17 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// dataTag names the training data in checkpoints: the dataset, "+standardized" when standardised.
+func dataTag(dataset string, standardized bool) string {
+	if standardized {
+		return dataset + "+standardized"
+	}
+	return dataset
+}
+
+// parseDataTag inverts dataTag.
+func parseDataTag(tag string) (dataset string, standardized bool) {
+	name, found := strings.CutSuffix(tag, "+standardized")
+	return name, found
+}

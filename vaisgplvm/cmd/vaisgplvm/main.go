@@ -4,6 +4,7 @@
 //	vaisgplvm train --dataset oilflow --method vais --iters 3000 --seed 1 --out DIR
 //	vaisgplvm reproduce --table 1 [--runs N] [--iters N] [--paper]
 //	vaisgplvm bench [--iters N]
+//	vaisgplvm infer --checkpoint FILE --data NEW.csv --out DIR
 //
 // A bad flag value prints a one-line error and exits with status 2.
 package main
@@ -27,7 +28,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
 // run executes one command and returns the exit status: 0, 1 (a failure) or 2 (bad usage).
 func run(args []string, stderr io.Writer) int {
 	if len(args) < 1 {
-		fmt.Fprintln(stderr, "usage: vaisgplvm train|reproduce|bench [flags] (use -h after a command for its flags)")
+		fmt.Fprintln(stderr, "usage: vaisgplvm train|reproduce|bench|infer [flags] (use -h after a command for its flags)")
 		return 2
 	}
 	var err error
@@ -38,8 +39,10 @@ func run(args []string, stderr io.Writer) int {
 		err = runReproduce(args[1:])
 	case "bench":
 		err = runBench(args[1:])
+	case "infer":
+		err = runInfer(args[1:])
 	default:
-		err = usagef("unknown command %q: want train, reproduce or bench", args[0])
+		err = usagef("unknown command %q: want train, reproduce, bench or infer", args[0])
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "vaisgplvm:", err)

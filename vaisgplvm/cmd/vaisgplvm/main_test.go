@@ -39,6 +39,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"reproduce", "--methods", "mf,xx"},
 		{"bench", "--methods", "mf,xx"},
 		{"bench", "--iters", "0"},
+		{"infer", "--out", out},
+		{"infer", "--checkpoint", "x.gob", "--data", "x.csv", "--out", out, "--iters", "0"},
 		{"train", "-h"},
 	}
 	for _, args := range cases {
@@ -92,6 +94,34 @@ func TestTrainWritesOutputsAndResumes(t *testing.T) {
 	curve, _ = os.ReadFile(filepath.Join(dir, "curve.csv"))
 	if lines := strings.Split(strings.TrimSpace(string(curve)), "\n"); len(lines) != 7 {
 		t.Errorf("after resuming to 6 iterations curve.csv has %d lines, want 7", len(lines))
+	}
+
+	// infer: three oilflow-like rows, two entries missing.
+	newData := filepath.Join(dir, "new.csv")
+	csvText := "a,b,c,d,e,f,g,h,i,j,k,l\n" +
+		"0.3,0.2,0.5,0.3,0.1,0.4,0.3,0.2,0.5,0.3,0.1,0.4\n" +
+		"0.3,,0.5,0.3,0.1,0.4,0.3,0.2,NaN,0.3,0.1,0.4\n" +
+		"1.0,0.9,0.1,0.2,0.3,0.4,1.0,0.9,0.1,0.2,0.3,0.4\n"
+	if err := os.WriteFile(newData, []byte(csvText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inferDir := filepath.Join(dir, "infer")
+	if code := run([]string{"infer", "--checkpoint", ck, "--data", newData, "--out", inferDir, "--iters", "3"}, &stderr); code != 0 {
+		t.Fatalf("infer exited %d: %s", code, stderr.String())
+	}
+	var sum InferSummary
+	buf, _ = os.ReadFile(filepath.Join(inferDir, "infer.json"))
+	if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 3 || sum.Missing != 2 {
+		t.Errorf("infer.json: %s (%v)", buf, err)
+	}
+	rec, _ := os.ReadFile(filepath.Join(inferDir, "reconstruction.csv"))
+	if lines := strings.Split(strings.TrimSpace(string(rec)), "\n"); len(lines) != 3 || strings.Count(lines[1], ",") != 11 {
+		t.Errorf("reconstruction.csv: %q", rec)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	_ = os.WriteFile(bad, []byte("a,b\n1,2\n"), 0o644)
+	if code := run([]string{"infer", "--checkpoint", ck, "--data", bad, "--out", inferDir}, &stderr); code != 1 {
+		t.Errorf("infer on a 2-column file exited %d, want 1", code)
 	}
 }
 

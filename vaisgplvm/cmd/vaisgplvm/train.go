@@ -65,6 +65,7 @@ func runTrain(args []string) error {
 		return err
 	}
 	tr := train.New(m, b)
+	tr.DataTag = dataTag(*dataset, mf.standardize)
 	if *resume != "" {
 		if err := tr.Load(*resume); err != nil {
 			return err
