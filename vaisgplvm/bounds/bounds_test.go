@@ -27,17 +27,7 @@ func tinyModel(t *testing.T, x [][]float64, method string, k int) *model.Model {
 	return m
 }
 
-func noise(rng *rand.Rand, dims ...int) *tensors.Tensor {
-	n := 1
-	for _, d := range dims {
-		n *= d
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = rng.NormFloat64()
-	}
-	return tensors.FromFlatDataAndDimensions(v, dims...)
-}
+func noise(rng *rand.Rand, dims ...int) *tensors.Tensor { return testutil.Normal(rng, dims...) }
 
 var tinyX = [][]float64{{0.9, -0.4, 0.3}, {-0.7, 0.5, -0.2}}
 

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // modelFlags registers the model settings shared by train and reproduce.
@@ -101,4 +103,24 @@ func dataTag(dataset string, standardized bool) string {
 func parseDataTag(tag string) (dataset string, standardized bool) {
 	name, found := strings.CutSuffix(tag, "+standardized")
 	return name, found
+}
+
+// newTrainer loads the dataset (standardised or not) and returns a trainer for cfg on it, tagged
+// with the data it trains on.
+func newTrainer(cfg model.Config, dataset string, standardize bool, backendName string) (*train.Trainer, *data.Dataset, error) {
+	ds, err := loadData(dataset, standardize)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := backend.New(backendName)
+	if err != nil {
+		return nil, nil, usagef("--backend: %v", err)
+	}
+	m, err := model.New(cfg, ds.X, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr := train.New(m, b)
+	tr.DataTag = dataTag(dataset, standardize)
+	return tr, ds, nil
 }

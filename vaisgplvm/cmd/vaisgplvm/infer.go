@@ -12,9 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -54,20 +52,11 @@ func runInfer(args []string) error {
 	if name == "" {
 		return fmt.Errorf("checkpoint %s does not record its training data (written by an older version)", *ckpt)
 	}
-	ds, err := loadData(name, std)
+	tr, _, err := newTrainer(cfg, name, std, *backendName)
 	if err != nil {
 		return err
 	}
-	b, err := backend.New(*backendName)
-	if err != nil {
-		return usagef("--backend: %v", err)
-	}
-	m, err := model.New(cfg, ds.X, nil)
-	if err != nil {
-		return err
-	}
-	tr := train.New(m, b)
-	tr.DataTag = tag
+	m := tr.Model
 	if err := tr.Load(*ckpt); err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -49,23 +48,13 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	ds, err := loadData(*dataset, mf.standardize)
-	if err != nil {
-		return err
-	}
-	b, err := backend.New(*backendName)
-	if err != nil {
-		return usagef("--backend: %v", err)
-	}
-	m, err := model.New(cfg, ds.X, nil)
+	tr, ds, err := newTrainer(cfg, *dataset, mf.standardize, *backendName)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	tr := train.New(m, b)
-	tr.DataTag = dataTag(*dataset, mf.standardize)
 	if *resume != "" {
 		if err := tr.Load(*resume); err != nil {
 			return err
@@ -90,7 +79,7 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	met := Metrics{Dataset: *dataset, Config: cfg, Backend: b.Name(), Iterations: tr.Iter,
+	met := Metrics{Dataset: *dataset, Config: cfg, Backend: tr.Backend.Name(), Iterations: tr.Iter,
 		SecondsPerIter: tr.SecondsPerIter(), Eval: ev, Standardized: mf.standardize}
 	buf, _ := json.MarshalIndent(met, "", "  ")
 	fmt.Println(string(buf))

@@ -34,18 +34,6 @@ var products = []struct {
 	}},
 }
 
-func random(rng *rand.Rand, dims []int) *tensors.Tensor {
-	n := 1
-	for _, d := range dims {
-		n *= d
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = rng.NormFloat64()
-	}
-	return tensors.FromFlatDataAndDimensions(v, dims...)
-}
-
 // grads returns the first-order gradients of sum(sin(C)) and the second-order term
 // d/d(a,b) sum(grad_a^2 + grad_b^2) for the product op.
 func grads(t *testing.T, op func(a, b *Node) *Node, a, b *tensors.Tensor) [][]float64 {
@@ -71,7 +59,7 @@ func TestGradientsMatchGoMLX(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range products {
-		a, b := random(rng, p.a), random(rng, p.b)
+		a, b := testutil.Normal(rng, p.a...), testutil.Normal(rng, p.b...)
 		got := grads(t, p.op, a, b)
 		VJPRegistration[NodeTypeDot], VJPRegistration[NodeTypeDotGeneral] = origDot, origGeneral
 		want := grads(t, p.op, a, b)
