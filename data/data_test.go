@@ -152,3 +152,39 @@ func TestReadIDXCorrupt(t *testing.T) {
 		t.Errorf("wrong magic: error %v", err)
 	}
 }
+
+func TestMissingMask(t *testing.T) {
+	mask, damaged, err := MissingMask(1965, 560, 0.05, 0.75, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(damaged) != 98 { // round(0.05 * 1965)
+		t.Errorf("%d damaged images, want 98", len(damaged))
+	}
+	for _, i := range damaged {
+		missing := 0
+		for _, v := range mask[i] {
+			if v == 0 {
+				missing++
+			}
+		}
+		if missing != 420 { // 0.75 * 560
+			t.Errorf("image %d lost %d pixels, want 420", i, missing)
+		}
+	}
+	again, _, _ := MissingMask(1965, 560, 0.05, 0.75, 3)
+	other, _, _ := MissingMask(1965, 560, 0.05, 0.75, 4)
+	same, diff := true, false
+	for i := range mask {
+		for j := range mask[i] {
+			same = same && mask[i][j] == again[i][j]
+			diff = diff || mask[i][j] != other[i][j]
+		}
+	}
+	if !same || !diff {
+		t.Errorf("mask not determined by its seed (same seed equal: %v, other seed differs: %v)", same, diff)
+	}
+	if _, _, err := MissingMask(10, 5, 1.5, 0.5, 1); err == nil {
+		t.Error("a fraction above 1 should be an error")
+	}
+}

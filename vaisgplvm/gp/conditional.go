@@ -73,3 +73,34 @@ func (p *Posterior) sumSST() *Node {
 	}
 	return p.sigma
 }
+
+// MaskedMarginals returns the predictive means [N, D] and sum_d mask_nd var_nd [N] at h [N, Q]
+// without forming the [N, D] variances:
+//
+//	sum_d mask_nd var_nd = (k(h_n, h_n) - k_n^T Kuu^-1 k_n) sum_d mask_nd + k_n^T T A_n T^T k_n,
+//	A_n = sum_d mask_nd S_d S_d^T                                            [N, M, M]
+//
+// A depends on the mask only, so it is built once per (Posterior, mask) pair: the chain's K+1 calls
+// then cost O(N M^2) each instead of O(N D M^2). mask: [N, D], 1 = observed.
+func (p *Posterior) MaskedMarginals(h, mask *Node) (mean, varSum *Node) {
+	kfu := p.Kernel.Matrix(p.ctx, h, p.Z) // [N, M]
+	mean = MatMul(kfu, p.meanProjection())
+	kdiag := p.Kernel.Diag(p.ctx, h)
+	psi := MatMul(kfu, Transpose(p.LInv, 0, 1))
+	base := Mul(Sub(kdiag, ReduceSum(Square(psi), -1)), ReduceSum(mask, -1)) // [N]
+	proj := MatMul(kfu, p.projection())                                      // [N, M]: T^T k_n per row
+	a := p.maskedSigma(mask)                                                 // [N, M, M]
+	quad := ReduceSum(Mul(Einsum("nm,nmk->nk", proj, a), proj), -1)          // [N]
+	return mean, Add(base, quad)
+}
+
+// maskedSigma returns A_n = sum_d mask_nd S_d S_d^T for the given mask node, cached.
+func (p *Posterior) maskedSigma(mask *Node) *Node {
+	if p.maskedFor == mask && p.masked != nil {
+		return p.masked
+	}
+	perOutput := Einsum("dmk,djk->dmj", p.S, p.S) // [D, M, M]
+	p.masked = Einsum("nd,dmj->nmj", mask, perOutput)
+	p.maskedFor = mask
+	return p.masked
+}

@@ -57,6 +57,7 @@ type Posterior struct {
 
 	// Built on first use and shared by every Predict on this graph (see conditional.go).
 	sigma, proj, meanProj, varMat *Node
+	masked, maskedFor             *Node // A_n for the mask node maskedFor (see MaskedMarginals)
 }
 
 // NewPosterior reads the inducing variables from ctx and factorises Kuu.

@@ -29,14 +29,16 @@ func (lk *Gaussian) NoiseVariance(ctx *context.Context, g *Graph) *Node {
 // h: [N, Q] latent points. Missing entries drop out entirely (paper App. E).
 func (lk *Gaussian) ExpectedLogLik(ctx *context.Context, p *Posterior, x, mask, h *Node) *Node {
 	s2 := lk.NoiseVariance(ctx, h.Graph())
-	m := p.Predict(h, mask != nil)
-	sq := Square(Sub(x, m.Mean)) // [N, D]
 	logNorm := MulScalar(Log(MulScalar(s2, 2*math.Pi)), -0.5)
 	if mask == nil {
+		m := p.Predict(h, false)
+		sq := Square(Sub(x, m.Mean)) // [N, D]
 		d := float64(p.In.D)
 		quad := Div(Add(ReduceSum(sq, -1), m.VarSum), MulScalar(s2, 2))
 		return Sub(MulScalar(Add(ZerosLike(quad), logNorm), d), quad)
 	}
-	per := Sub(Add(ZerosLike(sq), logNorm), Div(Add(sq, m.Var), MulScalar(s2, 2)))
-	return ReduceSum(Mul(per, mask), -1)
+	mean, varSum := p.MaskedMarginals(h, mask)
+	sq := ReduceSum(Mul(Square(Sub(x, mean)), mask), -1) // [N]
+	observed := ReduceSum(mask, -1)
+	return Sub(Mul(observed, logNorm), Div(Add(sq, varSum), MulScalar(s2, 2)))
 }

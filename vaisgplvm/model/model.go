@@ -141,25 +141,37 @@ func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) 
 // BatchFor returns what the bounds need for the batch idx [B] with data x, mask [B, D].
 func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch {
 	post := gp.NewPosterior(ctx, x.Graph(), m.Inducing, m.Kernel)
+	tiles := map[int][2]*Node{} // x and mask tiled for S samples, built once per S
 	return &bounds.Batch{
-		N:      m.N,
-		Q0:     latent.Batch(ctx, x.Graph(), m.Latent, idx),
-		LogLik: func(h *Node) *Node { return m.logLik(ctx, post, x, mask, h) },
-		KLU:    post.KL(),
+		N:  m.N,
+		Q0: latent.Batch(ctx, x.Graph(), m.Latent, idx),
+		LogLik: func(h *Node) *Node {
+			s := h.Shape().Dim(0)
+			t, ok := tiles[s]
+			if !ok {
+				t = [2]*Node{m.tile(x, s), m.tile(mask, s)}
+				tiles[s] = t
+			}
+			return m.logLik(ctx, post, t[0], t[1], h)
+		},
+		KLU: post.KL(),
 	}
 }
 
-// logLik evaluates l_n(h) for h [S, B, Q] by flattening the samples: [S, B].
+// tile repeats v [B, D] for s samples: [s*B, D] (v itself when s == 1 or v is nil).
+func (m *Model) tile(v *Node, s int) *Node {
+	if v == nil || s == 1 {
+		return v
+	}
+	b := v.Shape().Dim(0)
+	return Reshape(BroadcastToDims(InsertAxes(v, 0), s, b, m.D), s*b, m.D)
+}
+
+// logLik evaluates l_n(h) for h [S, B, Q] by flattening the samples, with x and mask already
+// tiled to [S*B, D]: [S, B].
 func (m *Model) logLik(ctx *context.Context, post *gp.Posterior, x, mask, h *Node) *Node {
 	s, b, q := h.Shape().Dim(0), h.Shape().Dim(1), h.Shape().Dim(2)
-	flat := Reshape(h, s*b, q)
-	tile := func(v *Node) *Node {
-		if v == nil || s == 1 {
-			return v
-		}
-		return Reshape(BroadcastToDims(InsertAxes(v, 0), s, b, m.D), s*b, m.D)
-	}
-	return Reshape(m.Lik.ExpectedLogLik(ctx, post, tile(x), tile(mask), flat), s, b)
+	return Reshape(m.Lik.ExpectedLogLik(ctx, post, x, mask, Reshape(h, s*b, q)), s, b)
 }
 
 // Predict returns the predictive mean [N, D] of f at latent points h [N, Q] and the expected
