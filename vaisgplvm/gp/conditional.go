@@ -27,10 +27,16 @@ func (p *Posterior) Predict(h *Node, perOutput bool) Marginals {
 	mean := MatMul(kfu, p.meanProjection())
 	kdiag := p.Kernel.Diag(p.ctx, h) // [N]
 	if perOutput {
-		psi := MatMul(kfu, Transpose(p.LInv, 0, 1))                  // [N, M] = K_fu L^-T
-		base := Sub(kdiag, ReduceSum(Square(psi), -1))               // [N]
-		t := Einsum("nm,dmk->ndk", MatMul(kfu, p.projection()), p.S) // [N, D, M]
-		v := Add(InsertAxes(base, -1), ReduceSum(Square(t), -1))     // [N, D]
+		psi := MatMul(kfu, Transpose(p.LInv, 0, 1))    // [N, M] = K_fu L^-T
+		base := Sub(kdiag, ReduceSum(Square(psi), -1)) // [N]
+		var v *Node                                    // [N, D]
+		if p.In.SharedSqrt {
+			t := MatMul(MatMul(kfu, p.projection()), Squeeze(p.S, 0)) // [N, M]
+			v = BroadcastToDims(InsertAxes(Add(base, ReduceSum(Square(t), -1)), -1), base.Shape().Dim(0), p.In.D)
+		} else {
+			t := Einsum("nm,dmk->ndk", MatMul(kfu, p.projection()), p.S) // [N, D, M]
+			v = Add(InsertAxes(base, -1), ReduceSum(Square(t), -1))
+		}
 		return Marginals{Mean: mean, Var: v, VarSum: ReduceSum(v, -1)}
 	}
 	quad := ReduceSum(Mul(MatMul(kfu, p.varianceMatrix()), kfu), -1) // [N]
@@ -70,6 +76,9 @@ func (p *Posterior) varianceMatrix() *Node {
 func (p *Posterior) sumSST() *Node {
 	if p.sigma == nil {
 		p.sigma = DotGeneral(p.S, []int{0, 2}, nil, p.S, []int{0, 2}, nil)
+		if p.In.SharedSqrt {
+			p.sigma = MulScalar(p.sigma, float64(p.In.D))
+		}
 	}
 	return p.sigma
 }
@@ -99,8 +108,12 @@ func (p *Posterior) maskedSigma(mask *Node) *Node {
 	if p.maskedFor == mask && p.masked != nil {
 		return p.masked
 	}
-	perOutput := Einsum("dmk,djk->dmj", p.S, p.S) // [D, M, M]
-	p.masked = Einsum("nd,dmj->nmj", mask, perOutput)
+	perOutput := Einsum("dmk,djk->dmj", p.S, p.S) // [D, M, M] or [1, M, M]
+	if p.In.SharedSqrt {
+		p.masked = Mul(InsertAxes(ReduceSum(mask, -1), -1, -1), perOutput) // [N, M, M]
+	} else {
+		p.masked = Einsum("nd,dmj->nmj", mask, perOutput)
+	}
 	p.maskedFor = mask
 	return p.masked
 }

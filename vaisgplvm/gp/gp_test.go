@@ -227,3 +227,44 @@ func TestUnmaskedELLMatchesAllOnesMask(t *testing.T) {
 		t.Errorf("unmasked and all-observed ELL differ by %g", d)
 	}
 }
+
+// TestSharedSqrtEqualsRepeatedS: one shared S gives the same marginals, KL and masked ELL as D
+// copies of it, whitened and unwhitened.
+func TestSharedSqrtEqualsRepeatedS(t *testing.T) {
+	p := newProblem(5)
+	for d := range p.s {
+		p.s[d] = p.s[0]
+	}
+	lik := &gp.Gaussian{NoiseVariance0: noise}
+	eval := func(shared, whitened bool) [][]float64 {
+		in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: whitened, Z0: p.z, UnwhitenedScale: 1, SharedSqrt: shared}
+		kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
+		ctx := context.New().Checked(false)
+		ctx.In("inducing").VariableWithValue("q_mu", p.mu)
+		if shared {
+			ctx.In("inducing").VariableWithValue("q_sqrt", p.s[:1])
+		} else {
+			ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+		}
+		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
+			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
+			per := post.Predict(h, true)
+			sum := post.Predict(h, false)
+			return []*Node{per.Var, sum.VarSum, post.KL(), lik.ExpectedLogLik(ctx, post, x, mask, h),
+				lik.ExpectedLogLik(ctx, post, x, nil, h)}
+		}, p.h, p.x, p.mask)
+		var res [][]float64
+		for _, o := range out {
+			res = append(res, testutil.Flat(o))
+		}
+		return res
+	}
+	for _, whitened := range []bool{true, false} {
+		a, b := eval(false, whitened), eval(true, whitened)
+		for i := range a {
+			if d := testutil.MaxAbsDiff(a[i], b[i]); !(d < 1e-10) {
+				t.Errorf("whitened=%v output %d: shared S differs from repeated S by %g", whitened, i, d)
+			}
+		}
+	}
+}

@@ -23,6 +23,10 @@ type Inducing struct {
 	Whitened bool        // u = L v with Kuu = L L^T and q(v) = N(m, S S^T); else q(u) directly
 	Z0       [][]float64 // initial inducing inputs [M, Q]
 	Jitter   float64     // relative jitter: Kuu + Jitter * kernelVariance * I; 0 means linalg.DefaultJitter
+	// SharedSqrt uses one S for every output (q(u_d) = N(m_d, S S^T)), as the optimal q(u) of
+	// Titsias & Lawrence (2010) has for fully observed data. Costs O(M^2) instead of O(D M^2) per
+	// point, which matters for images (D = 560, 784) with missing pixels.
+	SharedSqrt bool
 	// UnwhitenedScale is the initial diagonal of S_d when not whitened (sqrt of the kernel variance).
 	UnwhitenedScale float64
 }
@@ -53,7 +57,7 @@ type Posterior struct {
 	L      *Node // Cholesky factor of Kuu + jitter I: [M, M]
 	LInv   *Node // L^-1: [M, M]
 	Mu     *Node // variational means, one column per output: [M, D]
-	S      *Node // lower-triangular square roots S_d: [D, M, M]
+	S      *Node // lower-triangular square roots S_d: [D, M, M], or [1, M, M] when SharedSqrt
 
 	// Built on first use and shared by every Predict on this graph (see conditional.go).
 	sigma, proj, meanProj, varMat *Node
@@ -86,7 +90,11 @@ func NewPosterior(ctx *context.Context, g *Graph, in *Inducing, k kernels.Kernel
 	if !in.Whitened {
 		scale = in.UnwhitenedScale
 	}
-	s0 := make([][][]float64, in.D)
+	nS := in.D
+	if in.SharedSqrt {
+		nS = 1
+	}
+	s0 := make([][][]float64, nS)
 	for d := range s0 {
 		s0[d] = make([][]float64, in.M)
 		for i := range s0[d] {

@@ -27,6 +27,9 @@ func (p *Posterior) KL() *Node {
 		maha = ReduceAllSum(Square(MatMul(p.LInv, p.Mu)))
 		logDetK = MulScalar(linalg.LogDetFromCholesky(p.L), d)
 	}
+	if p.In.SharedSqrt { // the one S serves all D outputs
+		tr, logDetS = MulScalar(tr, d), MulScalar(logDetS, d)
+	}
 	kl := Sub(Add(Add(tr, maha), logDetK), ReduceAllSum(logDetS))
 	return MulScalar(AddScalar(kl, -m*d), 0.5)
 }

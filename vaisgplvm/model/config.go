@@ -16,19 +16,21 @@ var Methods = []string{"mf", "iwvi", "vais"}
 // Config is every setting of a model and its bound. Defaults (DefaultConfig) follow the paper's
 // Table 4 for oilflow and wine: M = 50, K = 5, lr 0.02.
 type Config struct {
-	Method   string  `json:"method"`    // "mf", "iwvi" or "vais"
-	Q        int     `json:"q"`         // latent dimensions
-	M        int     `json:"m"`         // inducing points
-	K        int     `json:"k"`         // IWVI samples or VAIS annealing steps
-	Samples  int     `json:"samples"`   // MF Monte Carlo samples, or VAIS independent chains S (default 1)
-	Kernel   string  `json:"kernel"`    // se, matern32, matern52, linear
-	Whitened bool    `json:"whitened"`  // whitened q(u) (default true)
-	DiagQ0   bool    `json:"diag_q0"`   // diagonal L_n in q0
-	Scale0   float64 `json:"q0_scale0"` // initial std of q0
-	Schedule string  `json:"schedule"`  // linear, sigmoid, power, learned
-	Eta      float64 `json:"eta"`       // Langevin step size (initial when learned)
-	LearnEta bool    `json:"learn_eta"` // learn log eta_k
-	StopGrad bool    `json:"stop_grad"` // stop gradients through the chain's scores
+	Method   string `json:"method"`   // "mf", "iwvi" or "vais"
+	Q        int    `json:"q"`        // latent dimensions
+	M        int    `json:"m"`        // inducing points
+	K        int    `json:"k"`        // IWVI samples or VAIS annealing steps
+	Samples  int    `json:"samples"`  // MF Monte Carlo samples, or VAIS independent chains S (default 1)
+	Kernel   string `json:"kernel"`   // se, matern32, matern52, linear
+	Whitened bool   `json:"whitened"` // whitened q(u) (default true)
+	DiagQ0   bool   `json:"diag_q0"`  // diagonal L_n in q0
+	// SharedQSqrt shares one square root S across the D outputs of q(u) (see gp.Inducing).
+	SharedQSqrt bool    `json:"shared_q_sqrt"`
+	Scale0      float64 `json:"q0_scale0"` // initial std of q0
+	Schedule    string  `json:"schedule"`  // linear, sigmoid, power, learned
+	Eta         float64 `json:"eta"`       // Langevin step size (initial when learned)
+	LearnEta    bool    `json:"learn_eta"` // learn log eta_k
+	StopGrad    bool    `json:"stop_grad"` // stop gradients through the chain's scores
 	// Precondition runs the Langevin chain in q0's whitened coordinates (default true; see
 	// anneal.Options.Precondition). Eta is then relative to q0's spread.
 	Precondition bool `json:"precondition"`

@@ -81,7 +81,7 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 	m := &Model{
 		Cfg: cfg, N: n, D: d, X: x, Mask: mask, Kernel: kern,
 		Inducing: &gp.Inducing{M: cfg.M, D: d, Q: cfg.Q, Whitened: cfg.Whitened, Z0: z0, Jitter: cfg.Jitter,
-			UnwhitenedScale: math.Sqrt(dataVar)},
+			UnwhitenedScale: math.Sqrt(dataVar), SharedSqrt: cfg.SharedQSqrt},
 		Lik:    &gp.Gaussian{NoiseVariance0: cfg.Noise0 * dataVar},
 		Latent: &latent.Config{N: n, Q: cfg.Q, Diagonal: cfg.DiagQ0, Mean0: mean0, Scale0: cfg.Scale0},
 		Step:   anneal.StepSize{Eta0: cfg.Eta, Learned: cfg.LearnEta},

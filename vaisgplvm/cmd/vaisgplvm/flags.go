@@ -19,6 +19,7 @@ type modelFlags struct {
 	unwhitened, diag, stopGrad bool
 	learnEta, standardize      bool
 	precondition, tamed        bool
+	sharedQSqrt                bool
 }
 
 // register adds the model flags with model.DefaultConfig's values as defaults.
@@ -40,6 +41,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.noise0, "noise0", d.Noise0, "initial noise variance as a fraction of the mean data variance")
 	fs.BoolVar(&f.unwhitened, "unwhitened", !d.Whitened, "parameterise q(u) directly instead of whitened")
 	fs.BoolVar(&f.diag, "diag-q0", d.DiagQ0, "diagonal q0 covariance")
+	fs.BoolVar(&f.sharedQSqrt, "shared-q-sqrt", d.SharedQSqrt, "one q(u) covariance factor shared by all outputs")
 	fs.BoolVar(&f.stopGrad, "stop-grad", d.StopGrad, "stop gradients through the chain's scores")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise every column (changes the metrics' scale)")
 }
@@ -53,7 +55,7 @@ func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, 
 	c.M, c.K, c.Samples, c.Batch, c.Kernel, c.Schedule = f.m, f.k, f.samples, f.batch, f.kernel, f.schedule
 	c.Eta, c.LearnEta, c.LR, c.Scale0, c.Noise0 = f.eta, f.learnEta, f.lr, f.scale0, f.noise0
 	c.Whitened, c.DiagQ0, c.StopGrad, c.Seed = !f.unwhitened, f.diag, f.stopGrad, seed
-	c.Precondition, c.Tamed = f.precondition, f.tamed
+	c.Precondition, c.Tamed, c.SharedQSqrt = f.precondition, f.tamed, f.sharedQSqrt
 	if err := c.Validate(); err != nil {
 		return c, usagef("%v", err)
 	}

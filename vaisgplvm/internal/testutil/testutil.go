@@ -92,6 +92,9 @@ func Flat(t *tensors.Tensor) []float64 {
 
 // MaxAbsDiff returns max_i |a_i - b_i|.
 func MaxAbsDiff(a, b []float64) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
 	m := 0.0
 	for i := range a {
 		m = math.Max(m, math.Abs(a[i]-b[i]))
