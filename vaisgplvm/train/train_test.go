@@ -2,13 +2,19 @@ package train_test
 
 import (
 	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -138,5 +144,60 @@ func TestDivergenceStopsWithIteration(t *testing.T) {
 	}
 	if err := toyTrainer(t, "vais", func(c *model.Config) { c.LR = 1e4; c.Precondition = false; c.Eta = 1 }).Load(path); err != nil {
 		t.Errorf("the checkpoint written before divergence is unreadable: %v", err)
+	}
+}
+
+// TestScoreMissing: the missing-entry MSE matches metrics on the Evaluate reconstruction, and the
+// missing-entry NELL matches the likelihood's masked expected log-likelihood with the mask inverted
+// (a different code path: MaskedMarginals instead of per-output variances).
+func TestScoreMissing(t *testing.T) {
+	truth := toyData(30)
+	x := make([][]float64, len(truth))
+	mask := make([][]float64, len(truth))
+	for i := range truth {
+		x[i] = append([]float64(nil), truth[i]...)
+		mask[i] = []float64{1, 1, 1, 1}
+		if i%5 == 0 {
+			mask[i] = []float64{1, 0, 1, 0}
+			x[i][1], x[i][3] = math.NaN(), math.NaN()
+		}
+	}
+	cfg := model.DefaultConfig("mf", 2)
+	cfg.M = 6
+	m, err := model.New(cfg, x, mask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := train.New(m, testutil.Backend())
+	if err := tr.Run(40, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := tr.Evaluate(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := tr.ScoreMissing(truth, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := make([][]float64, len(mask))
+	for i := range mask {
+		inv[i] = make([]float64, 4)
+		for j := range inv[i] {
+			inv[i][j] = 1 - mask[i][j]
+		}
+	}
+	if want := metrics.MSE(truth, ev.Recon, inv); math.Abs(sc.MSE-want) > 1e-9 || sc.Entries != 12 || sc.Rows != 6 {
+		t.Errorf("missing MSE %g (entries %d, rows %d), want %g over 12 entries in 6 rows", sc.MSE, sc.Entries, sc.Rows, want)
+	}
+	out := context.MustExecOnce(tr.Backend, tr.Ctx, func(ctx *context.Context, xt, mk, h *Node) *Node {
+		post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
+		return ReduceAllSum(m.Lik.ExpectedLogLik(ctx, post, xt, mk, h))
+	}, truth, inv, ev.Latent)
+	if want := -testutil.Flat(out)[0] / 6; math.Abs(sc.NELL-want) > 1e-8 {
+		t.Errorf("missing NELL %g, want %g", sc.NELL, want)
+	}
+	if _, err := toyTrainer(t, "mf", nil).ScoreMissing(truth, ev); err == nil {
+		t.Error("a model without a mask should not score missing entries")
 	}
 }
