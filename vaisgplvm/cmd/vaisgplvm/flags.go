@@ -25,7 +25,7 @@ type modelFlags struct {
 // register adds the model flags with model.DefaultConfig's values as defaults.
 func (f *modelFlags) register(fs *flag.FlagSet) {
 	d := model.DefaultConfig("vais", 1)
-	fs.IntVar(&f.q, "q", 0, "latent dimensions Q (0 = the paper's: 10 oilflow, 9 wine)")
+	fs.IntVar(&f.q, "q", 0, "latent dimensions Q (0 = the paper's: 10 oilflow, 9 wine, 20 frey, 5 mnist)")
 	fs.IntVar(&f.m, "m", d.M, "inducing points M")
 	fs.IntVar(&f.k, "k", d.K, "IWVI samples / VAIS annealing steps K")
 	fs.IntVar(&f.samples, "samples", d.Samples, "MF samples / VAIS independent chains")
@@ -49,7 +49,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, error) {
 	q := f.q
 	if q == 0 {
-		q = map[string]int{"oilflow": 10, "wine": 9}[dataset]
+		q = map[string]int{"oilflow": 10, "wine": 9, "frey": 20, "mnist": 5}[dataset]
 	}
 	c := model.DefaultConfig(method, q)
 	c.M, c.K, c.Samples, c.Batch, c.Kernel, c.Schedule = f.m, f.k, f.samples, f.batch, f.kernel, f.schedule
