@@ -158,3 +158,39 @@ func TestReproduceIsIndependentOfJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestReproduceTable2Smoke runs the missing-pixel table for 3 iterations on MNIST (when present).
+func TestReproduceTable2Smoke(t *testing.T) {
+	if _, err := data.Locate(data.MNISTTestImages); err != nil {
+		t.Skipf("mnist data not available: %v", err)
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	args := []string{"reproduce", "--table", "2", "--datasets", "mnist", "--methods", "mf,vais", "--iters", "3",
+		"--m", "5", "--k", "2", "--out", dir}
+	if code := run(args, &stderr); code != 0 {
+		t.Fatalf("reproduce --table 2 exited %d: %s", code, stderr.String())
+	}
+	var tab Table1
+	buf, err := os.ReadFile(filepath.Join(dir, "table2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf, &tab); err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 6 {
+		t.Fatalf("want 6 rows, got %d", len(tab.Rows))
+	}
+	for _, r := range tab.Rows {
+		if !(r.MSE[0] > 0 && r.MSE[0] < 1) || r.OneNNError == nil || !(r.NELL[0] > 0) {
+			t.Errorf("row %+v: want a missing-pixel MSE in (0, 1) on the unit scale, a NELL and a 1-NN error", r)
+		}
+	}
+	if code := run([]string{"reproduce", "--table", "2", "--datasets", "wine"}, &stderr); code != 2 {
+		t.Errorf("table 2 on wine exited %d, want 2", code)
+	}
+	if code := run([]string{"reproduce", "--table", "2", "--pixels", "gray"}, &stderr); code != 2 {
+		t.Errorf("--pixels gray exited %d, want 2", code)
+	}
+}
