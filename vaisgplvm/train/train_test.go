@@ -201,3 +201,28 @@ func TestScoreMissing(t *testing.T) {
 		t.Error("a model without a mask should not score missing entries")
 	}
 }
+
+// TestWeights: ESS lies in [1, K] and the entropy in [0, log K] for IWVI and VAIS; MF has no
+// weights; an out-of-range point is an error. (ESS and entropy themselves are tested in metrics.)
+func TestWeights(t *testing.T) {
+	for _, method := range []string{"iwvi", "vais"} {
+		tr := toyTrainer(t, method, nil)
+		if err := tr.Run(20, nil, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		st, err := tr.Weights([]int{0, 3, 7, 11}, 25, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: ESS %.2f, entropy %.3f (log 25 = %.3f)", method, st.ESS, st.Entropy, math.Log(25))
+		if !(st.ESS >= 1 && st.ESS <= 25) || !(st.Entropy >= 0 && st.Entropy <= math.Log(25)+1e-12) || st.Points != 4 {
+			t.Errorf("%s: ESS %g or entropy %g out of range", method, st.ESS, st.Entropy)
+		}
+	}
+	if _, err := toyTrainer(t, "mf", nil).Weights([]int{0}, 5, 1); err == nil {
+		t.Error("MF has no importance weights: want an error")
+	}
+	if _, err := toyTrainer(t, "iwvi", nil).Weights([]int{99}, 5, 1); err == nil {
+		t.Error("an out-of-range point should be an error")
+	}
+}

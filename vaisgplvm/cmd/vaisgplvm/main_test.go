@@ -34,6 +34,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"train", "--out", out, "stray"},
 		{"train", "--out", out, "--q0-scale", "-1"},
 		{"reproduce", "--table", "9"},
+		{"reproduce", "--table", "3", "--methods", "mf,vais"},
+		{"reproduce", "--table", "3", "--datasets", "oilflow"},
 		{"reproduce", "--runs", "0"},
 		{"reproduce", "--datasets", "oilflow,nope"},
 		{"reproduce", "--methods", "mf,xx"},

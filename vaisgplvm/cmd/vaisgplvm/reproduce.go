@@ -34,6 +34,9 @@ type Row struct {
 	NELL       [2]float64  `json:"nell_per_point"`
 	OneNNError *[2]float64 `json:"one_nn_error,omitempty"` // nil without labels
 	SecPerIter float64     `json:"seconds_per_iteration"`
+	// ESS and weight entropy of K weights per damaged image (table 3 only).
+	ESS     *[2]float64 `json:"ess,omitempty"`
+	Entropy *[2]float64 `json:"weight_entropy,omitempty"`
 }
 
 // Table1 is the JSON written by reproduce --table 1.
@@ -69,14 +72,19 @@ func runReproduce(args []string) error {
 		if *paper {
 			*iters, *runs, mf.batch = 3000, 10, 0
 		}
-	case 2:
+	case 2, 3:
 		// Table 4's settings for the image data: K = 25; the stochastic variant (batch 100) in both
 		// sizes; one q(u) square root shared by the outputs (D = 560, 784) unless set.
+		// Table 3 scores the weights of IWVI and VAIS on the Frey reconstruction task.
 		allowed = []string{"frey", "mnist"}
 		defaults := map[string]func(){
 			"datasets": func() { *datasets = "frey,mnist" }, "iters": func() { *iters = 300 },
 			"k": func() { mf.k = 25 }, "shared-q-sqrt": func() { mf.sharedQSqrt = true },
-			"out": func() { *out = "out/table2" },
+			"out": func() { *out = fmt.Sprintf("out/table%d", *table) },
+		}
+		if *table == 3 {
+			defaults["datasets"] = func() { *datasets = "frey" }
+			defaults["methods"] = func() { *methods = "iwvi,vais" }
 		}
 		for name, apply := range defaults {
 			if !set[name] {
@@ -90,7 +98,7 @@ func runReproduce(args []string) error {
 			return usagef("--pixels %q: want unit or raw", *pixels)
 		}
 	default:
-		return usagef("--table %d: tables 1 and 2 are implemented so far", *table)
+		return usagef("--table %d: tables 1, 2 and 3 are implemented so far", *table)
 	}
 	if *runs < 1 || *iters < 3 || *jobs < 1 {
 		return usagef("--runs and --jobs must be >= 1 and --iters >= 3")
@@ -117,7 +125,10 @@ func runReproduce(args []string) error {
 		"k": mf.k, "m": mf.m, "eta": mf.eta, "lr": mf.lr, "standardized": mf.standardize,
 		"precondition": mf.precondition, "schedule": mf.schedule, "parallel_jobs": *jobs, "table": *table,
 		"shared_q_sqrt": mf.sharedQSqrt}}
-	if *table == 2 {
+	if *table == 3 && strings.Contains(*methods, "mf") {
+		return usagef("--methods: table 3 compares the weights of iwvi and vais; mf has none")
+	}
+	if *table >= 2 {
 		res.Settings["pixels"] = *pixels
 		res.Settings["missing"] = "5% of images (seeded by the run) lose 75% of their pixels"
 	}
@@ -125,7 +136,7 @@ func runReproduce(args []string) error {
 	sets := map[string]*data.Dataset{}
 	for _, dsName := range strings.Split(*datasets, ",") {
 		var ds *data.Dataset
-		if *table == 2 {
+		if *table >= 2 {
 			ds, err = loadImages(dsName, *pixels)
 		} else {
 			ds, err = loadData(dsName, mf.standardize)
@@ -152,8 +163,9 @@ func runReproduce(args []string) error {
 		}
 		ds := sets[j.dataset]
 		x, mask := ds.X, [][]float64(nil)
-		if *table == 2 {
-			if x, mask, err = hidePixels(ds.X, j.seed); err != nil {
+		var damaged []int
+		if *table >= 2 {
+			if x, mask, damaged, err = hidePixels(ds.X, j.seed); err != nil {
 				return err
 			}
 		}
@@ -178,6 +190,13 @@ func runReproduce(args []string) error {
 				ev.MSE, ev.NELL = sc.MSE, sc.NELL // the table's columns: scores of the hidden pixels
 			}
 			j.evals = append(j.evals, ev)
+			if *table == 3 {
+				w, err := tr.Weights(damaged, mf.k, j.seed)
+				if err != nil {
+					return err
+				}
+				j.weights = append(j.weights, w)
+			}
 		}
 		j.secs = tr.SecondsPerIter()
 		fmt.Fprintf(os.Stderr, "%s %s seed %d done (%.0f s elapsed)\n", j.dataset, j.method, j.seed, time.Since(start).Seconds())
@@ -194,7 +213,18 @@ func runReproduce(args []string) error {
 				evs = append(evs, j.evals[s])
 				secs += j.secs / float64(len(cell))
 			}
-			res.Rows = append(res.Rows, summarise(cell[0].dataset, cell[0].method, it, evs, secs))
+			row := summarise(cell[0].dataset, cell[0].method, it, evs, secs)
+			if *table == 3 {
+				var ess, ent []float64
+				for _, j := range cell {
+					ess, ent = append(ess, j.weights[s].ESS), append(ent, j.weights[s].Entropy)
+				}
+				m, se := metrics.MeanAndTwoSE(ess)
+				row.ESS = &[2]float64{m, se}
+				m, se = metrics.MeanAndTwoSE(ent)
+				row.Entropy = &[2]float64{m, se}
+			}
+			res.Rows = append(res.Rows, row)
 		}
 	}
 	md := markdown(res, *table)
@@ -246,6 +276,18 @@ func oneNN(evs []*train.Evaluation) *[2]float64 {
 
 func markdown(t Table1, table int) string {
 	var sb strings.Builder
+	if table == 3 {
+		fmt.Fprintf(&sb, "Table 3 (settings: %v). ESS = 1/sum_k w_k^2 and entropy -sum_k w_k log w_k of the K normalised "+
+			"weights per damaged image (IWVI: K samples of q0; VAIS: K independent annealed chains), averaged over the "+
+			"damaged images; -ELBO, MSE and NELL as in Table 2; mean ± 2 s.e.\n\n", t.Settings)
+		sb.WriteString("| dataset | method | iters | ESS | weight entropy | -ELBO | MSE | NELL |\n|---|---|---|---|---|---|---|---|\n")
+		for _, r := range t.Rows {
+			fmt.Fprintf(&sb, "| %s | %s | %d | %.2f ± %.2f | %.3f ± %.3f | %.3f ± %.3f | %.4f ± %.4f | %.3f ± %.3f |\n",
+				r.Dataset, r.Method, r.Iterations, r.ESS[0], r.ESS[1], r.Entropy[0], r.Entropy[1],
+				r.NegELBO[0], r.NegELBO[1], r.MSE[0], r.MSE[1], r.NELL[0], r.NELL[1])
+		}
+		return sb.String()
+	}
 	if table == 2 {
 		fmt.Fprintf(&sb, "Table 2 (settings: %v). -ELBO in nats per image (all images, observed pixels); MSE over the "+
 			"hidden pixels in squared pixel units of the chosen scale; NELL in nats per damaged image, over its hidden pixels; "+
@@ -270,8 +312,9 @@ func markdown(t Table1, table int) string {
 type job struct {
 	dataset, method string
 	seed            uint64
-	evals           []*train.Evaluation // one per snapshot
-	secs            float64             // seconds per iteration
+	evals           []*train.Evaluation  // one per snapshot
+	weights         []*train.WeightStats // one per snapshot (table 3)
+	secs            float64              // seconds per iteration
 }
 
 // runJobs runs do on every job with at most n at a time and returns the first error.
@@ -309,10 +352,10 @@ func loadImages(name, pixels string) (*data.Dataset, error) {
 
 // hidePixels applies the paper's missing-data protocol (5% of images lose 75% of their pixels,
 // seeded): a copy of x with NaN at hidden pixels, and the observation mask.
-func hidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, err error) {
-	mask, _, err = data.MissingMask(len(x), len(x[0]), 0.05, 0.75, seed)
+func hidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, damaged []int, err error) {
+	mask, damaged, err = data.MissingMask(len(x), len(x[0]), 0.05, 0.75, seed)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	hidden = make([][]float64, len(x))
 	for i := range x {
@@ -323,5 +366,5 @@ func hidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, err error
 			}
 		}
 	}
-	return hidden, mask, nil
+	return hidden, mask, damaged, nil
 }

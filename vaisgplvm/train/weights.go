@@ -1,0 +1,81 @@
+package train
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+)
+
+// WeightStats are the importance-weight diagnostics of paper Table 3, averaged over points.
+type WeightStats struct {
+	ESS     float64 `json:"ess"`            // mean over points of 1 / sum_k w_k^2 (between 1 and K)
+	Entropy float64 `json:"weight_entropy"` // mean over points of -sum_k w_k log w_k, nats (at most log K)
+	K       int     `json:"k"`              // weights per point
+	Points  int     `json:"points"`
+}
+
+// Weights returns the normalised-weight diagnostics of k importance weights per point for the
+// rows idx: for IWVI the k samples of q0 (the model's K is replaced by k), for VAIS k independent
+// annealed chains per point (the model's K annealing steps each), and for MF an error (it has no
+// weights). The noise is drawn from PCG(seed).
+func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
+	m := *t.Model
+	switch m.Cfg.Method {
+	case "iwvi":
+		m.Cfg.K = k
+	case "vais":
+		m.Cfg.Samples = k
+	default:
+		return nil, fmt.Errorf("weights: method %q has no importance weights", m.Cfg.Method)
+	}
+	if k < 1 || len(idx) == 0 {
+		return nil, fmt.Errorf("weights: need k >= 1 and at least one point")
+	}
+	b := len(idx)
+	x := make([][]float64, b)
+	mask := make([][]float64, b)
+	ids := make([]int32, b)
+	for i, j := range idx {
+		if j < 0 || j >= m.N {
+			return nil, fmt.Errorf("weights: point %d out of range [0, %d)", j, m.N)
+		}
+		ids[i], x[i] = int32(j), m.X[j]
+		if m.Mask != nil {
+			mask[i] = m.Mask[j]
+		} else {
+			mask[i] = ones(m.D)
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x77))
+	s0, sc := m.NoiseShapes(b)
+	exec, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, xn, mk, id, e0, ch *Node) *Node {
+		if !m.HasMask() {
+			mk = nil
+		}
+		res, _ := m.Bound(ctx, xn, mk, id, e0, ch)
+		return res.LogW
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, err := exec.Exec(cleanNaN(x), mask, ids, normal(rng, s0), normal(rng, sc))
+	if err != nil {
+		return nil, fmt.Errorf("weights: %w", err)
+	}
+	logW := tensors.MustCopyFlatData[float64](out[0]) // [k, b]
+	st := &WeightStats{K: k, Points: b}
+	col := make([]float64, k)
+	for n := 0; n < b; n++ {
+		for s := 0; s < k; s++ {
+			col[s] = logW[s*b+n]
+		}
+		st.ESS += metrics.ESS(col) / float64(b)
+		st.Entropy += metrics.WeightEntropy(col) / float64(b)
+	}
+	return st, nil
+}
