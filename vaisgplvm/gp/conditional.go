@@ -24,7 +24,7 @@ type Marginals struct {
 // [M, M] product per call, which matters because the annealed chain calls Predict K+1 times.
 func (p *Posterior) Predict(h *Node, perOutput bool) Marginals {
 	kfu := p.Kernel.Matrix(p.ctx, h, p.Z) // [N, M]
-	mean := MatMul(kfu, p.meanProjection())
+	mean := p.addBias(MatMul(kfu, p.meanProjection()))
 	kdiag := p.Kernel.Diag(p.ctx, h) // [N]
 	if perOutput {
 		psi := MatMul(kfu, Transpose(p.LInv, 0, 1))    // [N, M] = K_fu L^-T
@@ -93,7 +93,7 @@ func (p *Posterior) sumSST() *Node {
 // then cost O(N M^2) each instead of O(N D M^2). mask: [N, D], 1 = observed.
 func (p *Posterior) MaskedMarginals(h, mask *Node) (mean, varSum *Node) {
 	kfu := p.Kernel.Matrix(p.ctx, h, p.Z) // [N, M]
-	mean = MatMul(kfu, p.meanProjection())
+	mean = p.addBias(MatMul(kfu, p.meanProjection()))
 	kdiag := p.Kernel.Diag(p.ctx, h)
 	psi := MatMul(kfu, Transpose(p.LInv, 0, 1))
 	base := Mul(Sub(kdiag, ReduceSum(Square(psi), -1)), ReduceSum(mask, -1)) // [N]
@@ -116,4 +116,12 @@ func (p *Posterior) maskedSigma(mask *Node) *Node {
 	}
 	p.maskedFor = mask
 	return p.masked
+}
+
+// addBias adds the constant mean function b [D] to predictive means [N, D] (no-op for a zero mean).
+func (p *Posterior) addBias(mean *Node) *Node {
+	if p.Bias == nil {
+		return mean
+	}
+	return Add(mean, InsertAxes(p.Bias, 0))
 }

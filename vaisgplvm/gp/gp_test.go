@@ -268,3 +268,40 @@ func TestSharedSqrtEqualsRepeatedS(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanBias: a constant mean function b shifts the predictive means by b and leaves the
+// variances alone; the masked ELL equals the zero-mean one on data shifted by -b.
+func TestMeanBias(t *testing.T) {
+	p := newProblem(6)
+	bias := []float64{0.5, -1.25, 2}
+	shifted := make([][]float64, len(p.x))
+	for i := range p.x {
+		shifted[i] = make([]float64, dTest)
+		for j := range p.x[i] {
+			shifted[i][j] = p.x[i][j] - bias[j]
+		}
+	}
+	lik := &gp.Gaussian{NoiseVariance0: noise}
+	eval := func(b0 []float64, x [][]float64) [][]float64 {
+		in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: true, Z0: p.z, Bias0: b0}
+		kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
+		ctx := context.New().Checked(false)
+		ctx.In("inducing").VariableWithValue("q_mu", p.mu)
+		ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
+			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
+			per := post.Predict(h, true)
+			return []*Node{per.Mean, per.Var, lik.ExpectedLogLik(ctx, post, x, mask, h)}
+		}, p.h, x, p.mask)
+		return [][]float64{testutil.Flat(out[0]), testutil.Flat(out[1]), testutil.Flat(out[2])}
+	}
+	with, without := eval(bias, p.x), eval(nil, shifted)
+	for i, v := range with[0] {
+		if math.Abs(v-without[0][i]-bias[i%dTest]) > 1e-12 {
+			t.Fatalf("mean %d: %g, want %g + %g", i, v, without[0][i], bias[i%dTest])
+		}
+	}
+	if testutil.MaxAbsDiff(with[1], without[1]) > 1e-12 || testutil.MaxAbsDiff(with[2], without[2]) > 1e-10 {
+		t.Errorf("variances or ELL changed by the bias: %v vs %v", with[2], without[2])
+	}
+}

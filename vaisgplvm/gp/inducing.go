@@ -27,6 +27,9 @@ type Inducing struct {
 	// Titsias & Lawrence (2010) has for fully observed data. Costs O(M^2) instead of O(D M^2) per
 	// point, which matters for images (D = 560, 784) with missing pixels.
 	SharedSqrt bool
+	// Bias0, when set ([D]), gives each output a learned constant mean function b_d (variable
+	// "inducing/mean_bias") initialised to Bias0: f_d ~ GP(b_d, k). Nil: zero mean, as in the paper.
+	Bias0 []float64
 	// UnwhitenedScale is the initial diagonal of S_d when not whitened (sqrt of the kernel variance).
 	UnwhitenedScale float64
 }
@@ -58,6 +61,7 @@ type Posterior struct {
 	LInv   *Node // L^-1: [M, M]
 	Mu     *Node // variational means, one column per output: [M, D]
 	S      *Node // lower-triangular square roots S_d: [D, M, M], or [1, M, M] when SharedSqrt
+	Bias   *Node // constant mean function b [D], or nil (zero mean)
 
 	// Built on first use and shared by every Predict on this graph (see conditional.go).
 	sigma, proj, meanProj, varMat *Node
@@ -74,6 +78,9 @@ func NewPosterior(ctx *context.Context, g *Graph, in *Inducing, k kernels.Kernel
 		mu0[i] = make([]float64, in.D)
 	}
 	p.Mu = c.VariableWithValue("q_mu", mu0).ValueGraph(g)
+	if in.Bias0 != nil {
+		p.Bias = c.VariableWithValue("mean_bias", in.Bias0).ValueGraph(g)
+	}
 	kuu := k.Matrix(ctx, p.Z, p.Z)
 	jitter := in.Jitter
 	if jitter == 0 {

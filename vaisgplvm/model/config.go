@@ -25,12 +25,15 @@ type Config struct {
 	Whitened bool   `json:"whitened"` // whitened q(u) (default true)
 	DiagQ0   bool   `json:"diag_q0"`  // diagonal L_n in q0
 	// SharedQSqrt shares one square root S across the D outputs of q(u) (see gp.Inducing).
-	SharedQSqrt bool    `json:"shared_q_sqrt"`
-	Scale0      float64 `json:"q0_scale0"` // initial std of q0
-	Schedule    string  `json:"schedule"`  // linear, sigmoid, power, learned
-	Eta         float64 `json:"eta"`       // Langevin step size (initial when learned)
-	LearnEta    bool    `json:"learn_eta"` // learn log eta_k
-	StopGrad    bool    `json:"stop_grad"` // stop gradients through the chain's scores
+	SharedQSqrt bool `json:"shared_q_sqrt"`
+	// MeanBias gives every output a learned constant mean, initialised at the observed column mean
+	// (default false: the paper's zero-mean GPs on raw data).
+	MeanBias bool    `json:"mean_bias"`
+	Scale0   float64 `json:"q0_scale0"` // initial std of q0
+	Schedule string  `json:"schedule"`  // linear, sigmoid, power, learned
+	Eta      float64 `json:"eta"`       // Langevin step size (initial when learned)
+	LearnEta bool    `json:"learn_eta"` // learn log eta_k
+	StopGrad bool    `json:"stop_grad"` // stop gradients through the chain's scores
 	// Precondition runs the Langevin chain in q0's whitened coordinates (default true; see
 	// anneal.Options.Precondition). Eta is then relative to q0's spread.
 	Precondition bool `json:"precondition"`

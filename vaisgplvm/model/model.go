@@ -86,6 +86,12 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 		Latent: &latent.Config{N: n, Q: cfg.Q, Diagonal: cfg.DiagQ0, Mean0: mean0, Scale0: cfg.Scale0},
 		Step:   anneal.StepSize{Eta0: cfg.Eta, Learned: cfg.LearnEta},
 	}
+	if cfg.MeanBias {
+		m.Inducing.Bias0 = make([]float64, d)
+		for j := range m.Inducing.Bias0 {
+			m.Inducing.Bias0[j] = columnMean(x, mask, j)
+		}
+	}
 	if cfg.Method == "vais" {
 		if m.Schedule, err = anneal.ParseSchedule(cfg.Schedule); err != nil {
 			return nil, err

@@ -19,7 +19,7 @@ type modelFlags struct {
 	unwhitened, diag, stopGrad bool
 	learnEta, standardize      bool
 	precondition, tamed        bool
-	sharedQSqrt                bool
+	sharedQSqrt, meanBias      bool
 }
 
 // register adds the model flags with model.DefaultConfig's values as defaults.
@@ -42,6 +42,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.unwhitened, "unwhitened", !d.Whitened, "parameterise q(u) directly instead of whitened")
 	fs.BoolVar(&f.diag, "diag-q0", d.DiagQ0, "diagonal q0 covariance")
 	fs.BoolVar(&f.sharedQSqrt, "shared-q-sqrt", d.SharedQSqrt, "one q(u) covariance factor shared by all outputs")
+	fs.BoolVar(&f.meanBias, "mean-bias", d.MeanBias, "learned constant mean per output (initialised at the column mean) instead of zero-mean GPs")
 	fs.BoolVar(&f.stopGrad, "stop-grad", d.StopGrad, "stop gradients through the chain's scores")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise every column (changes the metrics' scale)")
 }
@@ -55,7 +56,7 @@ func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, 
 	c.M, c.K, c.Samples, c.Batch, c.Kernel, c.Schedule = f.m, f.k, f.samples, f.batch, f.kernel, f.schedule
 	c.Eta, c.LearnEta, c.LR, c.Scale0, c.Noise0 = f.eta, f.learnEta, f.lr, f.scale0, f.noise0
 	c.Whitened, c.DiagQ0, c.StopGrad, c.Seed = !f.unwhitened, f.diag, f.stopGrad, seed
-	c.Precondition, c.Tamed, c.SharedQSqrt = f.precondition, f.tamed, f.sharedQSqrt
+	c.Precondition, c.Tamed, c.SharedQSqrt, c.MeanBias = f.precondition, f.tamed, f.sharedQSqrt, f.meanBias
 	if err := c.Validate(); err != nil {
 		return c, usagef("%v", err)
 	}
