@@ -4,6 +4,7 @@ package anneal
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 	"strconv"
 	"strings"
@@ -105,7 +106,7 @@ func (Learned) Name() string { return "learned" }
 
 // Betas implements Schedule.
 func (Learned) Betas(ctx *context.Context, g *Graph, k int) *Node {
-	raw := ctx.In("anneal").VariableWithValue("raw_beta_increments", make([]float64, k)).ValueGraph(g)
+	raw := vars.New(ctx.In("anneal"), "raw_beta_increments", make([]float64, k)).ValueGraph(g)
 	w := Softmax(raw, 0)
 	cum := MatMul(InsertAxes(w, 0), ConvertDType(upperOnes(g, k), w.DType())) // [1, K]: cumulative sums
 	return Reshape(cum, k)

@@ -2,6 +2,7 @@ package anneal
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
@@ -31,5 +32,5 @@ func (s StepSize) Etas(ctx *context.Context, g *Graph, k int) *Node {
 	if !s.Learned {
 		return Exp(Const(g, init))
 	}
-	return Exp(ctx.In("anneal").VariableWithValue("log_eta", init).ValueGraph(g))
+	return Exp(vars.New(ctx.In("anneal"), "log_eta", init).ValueGraph(g))
 }

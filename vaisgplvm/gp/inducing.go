@@ -9,6 +9,7 @@ package gp
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -72,14 +73,14 @@ type Posterior struct {
 func NewPosterior(ctx *context.Context, g *Graph, in *Inducing, k kernels.Kernel) *Posterior {
 	c := ctx.In("inducing")
 	p := &Posterior{In: in, Kernel: k, ctx: ctx}
-	p.Z = c.VariableWithValue("z", in.Z0).ValueGraph(g)
+	p.Z = vars.New(c, "z", in.Z0).ValueGraph(g)
 	mu0 := make([][]float64, in.M)
 	for i := range mu0 {
 		mu0[i] = make([]float64, in.D)
 	}
-	p.Mu = c.VariableWithValue("q_mu", mu0).ValueGraph(g)
+	p.Mu = vars.New(c, "q_mu", mu0).ValueGraph(g)
 	if in.Bias0 != nil {
-		p.Bias = c.VariableWithValue("mean_bias", in.Bias0).ValueGraph(g)
+		p.Bias = vars.New(c, "mean_bias", in.Bias0).ValueGraph(g)
 	}
 	kuu := k.Matrix(ctx, p.Z, p.Z)
 	jitter := in.Jitter
@@ -109,6 +110,6 @@ func NewPosterior(ctx *context.Context, g *Graph, in *Inducing, k kernels.Kernel
 			s0[d][i][i] = scale
 		}
 	}
-	p.S = TakeLowerTriangular(c.VariableWithValue("q_sqrt", s0).ValueGraph(g), 0)
+	p.S = TakeLowerTriangular(vars.New(c, "q_sqrt", s0).ValueGraph(g), 0)
 	return p
 }

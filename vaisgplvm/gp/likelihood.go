@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
@@ -17,7 +18,7 @@ type Gaussian struct {
 
 // NoiseVariance returns s^2 (a scalar node).
 func (lk *Gaussian) NoiseVariance(ctx *context.Context, g *Graph) *Node {
-	v := ctx.In("likelihood").VariableWithValue("raw_noise_variance", kernels.InvSoftplus(lk.NoiseVariance0))
+	v := vars.New(ctx.In("likelihood"), "raw_noise_variance", kernels.InvSoftplus(lk.NoiseVariance0))
 	return AddScalar(Softplus(v.ValueGraph(g)), 1e-6)
 }
 

@@ -11,10 +11,10 @@ package infer
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 	"strings"
 
-	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
@@ -181,7 +181,7 @@ func variable(ctx *context.Context, scope, name string) ([][]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	flat := tensors.MustCopyFlatData[float64](val)
+	flat := vars.Flat64(val)
 	r, c := val.Shape().Dim(0), val.Shape().Dim(1)
 	out := make([][]float64, r)
 	for i := range out {

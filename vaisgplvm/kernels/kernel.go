@@ -7,6 +7,7 @@ package kernels
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
@@ -62,13 +63,13 @@ func positive(ctx *context.Context, g *Graph, name string, init float64, q int) 
 	raw := InvSoftplus(init)
 	var v *context.Variable
 	if q == 0 {
-		v = ctx.VariableWithValue("raw_"+name, raw)
+		v = vars.New(ctx, "raw_"+name, raw)
 	} else {
 		vals := make([]float64, q)
 		for i := range vals {
 			vals[i] = raw
 		}
-		v = ctx.VariableWithValue("raw_"+name, vals)
+		v = vars.New(ctx, "raw_"+name, vals)
 	}
 	return Softplus(v.ValueGraph(g))
 }

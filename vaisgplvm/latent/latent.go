@@ -8,6 +8,7 @@ package latent
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
@@ -45,7 +46,7 @@ type Q0 struct {
 // Batch reads the variables and gathers the points idx [B] (int) from them.
 func Batch(ctx *context.Context, g *Graph, c *Config, idx *Node) *Q0 {
 	lc := ctx.In("latent")
-	mean := Gather(lc.VariableWithValue("mean", c.Mean0).ValueGraph(g), InsertAxes(idx, -1))
+	mean := Gather(vars.New(lc, "mean", c.Mean0).ValueGraph(g), InsertAxes(idx, -1))
 	q := &Q0{Q: c.Q, Mean: mean}
 	raw0 := kernels.InvSoftplus(c.Scale0)
 	if c.Diagonal {
@@ -56,7 +57,7 @@ func Batch(ctx *context.Context, g *Graph, c *Config, idx *Node) *Q0 {
 				init[i][j] = raw0
 			}
 		}
-		diag := Softplus(Gather(lc.VariableWithValue("raw_scale", init).ValueGraph(g), InsertAxes(idx, -1)))
+		diag := Softplus(Gather(vars.New(lc, "raw_scale", init).ValueGraph(g), InsertAxes(idx, -1)))
 		eye := InsertAxes(ConvertDType(Diagonal(g, c.Q), diag.DType()), 0)
 		q.Scale = Mul(InsertAxes(diag, -1), eye)
 		q.Inv = Mul(InsertAxes(Inverse(diag), -1), eye)
@@ -70,7 +71,7 @@ func Batch(ctx *context.Context, g *Graph, c *Config, idx *Node) *Q0 {
 			init[i][j][j] = raw0
 		}
 	}
-	raw := Gather(lc.VariableWithValue("raw_scale", init).ValueGraph(g), InsertAxes(idx, -1)) // [B, Q, Q]
+	raw := Gather(vars.New(lc, "raw_scale", init).ValueGraph(g), InsertAxes(idx, -1)) // [B, Q, Q]
 	eye := InsertAxes(ConvertDType(Diagonal(g, c.Q), raw.DType()), 0)
 	strict := TakeLowerTriangular(raw, -1)
 	q.Scale = Add(strict, Mul(Softplus(raw), eye))

@@ -45,6 +45,9 @@ type Config struct {
 	Seed   uint64  `json:"seed"`   // seeds initialisation, batches and noise
 	Noise0 float64 `json:"noise0"` // initial noise variance as a fraction of the mean data variance
 	Jitter float64 `json:"jitter"` // relative jitter on Kuu
+	// DType is the floating-point type of every parameter and graph: "float64" (default, also
+	// when empty) or "float32".
+	DType string `json:"dtype,omitempty"`
 }
 
 // DefaultConfig returns the paper's settings (Table 4) for a method on a dataset with q latent
@@ -102,6 +105,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Batch < 0 {
 		return fmt.Errorf("batch = %d: want >= 0 (0 = full batch)", c.Batch)
+	}
+	if c.DType != "" && c.DType != "float64" && c.DType != "float32" {
+		return fmt.Errorf("dtype %q: want float64 or float32", c.DType)
 	}
 	if c.Jitter < 0 {
 		return fmt.Errorf("jitter = %g: want >= 0", c.Jitter)

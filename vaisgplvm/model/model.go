@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"math"
 	"math/rand/v2"
 
@@ -98,6 +99,14 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// DType returns the model's floating-point dtype (Float64 unless Cfg.DType is "float32").
+func (m *Model) DType() dtypes.DType {
+	if m.Cfg.DType == "float32" {
+		return dtypes.Float32
+	}
+	return dtypes.Float64
 }
 
 // BatchSize returns B (N for full batch).

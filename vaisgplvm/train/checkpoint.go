@@ -3,6 +3,8 @@ package train
 import (
 	"encoding/gob"
 	"fmt"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"os"
 	"path/filepath"
 
@@ -112,9 +114,12 @@ func (t *Trainer) Load(path string) error {
 	}
 	for _, sv := range ck.Vars {
 		var val *tensors.Tensor
-		if sv.DType == "Int64" {
+		switch sv.DType {
+		case "Int64":
 			val = tensors.FromFlatDataAndDimensions(sv.I64, sv.Dims...)
-		} else {
+		case "Float32":
+			val = vars.Convert(tensors.FromFlatDataAndDimensions(sv.F64, sv.Dims...), dtypes.Float32)
+		default:
 			val = tensors.FromFlatDataAndDimensions(sv.F64, sv.Dims...)
 		}
 		t.Ctx.InAbsPath(sv.Scope).VariableWithValue(sv.Name, val)

@@ -4,6 +4,7 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 )
@@ -48,7 +49,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	ev := &Evaluation{}
 	for k := 0; k < draws; k++ {
 		x, mask, idx, eps0, chain := Inputs(&full, m.Cfg.Seed+1_000_003, k)
-		out, err := bound.Exec(cleanNaN(x), mask, idx, eps0, chain)
+		out, err := bound.Exec(t.in(cleanNaN(x)), t.in(mask), idx, t.in(eps0), t.in(chain))
 		if err != nil {
 			return nil, err
 		}
@@ -71,13 +72,13 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 		return nil, err
 	}
 	x, mask, idx, eps0, chain := Inputs(&rec, m.Cfg.Seed+2_000_003, 0)
-	out, err := recon.Exec(cleanNaN(x), mask, idx, eps0, chain)
+	out, err := recon.Exec(t.in(cleanNaN(x)), t.in(mask), idx, t.in(eps0), t.in(chain))
 	if err != nil {
 		return nil, err
 	}
 	ev.Latent = matrix(out[0])
 	ev.Recon = matrix(out[1])
-	for _, v := range tensors.MustCopyFlatData[float64](out[2]) {
+	for _, v := range vars.Flat64(out[2]) {
 		ev.NELL -= v / float64(m.N)
 	}
 	ev.MSE = metrics.MSE(m.X, ev.Recon, m.Mask)
@@ -89,7 +90,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 }
 
 func matrix(t *tensors.Tensor) [][]float64 {
-	flat := tensors.MustCopyFlatData[float64](t)
+	flat := vars.Flat64(t)
 	r, c := t.Shape().Dim(0), t.Shape().Dim(1)
 	out := make([][]float64, r)
 	for i := range out {

@@ -2,10 +2,10 @@ package train
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
@@ -39,12 +39,12 @@ func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScore
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.Exec(ev.Latent)
+	out, err := exec.Exec(t.in(ev.Latent))
 	if err != nil {
 		return nil, fmt.Errorf("score missing: %w", err)
 	}
 	mean, vr := matrix(out[0]), matrix(out[1])
-	s2 := tensors.MustCopyFlatData[float64](out[2])[0]
+	s2 := vars.Flat64(out[2])[0]
 	sc := &MissingScores{}
 	sse, nll := 0.0, 0.0
 	for i := range truth {

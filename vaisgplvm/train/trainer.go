@@ -5,6 +5,7 @@ package train
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -39,6 +40,9 @@ type Trainer struct {
 // New prepares a trainer; graphs are compiled on the first Step.
 func New(m *model.Model, b backends.Backend) *Trainer {
 	ctx := context.New().Checked(false)
+	if err := vars.SetDType(ctx, m.DType()); err != nil {
+		panic(err) // Config.Validate accepts only float64 and float32
+	}
 	t := &Trainer{Model: m, Backend: b, Ctx: ctx}
 	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Done()
 	t.step = context.MustNewExec(b, ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) *Node {
@@ -87,7 +91,7 @@ func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int
 func (t *Trainer) Step() (float64, error) {
 	x, mask, idx, eps0, chain := Inputs(t.Model, t.Model.Cfg.Seed, t.Iter)
 	start := time.Now()
-	out, err := t.step.Exec(cleanNaN(x), mask, idx, eps0, chain)
+	out, err := t.step.Exec(t.in(cleanNaN(x)), t.in(mask), idx, t.in(eps0), t.in(chain))
 	t.Seconds += time.Since(start).Seconds()
 	if err != nil {
 		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
@@ -189,4 +193,12 @@ func scalar(t *tensors.Tensor) float64 {
 		return float64(v)
 	}
 	return math.NaN()
+}
+
+// in converts an input ([][]float64 or a float64 tensor) to the model dtype.
+func (t *Trainer) in(v any) *tensors.Tensor {
+	if tt, ok := v.(*tensors.Tensor); ok {
+		return vars.Convert(tt, t.Model.DType())
+	}
+	return vars.Convert(tensors.FromAnyValue(v), t.Model.DType())
 }

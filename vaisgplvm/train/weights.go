@@ -2,10 +2,10 @@ package train
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math/rand/v2"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
@@ -63,11 +63,11 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.Exec(cleanNaN(x), mask, ids, normal(rng, s0), normal(rng, sc))
+	out, err := exec.Exec(t.in(cleanNaN(x)), t.in(mask), ids, t.in(normal(rng, s0)), t.in(normal(rng, sc)))
 	if err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
-	logW := tensors.MustCopyFlatData[float64](out[0]) // [k, b]
+	logW := vars.Flat64(out[0]) // [k, b]
 	st := &WeightStats{K: k, Points: b}
 	col := make([]float64, k)
 	for n := 0; n < b; n++ {

@@ -14,7 +14,7 @@ import (
 // modelFlags registers the model settings shared by train and reproduce.
 type modelFlags struct {
 	q, m, k, samples, batch    int
-	kernel, schedule           string
+	kernel, schedule, dtype    string
 	eta, lr, scale0, noise0    float64
 	unwhitened, diag, stopGrad bool
 	learnEta, standardize      bool
@@ -31,6 +31,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.samples, "samples", d.Samples, "MF samples / VAIS independent chains")
 	fs.IntVar(&f.batch, "batch", d.Batch, "mini-batch size B (0 = full batch)")
 	fs.StringVar(&f.kernel, "kernel", d.Kernel, "kernel: se, matern32, matern52, linear")
+	fs.StringVar(&f.dtype, "dtype", "float64", "floating-point type of parameters and graphs: float64 or float32")
 	fs.StringVar(&f.schedule, "schedule", d.Schedule, "annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1")
 	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when --learn-eta); relative to q0's spread when preconditioned")
 	fs.BoolVar(&f.learnEta, "learn-eta", d.LearnEta, "learn log eta_k")
@@ -57,6 +58,9 @@ func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, 
 	c.Eta, c.LearnEta, c.LR, c.Scale0, c.Noise0 = f.eta, f.learnEta, f.lr, f.scale0, f.noise0
 	c.Whitened, c.DiagQ0, c.StopGrad, c.Seed = !f.unwhitened, f.diag, f.stopGrad, seed
 	c.Precondition, c.Tamed, c.SharedQSqrt, c.MeanBias = f.precondition, f.tamed, f.sharedQSqrt, f.meanBias
+	if f.dtype != "float64" {
+		c.DType = f.dtype
+	}
 	if err := c.Validate(); err != nil {
 		return c, usagef("%v", err)
 	}

@@ -33,6 +33,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"train", "--out", out, "--backend", "tpu"},
 		{"train", "--out", out, "stray"},
 		{"train", "--out", out, "--q0-scale", "-1"},
+		{"train", "--out", out, "--dtype", "float16"},
 		{"reproduce", "--table", "9"},
 		{"reproduce", "--table", "3", "--methods", "mf,vais"},
 		{"reproduce", "--table", "3", "--datasets", "oilflow"},

@@ -1,0 +1,74 @@
+// Package vars creates the model's GoMLX variables in the model's floating-point dtype and
+// converts tensors between float64 (the Go side: data, checkpoints, metrics) and that dtype.
+//
+// The dtype is a context parameter (DTypeParam, inherited by sub-scopes): float64 by default,
+// float32 when SetDType(ctx, dtypes.Float32) was called before the first graph is built.
+package vars
+
+import (
+	"fmt"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// DTypeParam is the context parameter naming the model dtype ("float64" or "float32").
+const DTypeParam = "vaisgplvm_dtype"
+
+// SetDType sets the model dtype of ctx (and its sub-scopes): Float64 or Float32.
+func SetDType(ctx *context.Context, dt dtypes.DType) error {
+	switch dt {
+	case dtypes.Float64:
+		ctx.SetParam(DTypeParam, "float64")
+	case dtypes.Float32:
+		ctx.SetParam(DTypeParam, "float32")
+	default:
+		return fmt.Errorf("vars: dtype %s not supported (want float64 or float32)", dt)
+	}
+	return nil
+}
+
+// DType returns the model dtype of ctx (Float64 unless set).
+func DType(ctx *context.Context) dtypes.DType {
+	if context.GetParamOr(ctx, DTypeParam, "float64") == "float32" {
+		return dtypes.Float32
+	}
+	return dtypes.Float64
+}
+
+// New returns the variable name under ctx, created (if new) from init (a float64, []float64,
+// [][]float64 or [][][]float64) in the model dtype.
+func New(ctx *context.Context, name string, init any) *context.Variable {
+	return ctx.VariableWithValue(name, Convert(tensors.FromAnyValue(init), DType(ctx)))
+}
+
+// Convert returns t in dtype dt (t itself when it already is). Only float64 and float32.
+func Convert(t *tensors.Tensor, dt dtypes.DType) *tensors.Tensor {
+	if t.DType() == dt {
+		return t
+	}
+	dims := t.Shape().Dimensions
+	switch {
+	case t.DType() == dtypes.Float64 && dt == dtypes.Float32:
+		src := tensors.MustCopyFlatData[float64](t)
+		out := make([]float32, len(src))
+		for i, v := range src {
+			out[i] = float32(v)
+		}
+		return tensors.FromFlatDataAndDimensions(out, dims...)
+	case t.DType() == dtypes.Float32 && dt == dtypes.Float64:
+		src := tensors.MustCopyFlatData[float32](t)
+		out := make([]float64, len(src))
+		for i, v := range src {
+			out[i] = float64(v)
+		}
+		return tensors.FromFlatDataAndDimensions(out, dims...)
+	}
+	panic(fmt.Sprintf("vars: cannot convert %s to %s", t.DType(), dt))
+}
+
+// Flat64 returns the values of a float64 or float32 tensor as float64.
+func Flat64(t *tensors.Tensor) []float64 {
+	return tensors.MustCopyFlatData[float64](Convert(t, dtypes.Float64))
+}
