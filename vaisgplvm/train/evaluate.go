@@ -22,9 +22,10 @@ type Evaluation struct {
 	Recon         [][]float64 `json:"-"` // predictive means [N, D]
 }
 
-// ReconChains is the number of independent annealed chains per point whose self-normalised
-// weighted mean of H_K is the VAIS reconstruction latent in Evaluate (a single chain end is a
-// random draw from the transported distribution, not a point estimate).
+// ReconChains is the default number of independent annealed chains per point whose
+// self-normalised weighted mean of H_K is the VAIS reconstruction latent in Evaluate (a single
+// chain end is a random draw from the transported distribution, not a point estimate).
+// Trainer.ReconChains overrides it.
 const ReconChains = 16
 
 // Evaluate computes the metrics on all N points. The bound is the training bound (same K, S)
@@ -58,7 +59,11 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	}
 	rec := full
 	if rec.Cfg.Method == "vais" {
-		rec.Cfg.Samples = max(rec.Cfg.Samples, ReconChains)
+		chains := ReconChains
+		if t.ReconChains > 0 {
+			chains = t.ReconChains
+		}
+		rec.Cfg.Samples = max(rec.Cfg.Samples, chains)
 	}
 	recon, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
 		if !m.HasMask() {

@@ -32,6 +32,8 @@ type Trainer struct {
 	// DataTag names the training data (e.g. "oilflow" or "wine+standardized"); saved in checkpoints
 	// and checked by Load when both sides set it.
 	DataTag string
+	// ReconChains, when > 0, replaces the package default ReconChains in Evaluate.
+	ReconChains int
 
 	step *context.Exec
 	xAll [][]float64
