@@ -33,7 +33,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.kernel, "kernel", d.Kernel, "kernel: se, matern32, matern52, linear")
 	fs.StringVar(&f.dtype, "dtype", "float64", "floating-point type of parameters and graphs: float64 or float32")
 	fs.StringVar(&f.schedule, "schedule", d.Schedule, "annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1")
-	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when --learn-eta); relative to q0's spread when preconditioned")
+	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when --learn-eta; 0 = 0.25/K); relative to q0's spread when preconditioned")
 	fs.BoolVar(&f.learnEta, "learn-eta", d.LearnEta, "learn log eta_k")
 	fs.BoolVar(&f.precondition, "precondition", d.Precondition, "run the Langevin chain in q0's whitened coordinates (false = plain Langevin as printed in the paper)")
 	fs.BoolVar(&f.tamed, "tamed", d.Tamed, "tamed Langevin drift g/(1+eta|g|) (false = the paper's plain drift)")

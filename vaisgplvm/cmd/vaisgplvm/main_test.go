@@ -21,7 +21,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"train"}, // no --out
 		{"train", "--out", out, "--method", "bogus"},
 		{"train", "--out", out, "--k", "-1"},
-		{"train", "--out", out, "--eta", "0"},
+		{"train", "--out", out, "--eta", "-1"},
 		{"train", "--out", out, "--lr", "NaN"},
 		{"train", "--out", out, "--m", "0"},
 		{"train", "--out", out, "--kernel", "cosine"},

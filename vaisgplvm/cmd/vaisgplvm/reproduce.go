@@ -123,7 +123,7 @@ func runReproduce(args []string) error {
 	}
 	snaps := []int{*iters / 3, 2 * *iters / 3, *iters}
 	res := Table1{Settings: map[string]any{"iters": *iters, "runs": *runs, "batch": mf.batch, "backend": b.Name(),
-		"k": mf.k, "m": mf.m, "eta": mf.eta, "lr": mf.lr, "standardized": mf.standardize,
+		"k": mf.k, "m": mf.m, "eta": etaSetting(mf.eta, mf.k), "lr": mf.lr, "standardized": mf.standardize,
 		"precondition": mf.precondition, "schedule": mf.schedule, "parallel_jobs": *jobs, "table": *table,
 		"shared_q_sqrt": mf.sharedQSqrt}}
 	if *table == 3 && strings.Contains(*methods, "mf") {
@@ -380,4 +380,13 @@ func hidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, damaged [
 		}
 	}
 	return hidden, mask, damaged, nil
+}
+
+// etaSetting describes the step size for the table header: the value, or "0.25/K = v" by default.
+func etaSetting(eta float64, k int) string {
+	if eta != 0 {
+		return fmt.Sprint(eta)
+	}
+	c := model.Config{K: k}
+	return fmt.Sprintf("%g/K = %g", model.EtaTimesK, c.StepSize())
 }
