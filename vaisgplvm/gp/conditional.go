@@ -27,9 +27,8 @@ func (p *Posterior) Predict(h *Node, perOutput bool) Marginals {
 	mean := p.addBias(MatMul(kfu, p.meanProjection()))
 	kdiag := p.Kernel.Diag(p.ctx, h) // [N]
 	if perOutput {
-		psi := MatMul(kfu, Transpose(p.LInv, 0, 1))    // [N, M] = K_fu L^-T
-		base := Sub(kdiag, ReduceSum(Square(psi), -1)) // [N]
-		var v *Node                                    // [N, D]
+		base := p.residualVariance(kfu, kdiag) // [N]
+		var v *Node                            // [N, D]
 		if p.In.SharedSqrt {
 			t := MatMul(MatMul(kfu, p.projection()), Squeeze(p.S, 0)) // [N, M]
 			v = BroadcastToDims(InsertAxes(Add(base, ReduceSum(Square(t), -1)), -1), base.Shape().Dim(0), p.In.D)
@@ -95,11 +94,10 @@ func (p *Posterior) MaskedMarginals(h, mask *Node) (mean, varSum *Node) {
 	kfu := p.Kernel.Matrix(p.ctx, h, p.Z) // [N, M]
 	mean = p.addBias(MatMul(kfu, p.meanProjection()))
 	kdiag := p.Kernel.Diag(p.ctx, h)
-	psi := MatMul(kfu, Transpose(p.LInv, 0, 1))
-	base := Mul(Sub(kdiag, ReduceSum(Square(psi), -1)), ReduceSum(mask, -1)) // [N]
-	proj := MatMul(kfu, p.projection())                                      // [N, M]: T^T k_n per row
-	a := p.maskedSigma(mask)                                                 // [N, M, M]
-	quad := ReduceSum(Mul(Einsum("nm,nmk->nk", proj, a), proj), -1)          // [N]
+	base := Mul(p.residualVariance(kfu, kdiag), ReduceSum(mask, -1)) // [N]
+	proj := MatMul(kfu, p.projection())                              // [N, M]: T^T k_n per row
+	a := p.maskedSigma(mask)                                         // [N, M, M]
+	quad := ReduceSum(Mul(Einsum("nm,nmk->nk", proj, a), proj), -1)  // [N]
 	return mean, Add(base, quad)
 }
 
@@ -124,4 +122,11 @@ func (p *Posterior) addBias(mean *Node) *Node {
 		return mean
 	}
 	return Add(mean, InsertAxes(p.Bias, 0))
+}
+
+// residualVariance returns k(h_n, h_n) - k_n^T Kuu^-1 k_n = kdiag - |L^-1 k_n|^2 [N], the prior
+// variance of f at h_n not explained by u.
+func (p *Posterior) residualVariance(kfu, kdiag *Node) *Node {
+	psi := MatMul(kfu, Transpose(p.LInv, 0, 1)) // [N, M] = K_fu L^-T
+	return Sub(kdiag, ReduceSum(Square(psi), -1))
 }

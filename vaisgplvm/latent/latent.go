@@ -88,7 +88,7 @@ func (q *Q0) Sample(eps *Node) *Node {
 // LogProb returns log q0(h) for h [S, B, Q]: [S, B].
 func (q *Q0) LogProb(h *Node) *Node {
 	z := Einsum("bij,sbj->sbi", q.Inv, Sub(h, InsertAxes(q.Mean, 0)))
-	logDet := ReduceSum(Log(diagonal(q.Scale)), -1) // [B]
+	logDet := q.logDetScale() // [B]
 	c := -0.5 * float64(q.Q) * math.Log(2*math.Pi)
 	return AddScalar(Sub(MulScalar(ReduceSum(Square(z), -1), -0.5), InsertAxes(logDet, 0)), c)
 }
@@ -96,7 +96,7 @@ func (q *Q0) LogProb(h *Node) *Node {
 // LogProbWhitened returns log q0(a + L z) for whitened points z [S, B, Q]: log N(z | 0, I) - log|L|,
 // [S, B]. Equal to LogProb(Sample(z)) without the triangular solve.
 func (q *Q0) LogProbWhitened(z *Node) *Node {
-	logDet := ReduceSum(Log(diagonal(q.Scale)), -1) // [B]
+	logDet := q.logDetScale() // [B]
 	return Sub(LogPrior(z), InsertAxes(logDet, 0))
 }
 
@@ -119,4 +119,9 @@ func LogPrior(h *Node) *Node {
 func diagonal(m *Node) *Node {
 	eye := InsertAxes(ConvertDType(Diagonal(m.Graph(), m.Shape().Dim(-1)), m.DType()), 0)
 	return ReduceSum(Mul(m, eye), -1)
+}
+
+// logDetScale returns log|L_n| = sum_i log L_n,ii for each point: [B].
+func (q *Q0) logDetScale() *Node {
+	return ReduceSum(Log(diagonal(q.Scale)), -1)
 }
