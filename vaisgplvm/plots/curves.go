@@ -1,0 +1,123 @@
+package plots
+
+import (
+	"fmt"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+func plotterGrid() plot.Plotter { return plotter.NewGrid() }
+
+// Series is one named line: Y [n] against X [n], or against 1..n when X is nil.
+type Series struct {
+	Name string
+	X, Y []float64
+}
+
+// CurveOptions label and shape a line figure.
+type CurveOptions struct {
+	Title, XLabel, YLabel string
+	// Smooth > 1 plots the moving average over that many consecutive points (mini-batch -ELBO
+	// estimates are noisy); the first Smooth-1 points are dropped.
+	Smooth int
+	// From drops the points with X < From (the first iterations of a -ELBO curve dwarf the rest).
+	From float64
+	// Markers draws a glyph at every point (for short series such as beta_k).
+	Markers bool
+	// LogY uses a logarithmic y axis; every plotted value must then be > 0.
+	LogY bool
+}
+
+// Curves draws several series on one axis with a legend: the -ELBO curves of runs or methods
+// (paper Fig. 4), an annealing schedule beta_k against k, step sizes eta_k. Non-finite points are
+// skipped. Errors: no series, X and Y of different lengths, a series with no finite point left,
+// or a non-positive value with LogY.
+func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
+	if len(series) == 0 {
+		return nil, fmt.Errorf("plots: curves: no series")
+	}
+	p := newPlot(opt.Title, opt.XLabel, opt.YLabel)
+	if opt.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	for i, s := range series {
+		if s.X != nil && len(s.X) != len(s.Y) {
+			return nil, fmt.Errorf("plots: curves: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
+		}
+		xy := curvePoints(s, opt.Smooth, opt.From)
+		if len(xy) == 0 {
+			return nil, fmt.Errorf("plots: curves: series %q has no finite point to draw", s.Name)
+		}
+		for _, pt := range xy {
+			if opt.LogY && pt.Y <= 0 {
+				return nil, fmt.Errorf("plots: curves: series %q has value %g at x = %g; a log axis needs > 0", s.Name, pt.Y, pt.X)
+			}
+		}
+		line, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, fmt.Errorf("plots: curves: %w", err)
+		}
+		line.Color, line.Width = colour(i), vg.Points(1.2)
+		line.Dashes = dashes(i)
+		p.Add(line)
+		if opt.Markers {
+			sc, _ := plotter.NewScatter(xy)
+			sc.Color, sc.Shape = colour(i), draw.CircleGlyph{}
+			p.Add(sc)
+			p.Legend.Add(s.Name, line, sc)
+		} else {
+			p.Legend.Add(s.Name, line)
+		}
+	}
+	p.Legend.Top = true
+	return p, nil
+}
+
+// dashes distinguishes series without relying on colour alone.
+func dashes(i int) []vg.Length {
+	switch i % 4 {
+	case 1:
+		return []vg.Length{vg.Points(6), vg.Points(3)}
+	case 2:
+		return []vg.Length{vg.Points(2), vg.Points(2)}
+	case 3:
+		return []vg.Length{vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}
+	}
+	return nil
+}
+
+// curvePoints applies the moving average (over the finite values only) and the From cut.
+func curvePoints(s Series, smooth int, from float64) plotter.XYs {
+	var xy plotter.XYs
+	var window []float64
+	for i, y := range s.Y {
+		x := float64(i + 1)
+		if s.X != nil {
+			x = s.X[i]
+		}
+		if !finite(x) || !finite(y) {
+			continue
+		}
+		if smooth > 1 {
+			window = append(window, y)
+			if len(window) > smooth {
+				window = window[1:]
+			}
+			if len(window) < smooth {
+				continue
+			}
+			y = 0
+			for _, v := range window {
+				y += v / float64(smooth)
+			}
+		}
+		if x >= from {
+			xy = append(xy, plotter.XY{X: x, Y: y})
+		}
+	}
+	return xy
+}

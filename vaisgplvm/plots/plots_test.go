@@ -1,0 +1,157 @@
+package plots
+
+import (
+	"bytes"
+	"image/color"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestSmallestLengthscales(t *testing.T) {
+	d, err := SmallestLengthscales([]float64{3, 0.5, 7, 0.2, 1})
+	if err != nil || d != [2]int{3, 1} {
+		t.Fatalf("got %v, %v; want [3 1]", d, err)
+	}
+	for _, bad := range [][]float64{{1}, {1, math.NaN()}} {
+		if _, err := SmallestLengthscales(bad); err == nil {
+			t.Errorf("%v: want an error", bad)
+		}
+	}
+}
+
+// TestCurvePoints: the moving average equals a direct average of the last w finite values; From
+// and non-finite points are dropped.
+func TestCurvePoints(t *testing.T) {
+	y := []float64{1, 2, math.NaN(), 4, 8, 16}
+	xy := curvePoints(Series{Y: y}, 2, 0)
+	want := [][2]float64{{2, 1.5}, {4, 3}, {5, 6}, {6, 12}}
+	if len(xy) != len(want) {
+		t.Fatalf("got %d points %v, want %v", len(xy), xy, want)
+	}
+	for i, w := range want {
+		if xy[i].X != w[0] || xy[i].Y != w[1] {
+			t.Errorf("point %d = (%g, %g), want %v", i, xy[i].X, xy[i].Y, w)
+		}
+	}
+	if xy := curvePoints(Series{X: []float64{10, 20, 30}, Y: []float64{1, 2, 3}}, 0, 20); len(xy) != 2 || xy[0].X != 20 {
+		t.Errorf("From 20: got %v", xy)
+	}
+}
+
+func TestCurvesErrors(t *testing.T) {
+	cases := map[string][]Series{
+		"no series":     nil,
+		"ragged":        {{Name: "a", X: []float64{1}, Y: []float64{1, 2}}},
+		"nothing drawn": {{Name: "a", Y: []float64{math.NaN()}}},
+	}
+	for name, s := range cases {
+		if _, err := Curves(CurveOptions{}, s...); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+	if _, err := Curves(CurveOptions{LogY: true}, Series{Name: "a", Y: []float64{1, -1}}); err == nil {
+		t.Error("log axis with a negative value: want an error")
+	}
+	if _, err := Curves(CurveOptions{Markers: true}, Series{Name: "a", Y: []float64{1, 2}}, Series{Name: "b", Y: []float64{2, 1}}); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestGridImageIsUpright: pixel (row 0, last column) of a 3x2 image lands at the top right of its
+// cell, hidden pixels are MissingColour, gaps are white, and the raster has the documented size.
+func TestGridImageIsUpright(t *testing.T) {
+	im := []float64{0, 1, 0, 0, 0, 0} // 3 rows x 2 columns, bright top-right pixel
+	hidden := []float64{0, 0, 0, 0, 0, 1}
+	rows := []ImageRow{{Label: "truth", Images: [][]float64{im, im}}, {Label: "masked", Images: [][]float64{im, im}, Hidden: [][]float64{hidden, hidden}}}
+	g, err := GridImage(rows, GridOptions{Rows: 3, Cols: 2, Scale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := g.Bounds(); b.Dx() != 2*3*2-2 || b.Dy() != 2*4*2-2 {
+		t.Fatalf("raster %v, want 10 x 14", b)
+	}
+	white, black := color.RGBA{255, 255, 255, 255}, color.RGBA{0, 0, 0, 255}
+	checks := []struct {
+		x, y int
+		want color.RGBA
+	}{
+		{2, 0, white}, {3, 1, white}, {0, 0, black}, {0, 5, black}, // first cell: top right bright
+		{4, 0, white}, {5, 0, white}, // gap column
+		{6 + 2, 0, white},         // second image, same pixel
+		{2, 8 + 4, MissingColour}, // second grid row: hidden bottom-right pixel
+		{0, 8 + 4, black},
+	}
+	for _, c := range checks {
+		if got := g.RGBAAt(c.x, c.y); got != c.want {
+			t.Errorf("pixel (%d, %d) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+	for name, bad := range map[string][]ImageRow{
+		"no images":   {{Label: "a"}},
+		"wrong size":  {{Label: "a", Images: [][]float64{{1, 2}}}},
+		"row lengths": {{Label: "a", Images: [][]float64{im}}, {Label: "b", Images: [][]float64{im, im}}},
+		"mask shape":  {{Label: "a", Images: [][]float64{im}, Hidden: [][]float64{{1}}}},
+	} {
+		if _, err := GridImage(bad, GridOptions{Rows: 3, Cols: 2}); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}
+
+func TestHistogramsCountEveryFiniteValue(t *testing.T) {
+	p, err := Histograms("ESS", "ESS", 4, Sample{Name: "a", Values: []float64{1, 1, 2, 5, math.NaN()}}, Sample{Name: "b", Values: []float64{5, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Histograms("x", "x", 3); err == nil {
+		t.Error("no sample: want an error")
+	}
+	if _, err := Histograms("x", "x", 3, Sample{Values: []float64{math.Inf(1)}}); err == nil {
+		t.Error("no finite value: want an error")
+	}
+	if _, err := PNG(p, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLatentsAndSave(t *testing.T) {
+	mean := [][]float64{{0, 0, 1}, {1, 1, 0}, {2, 0, 3}}
+	sd := [][]float64{{0.1, 0.1, 0.1}, {0.5, 0.2, 0.1}, {0.1, 0.1, 9}}
+	p, err := Latents(mean, sd, []int{0, 1, 1}, LatentOptions{Dims: [2]int{0, 1}, ClassNames: []string{"A", "B"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &ellipses{list: []ellipse{{x: 1, y: 1, rx: 0.5, ry: 0.2}}}
+	if x0, x1, y0, y1 := e.DataRange(); x0 != 0.5 || x1 != 1.5 || y0 != 0.8 || y1 != 1.2 {
+		t.Errorf("ellipse range %g %g %g %g", x0, x1, y0, y1)
+	}
+	path := filepath.Join(t.TempDir(), "latents.png")
+	if err := Save(p, path, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(buf))
+	if err != nil || cfg.Width != 6*96 || cfg.Height != 4*96 {
+		t.Errorf("PNG %dx%d (%v), want 576x384", cfg.Width, cfg.Height, err)
+	}
+	if err := Save(p, filepath.Join(t.TempDir(), "x.bmp"), 0, 0); err == nil {
+		t.Error("unknown extension: want an error")
+	}
+	for name, f := range map[string]func() error{
+		"dims":   func() error { _, err := Latents(mean, nil, nil, LatentOptions{Dims: [2]int{0, 3}}); return err },
+		"labels": func() error { _, err := Latents(mean, nil, []int{1}, LatentOptions{Dims: [2]int{0, 1}}); return err },
+		"sd":     func() error { _, err := Latents(mean, sd[:1], nil, LatentOptions{Dims: [2]int{0, 1}}); return err },
+		"ard":    func() error { _, err := InverseLengthscales([]float64{1, 0}, ""); return err },
+		"path":   func() error { _, err := ChainPaths("", nil, nil, [2]int{0, 1}); return err },
+	} {
+		if f() == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}
