@@ -1,0 +1,91 @@
+// Package standard is the standard GPLVM of Lawrence (2003, 2005): point latents H [N, Q] found by
+// maximum a posteriori, with the exact GP marginal likelihood (an N x N Cholesky per evaluation)
+// and a N(0, I) prior on each h_n. The paper's Table 5 compares it with VAIS-GPLVM.
+//
+// The D outputs share one kernel and a Gaussian noise variance s^2:
+//
+//	log p(X | H) = sum_d log N(x_:d | 0, K_HH + s^2 I)
+//	             = -D/2 log|K + s^2 I| - 1/2 tr((K + s^2 I)^-1 X X^T) - N D/2 log 2 pi
+//
+// Variables: the kernel's (scope "kernel"), the likelihood's (scope "likelihood") and the latent
+// points "standard/latent" [N, Q] (initialised by PCA). Cost O(N^3) per iteration and O(N^2)
+// memory, so it is for data sets of a few thousand points at most.
+package standard
+
+import (
+	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
+)
+
+// GP is the exact GP of the standard GPLVM: a kernel and a Gaussian likelihood.
+type GP struct {
+	Kernel kernels.Kernel
+	Lik    *gp.Gaussian
+	// Jitter is added to the diagonal of K + s^2 I relative to the kernel's mean diagonal
+	// (default linalg.DefaultJitter when 0).
+	Jitter float64
+}
+
+// factor returns the Cholesky factor of K_HH + s^2 I + jitter and s^2, for h [N, Q].
+func (m *GP) factor(ctx *context.Context, h *Node) (l, s2 *Node) {
+	g := h.Graph()
+	n := h.Shape().Dim(0)
+	k := m.Kernel.Matrix(ctx, h, h)
+	s2 = m.Lik.NoiseVariance(ctx, g)
+	jit := m.Jitter
+	if jit == 0 {
+		jit = linalg.DefaultJitter
+	}
+	diag := Add(s2, MulScalar(ReduceAllMean(m.Kernel.Diag(ctx, h)), jit))
+	eye := ConvertDType(Diagonal(g, n), h.DType())
+	return linalg.Cholesky(Add(k, Mul(eye, diag))), s2
+}
+
+// LogMarginal returns log p(X | H) (nats, a scalar) for data x [N, D] and latent points h [N, Q]
+// (equation above; Lawrence 2005 Eq. 4).
+func (m *GP) LogMarginal(ctx *context.Context, x, h *Node) *Node {
+	n, d := x.Shape().Dim(0), x.Shape().Dim(1)
+	l, _ := m.factor(ctx, h)
+	alpha := linalg.SolveLower(l, x) // L^-1 X: [N, D]
+	quad := ReduceAllSum(Square(alpha))
+	logDet := linalg.LogDetFromCholesky(l)
+	return AddScalar(MulScalar(Add(MulScalar(logDet, float64(d)), quad), -0.5), -0.5*float64(n*d)*math.Log(2*math.Pi))
+}
+
+// LogJoint returns the MAP objective log p(X | H) + sum_n log N(h_n | 0, I) (a scalar).
+func (m *GP) LogJoint(ctx *context.Context, x, h *Node) *Node {
+	return Add(m.LogMarginal(ctx, x, h), ReduceAllSum(latent.LogPrior(h)))
+}
+
+// Posterior returns the exact GP posterior of f at the training latents h [N, Q] given x [N, D]:
+// mean K (K + s^2 I)^-1 X [N, D] and variance diag(K - K (K + s^2 I)^-1 K) [N] (shared by the D
+// outputs), and s^2.
+func (m *GP) Posterior(ctx *context.Context, x, h *Node) (mean, variance, s2 *Node) {
+	l, s2 := m.factor(ctx, h)
+	k := m.Kernel.Matrix(ctx, h, h)
+	lInv := linalg.TriangularInverse(l)
+	a := MatMul(lInv, k) // L^-1 K: [N, N]
+	mean = MatMul(Transpose(a, 0, 1), MatMul(lInv, x))
+	variance = Sub(m.Kernel.Diag(ctx, h), ReduceSum(Square(a), 0))
+	return mean, variance, s2
+}
+
+// ExpectedLogLik returns l_n = sum_d E[log N(x_nd | f_d(h_n), s^2)] under the exact posterior of f
+// at the training latents: log N(x_nd | mean_nd, s^2) - variance_n / (2 s^2) summed over d, [N]:
+// the quantity whose negative mean is the NELL column of the tables (there with the sparse
+// posterior).
+func (m *GP) ExpectedLogLik(ctx *context.Context, x, h *Node) (ell, mean *Node) {
+	mean, variance, s2 := m.Posterior(ctx, x, h)
+	d := float64(x.Shape().Dim(1))
+	sq := ReduceSum(Square(Sub(x, mean)), -1)
+	quad := Div(Add(sq, MulScalar(variance, d)), MulScalar(s2, 2))
+	logNorm := MulScalar(Log(MulScalar(s2, 2*math.Pi)), -0.5*d)
+	return Sub(Add(ZerosLike(quad), logNorm), quad), mean
+}
