@@ -218,6 +218,13 @@ func TestWeights(t *testing.T) {
 		if !(st.ESS >= 1 && st.ESS <= 25) || !(st.Entropy >= 0 && st.Entropy <= math.Log(25)+1e-12) || st.Points != 4 {
 			t.Errorf("%s: ESS %g or entropy %g out of range", method, st.ESS, st.Entropy)
 		}
+		mean := 0.0
+		for _, e := range st.PerPointESS {
+			mean += e / float64(len(st.PerPointESS))
+		}
+		if len(st.PerPointESS) != 4 || math.Abs(mean-st.ESS) > 1e-12 {
+			t.Errorf("%s: per-point ESS %v do not average to %g", method, st.PerPointESS, st.ESS)
+		}
 	}
 	if _, err := toyTrainer(t, "mf", nil).Weights([]int{0}, 5, 1); err == nil {
 		t.Error("MF has no importance weights: want an error")

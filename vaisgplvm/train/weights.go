@@ -17,6 +17,8 @@ type WeightStats struct {
 	Entropy float64 `json:"weight_entropy"` // mean over points of -sum_k w_k log w_k, nats (at most log K)
 	K       int     `json:"k"`              // weights per point
 	Points  int     `json:"points"`
+	// PerPointESS is the ESS of each point, in the order of idx.
+	PerPointESS []float64 `json:"-"`
 }
 
 // Weights returns the normalised-weight diagnostics of k importance weights per point for the
@@ -74,7 +76,9 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 		for s := 0; s < k; s++ {
 			col[s] = logW[s*b+n]
 		}
-		st.ESS += metrics.ESS(col) / float64(b)
+		ess := metrics.ESS(col)
+		st.PerPointESS = append(st.PerPointESS, ess)
+		st.ESS += ess / float64(b)
 		st.Entropy += metrics.WeightEntropy(col) / float64(b)
 	}
 	return st, nil

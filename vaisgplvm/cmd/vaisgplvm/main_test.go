@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +37,11 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"train", "--out", out, "--q0-scale", "-1"},
 		{"train", "--out", out, "--dtype", "float16"},
 		{"reproduce", "--table", "9"},
+		{"reproduce", "--table", "5", "--datasets", "oilflow,nope"},
+		{"reproduce", "--table", "5", "--subset", "-1"},
+		{"reproduce", "--table=6", "--ks", "5,0"},
+		{"reproduce", "--table", "6", "--reps", "0"},
+		{"reproduce", "--table", "6", "--methods", "xx"},
 		{"reproduce", "--table", "3", "--methods", "mf,vais"},
 		{"reproduce", "--table", "3", "--datasets", "oilflow"},
 		{"reproduce", "--runs", "0"},
@@ -190,10 +197,89 @@ func TestReproduceTable2Smoke(t *testing.T) {
 			t.Errorf("row %+v: want a missing-pixel MSE in (0, 1) on the unit scale, a NELL and a 1-NN error", r)
 		}
 	}
+	for _, f := range []string{"images_mnist.png", "curves_mnist.png", "latent_mnist_vais.png", "ard_mnist_mf.png"} {
+		checkPNG(t, filepath.Join(dir, f))
+	}
 	if code := run([]string{"reproduce", "--table", "2", "--datasets", "wine"}, &stderr); code != 2 {
 		t.Errorf("table 2 on wine exited %d, want 2", code)
 	}
 	if code := run([]string{"reproduce", "--table", "2", "--pixels", "gray"}, &stderr); code != 2 {
 		t.Errorf("--pixels gray exited %d, want 2", code)
+	}
+}
+
+// checkPNG fails unless path is a decodable PNG of a plausible figure size.
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil || cfg.Width < 200 || cfg.Height < 150 {
+		t.Errorf("%s: %dx%d PNG (%v)", path, cfg.Width, cfg.Height, err)
+	}
+}
+
+// TestReproduceTable5Smoke fits the standard GPLVM and VAIS on 40 oilflow points for 3 iterations.
+func TestReproduceTable5Smoke(t *testing.T) {
+	if _, err := data.Locate(data.OilflowData); err != nil {
+		t.Skipf("oilflow data not available: %v", err)
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	args := []string{"reproduce", "--table", "5", "--datasets", "oilflow", "--subset", "40", "--iters", "3", "--m", "5", "--batch", "20", "--out", dir}
+	if code := run(args, &stderr); code != 0 {
+		t.Fatalf("reproduce --table 5 exited %d: %s", code, stderr.String())
+	}
+	var tab struct{ Rows []Row5 }
+	buf, err := os.ReadFile(filepath.Join(dir, "table5.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf, &tab); err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 2 || tab.Rows[0].Method != "standard" || tab.Rows[1].Method != "vais" {
+		t.Fatalf("rows %+v, want standard and vais", tab.Rows)
+	}
+	for _, r := range tab.Rows {
+		if r.N != 40 || !(r.MSE[0] > 0) || r.OneNNError == nil || r.SecPerIter <= 0 {
+			t.Errorf("row %+v", r)
+		}
+	}
+}
+
+// TestReproduceTable6Smoke times VAIS with K = 1 and 2 on Frey, one timed iteration each.
+func TestReproduceTable6Smoke(t *testing.T) {
+	if _, err := data.Locate(data.FreyFaces); err != nil {
+		t.Skipf("frey data not available: %v", err)
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	args := []string{"reproduce", "--table", "6", "--methods", "vais", "--ks", "1,2", "--reps", "1", "--m", "5", "--out", dir}
+	if code := run(args, &stderr); code != 0 {
+		t.Fatalf("reproduce --table 6 exited %d: %s", code, stderr.String())
+	}
+	var tab struct {
+		Machine string
+		Rows    []Row6
+	}
+	buf, err := os.ReadFile(filepath.Join(dir, "table6.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf, &tab); err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 2 || tab.Machine == "" {
+		t.Fatalf("table %+v", tab)
+	}
+	for _, r := range tab.Rows {
+		if r.ItersPerEpoc != 20 || !(r.MedianSecs > 0) || math.Abs(r.EpochSecs-20*r.MedianSecs) > 1e-12 {
+			t.Errorf("row %+v: want 20 iterations per epoch (1965 / 100) and epoch = 20 x iteration", r)
+		}
 	}
 }

@@ -47,6 +47,12 @@ type Table1 struct {
 }
 
 func runReproduce(args []string) error {
+	switch tableOf(args) {
+	case "5":
+		return runTable5(args)
+	case "6":
+		return runTable6(args)
+	}
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
 	var mf modelFlags
 	mf.register(fs)
@@ -60,6 +66,7 @@ func runReproduce(args []string) error {
 	out := fs.String("out", "out/table1", "directory for tableN.md and tableN.json (default out/tableN)")
 	backendName := fs.String("backend", "", "backend: go or auto")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "trainings run at the same time (results do not depend on it)")
+	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
 	fs.Lookup("batch").DefValue = "100"
 	mf.batch = 100
 	if err := parse(fs, args); err != nil {
@@ -99,7 +106,7 @@ func runReproduce(args []string) error {
 			return usagef("--pixels %q: want unit or raw", *pixels)
 		}
 	default:
-		return usagef("--table %d: tables 1, 2 and 3 are implemented so far", *table)
+		return usagef("--table %d: the paper has tables 1, 2, 3, 5 and 6 (4 lists settings)", *table)
 	}
 	if *runs < 1 || *iters < 3 || *jobs < 1 {
 		return usagef("--runs and --jobs must be >= 1 and --iters >= 3")
@@ -158,7 +165,7 @@ func runReproduce(args []string) error {
 	if *jobs == 1 {
 		progress = os.Stderr
 	}
-	if err := runJobs(list, *jobs, func(j *job) error {
+	if err := runJobs(list, *jobs, func(j *job) string { return j.method }, func(j *job) error {
 		cfg, err := mf.config(j.method, j.dataset, j.seed)
 		if err != nil {
 			return err
@@ -205,6 +212,17 @@ func runReproduce(args []string) error {
 			}
 		}
 		j.secs = tr.SecondsPerIter()
+		if j.seed == 1 && !*noFigures {
+			last := j.evals[len(j.evals)-1]
+			params, err := tr.Params()
+			if err != nil {
+				return err
+			}
+			j.art = &artefacts{curve: tr.Curve, params: params, recon: last.Recon, latent: last.Latent, mask: mask, damaged: damaged}
+			if *table == 3 {
+				j.art.ess, j.kWeights = j.weights[len(j.weights)-1].PerPointESS, mf.k
+			}
+		}
 		fmt.Fprintf(os.Stderr, "%s %s seed %d done (%.0f s elapsed)\n", j.dataset, j.method, j.seed, time.Since(start).Seconds())
 		return nil
 	}); err != nil {
@@ -235,6 +253,16 @@ func runReproduce(args []string) error {
 	}
 	md := markdown(res, *table)
 	fmt.Print(md)
+	if !*noFigures {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		files, err := writeFigures(*out, *table, list, sets)
+		if err != nil {
+			return fmt.Errorf("figures: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "figures: %s\n", strings.Join(files, " "))
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -321,11 +349,14 @@ type job struct {
 	evals           []*train.Evaluation  // one per snapshot
 	weights         []*train.WeightStats // one per snapshot (table 3)
 	secs            float64              // seconds per iteration
+	art             *artefacts           // for the figures (first seed only)
+	kWeights        int                  // weights per point (table 3)
 }
 
 // runJobs runs do on every job with at most n at a time, the most expensive methods first (VAIS,
-// then IWVI, then MF: a shorter makespan), and returns the errors joined.
-func runJobs(list []job, n int, do func(*job) error) error {
+// the standard GPLVM, IWVI, then MF: a shorter makespan), and returns the errors joined. method
+// names a job's method.
+func runJobs[T any](list []T, n int, method func(*T) string, do func(*T) error) error {
 	sem := make(chan struct{}, n)
 	errs := make([]error, len(list))
 	var wg sync.WaitGroup
@@ -333,8 +364,8 @@ func runJobs(list []job, n int, do func(*job) error) error {
 	for i := range order {
 		order[i] = i
 	}
-	cost := map[string]int{"vais": 0, "iwvi": 1, "mf": 2}
-	sort.SliceStable(order, func(a, b int) bool { return cost[list[order[a]].method] < cost[list[order[b]].method] })
+	cost := map[string]int{"vais": 0, "standard": 1, "iwvi": 2, "mf": 3}
+	sort.SliceStable(order, func(a, b int) bool { return cost[method(&list[order[a]])] < cost[method(&list[order[b]])] })
 	for _, i := range order {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -389,4 +420,19 @@ func etaSetting(eta float64, k int) string {
 	}
 	c := model.Config{K: k}
 	return fmt.Sprintf("%g/K = %g", model.EtaTimesK, c.StepSize())
+}
+
+// tableOf returns the value of --table (or -table) in args, "" when absent.
+func tableOf(args []string) string {
+	for i, a := range args {
+		for _, p := range []string{"--table", "-table"} {
+			if a == p && i+1 < len(args) {
+				return args[i+1]
+			}
+			if v, ok := strings.CutPrefix(a, p+"="); ok {
+				return v
+			}
+		}
+	}
+	return ""
 }

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// artefacts are what the figures need from the first seed of one (dataset, method) training.
+type artefacts struct {
+	curve   []float64
+	params  *train.Params
+	recon   [][]float64 // predictive means [N, D] at the reconstruction latents (last snapshot)
+	latent  [][]float64 // reconstruction latents [N, Q]
+	mask    [][]float64 // observation mask [N, D] or nil
+	damaged []int       // images with hidden pixels (tables 2, 3)
+	ess     []float64   // per damaged image ESS at the last snapshot (table 3)
+}
+
+// writeFigures writes the PNG figures of a table run under dir and returns their paths:
+// -ELBO curves per dataset (Fig. 4), latent scatters and ARD bars per dataset and method (Fig. 2,
+// Fig. 5 right), image grids of truth / masked / reconstructions (Figs. 3, 5) and ESS histograms
+// (Table 3).
+func writeFigures(dir string, table int, list []job, sets map[string]*data.Dataset) ([]string, error) {
+	var files []string
+	byData := map[string][]*job{}
+	var order []string
+	for i := range list {
+		j := &list[i]
+		if j.art == nil {
+			continue
+		}
+		if _, ok := byData[j.dataset]; !ok {
+			order = append(order, j.dataset)
+		}
+		byData[j.dataset] = append(byData[j.dataset], j)
+	}
+	for _, name := range order {
+		js := byData[name]
+		ds := sets[name]
+		// Fig. 4: -ELBO curves.
+		var series []plots.Series
+		for _, j := range js {
+			series = append(series, plots.Series{Name: j.method, Y: j.art.curve})
+		}
+		n := len(js[0].art.curve)
+		p, err := plots.Curves(plots.CurveOptions{Title: fmt.Sprintf("%s: -ELBO per point (mini-batch estimate, moving average of %d)", name, max(1, n/50)),
+			XLabel: "iteration", YLabel: "-ELBO / N (nats)", Smooth: max(1, n/50), From: float64(n) / 10}, series...)
+		if err != nil {
+			return files, err
+		}
+		path := filepath.Join(dir, fmt.Sprintf("curves_%s.png", name))
+		if err := plots.Save(p, path, 0, 0); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+		for _, j := range js {
+			// Fig. 2 / Fig. 5 right: latents in the two most relevant dimensions, and ARD bars.
+			dims, err := plots.SmallestLengthscales(j.art.params.Lengthscales)
+			if err != nil {
+				return files, err
+			}
+			p, err := plots.Latents(j.art.params.LatentMean, j.art.params.LatentSD, ds.Labels,
+				plots.LatentOptions{Title: fmt.Sprintf("%s, %s: q0 means ± 1 sd, two smallest lengthscales", name, j.method),
+					Dims: dims, ClassNames: classNames(name)})
+			if err != nil {
+				return files, err
+			}
+			path := filepath.Join(dir, fmt.Sprintf("latent_%s_%s.png", name, j.method))
+			if err := plots.Save(p, path, 0, 0); err != nil {
+				return files, err
+			}
+			files = append(files, path)
+			p, err = plots.InverseLengthscales(j.art.params.Lengthscales, fmt.Sprintf("%s, %s: ARD relevance", name, j.method))
+			if err != nil {
+				return files, err
+			}
+			path = filepath.Join(dir, fmt.Sprintf("ard_%s_%s.png", name, j.method))
+			if err := plots.Save(p, path, 4*vg.Inch, 3*vg.Inch); err != nil {
+				return files, err
+			}
+			files = append(files, path)
+		}
+		if table >= 2 && ds.ImageRows > 0 {
+			// Figs. 3, 5: damaged images, their masks and each method's reconstruction.
+			show := js[0].art.damaged
+			if len(show) > 8 {
+				show = show[:8]
+			}
+			truth, hidden := pick(ds.X, show), pick(js[0].art.mask, show)
+			for i := range hidden {
+				hidden[i] = invert(hidden[i])
+			}
+			rows := []plots.ImageRow{{Label: "truth", Images: truth}, {Label: "observed", Images: truth, Hidden: hidden}}
+			for _, j := range js {
+				rows = append(rows, plots.ImageRow{Label: j.method, Images: pick(j.art.recon, show)})
+			}
+			p, err := plots.ImageGrid(rows, plots.GridOptions{Title: name + ": damaged images (red: hidden) and reconstructions",
+				Rows: ds.ImageRows, Cols: ds.ImageCols, Lo: 0, Hi: pixelMax(ds)})
+			if err != nil {
+				return files, err
+			}
+			path := filepath.Join(dir, fmt.Sprintf("images_%s.png", name))
+			h := vg.Length(len(rows)) * vg.Length(float64(ds.ImageRows)/float64(ds.ImageCols)) * 0.9 * vg.Inch
+			if err := plots.Save(p, path, 8*vg.Inch, h+0.5*vg.Inch); err != nil {
+				return files, err
+			}
+			files = append(files, path)
+		}
+		if table == 3 {
+			var samples []plots.Sample
+			k := 0
+			for _, j := range js {
+				samples = append(samples, plots.Sample{Name: j.method, Values: j.art.ess})
+				k = max(k, j.kWeights)
+			}
+			p, err := plots.Histograms(fmt.Sprintf("%s: ESS of %d normalised weights per damaged image", name, k), "ESS", 25, samples...)
+			if err != nil {
+				return files, err
+			}
+			path := filepath.Join(dir, fmt.Sprintf("ess_%s.png", name))
+			if err := plots.Save(p, path, 0, 0); err != nil {
+				return files, err
+			}
+			files = append(files, path)
+		}
+	}
+	return files, nil
+}
+
+func classNames(dataset string) []string {
+	switch dataset {
+	case "oilflow":
+		return []string{"homogeneous", "annular", "stratified"}
+	case "wine":
+		names := make([]string, 11)
+		for i := range names {
+			names[i] = fmt.Sprintf("quality %d", i)
+		}
+		return names
+	}
+	return nil // MNIST: "class 1" and "class 7" are the digits
+}
+
+func pick(rows [][]float64, idx []int) [][]float64 {
+	out := make([][]float64, len(idx))
+	for i, j := range idx {
+		out[i] = slices.Clone(rows[j])
+	}
+	return out
+}
+
+func invert(mask []float64) []float64 {
+	for i, v := range mask {
+		mask[i] = 1 - v
+	}
+	return mask
+}
+
+// pixelMax is the white level of an image data set: 1 on the unit scale, 255 raw.
+func pixelMax(ds *data.Dataset) float64 {
+	m := 0.0
+	for _, r := range ds.X {
+		for _, v := range r {
+			m = max(m, v)
+		}
+	}
+	if m <= 1 {
+		return 1
+	}
+	return 255
+}
