@@ -1,16 +1,27 @@
 // Package backend chooses the GoMLX backend that runs the model graphs.
 //
-// Spec strings (also read from $VAISGPLVM_BACKEND when the spec is empty):
+// Spec strings (the -backend flag of every command; when empty, $VAISGPLVM_BACKEND, then "auto"):
 //
-//	go     the pure-Go backend, always available, runs offline. It is started with ops_sequential:
-//	       GoMLX v0.26.0's parallel op scheduler can deadlock on 2-core machines when a parallel
-//	       op (DotGeneral) waits for workers held by other ops (seen in our benchmarks).
-//	auto   same as go in this build (XLA support is added by the GPU work; see README).
+//	go              the pure-Go backend, always available, runs offline. It is started with
+//	                ops_sequential: GoMLX v0.26.0's parallel op scheduler can deadlock on 2-core
+//	                machines when a parallel op (DotGeneral) waits for workers held by other ops.
+//	auto            XLA when this binary has XLA support and a PJRT plugin is found (CUDA first,
+//	                then CPU), otherwise go; Open says which it chose and why.
+//	xla             XLA with the CUDA plugin if found, else the CPU plugin; an error if neither.
+//	xla:NAME        XLA with the PJRT plugin NAME found in $PJRT_PLUGIN_LIBRARY_PATH (files
+//	                pjrt_c_api_NAME_plugin.so or pjrt-plugin-NAME.so).
+//	xla:/ABS/PATH   XLA with the PJRT plugin at that absolute path (e.g. JAX's CUDA plugin,
+//	                .../site-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so).
+//
+// XLA support needs cgo and is compiled only with the build tag xla (go build -tags xla ...);
+// without it every xla spec is an error that says so. No spec ever downloads a plugin: GoMLX's
+// auto-install is switched off, so offline machines fail fast with a clear error.
 package backend
 
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/simplego"
@@ -19,19 +30,96 @@ import (
 // EnvVar names the environment variable read when no spec is given.
 const EnvVar = "VAISGPLVM_BACKEND"
 
-// New returns the backend named by spec ("" reads $VAISGPLVM_BACKEND, then defaults to "go").
-// Errors name the unknown spec.
-func New(spec string) (backends.Backend, error) {
+// Choice is a started backend and the reason it was chosen (one line, for logs).
+type Choice struct {
+	Backend backends.Backend
+	Spec    string // the spec that was resolved ("go", "xla:cuda", ...)
+	Reason  string
+}
+
+// xlaSupport is set by xla.go when the binary is built with -tags xla.
+var xlaSupport *struct {
+	plugins func() []string                               // PJRT plugin names found
+	open    func(plugin string) (backends.Backend, error) // plugin name or absolute path
+}
+
+// Open starts the backend named by spec (see the package doc). Errors name the spec and the fix.
+func Open(spec string) (*Choice, error) {
 	if spec == "" {
 		spec = os.Getenv(EnvVar)
 	}
-	switch spec {
-	case "", "go", "auto":
-		b, err := simplego.New("ops_sequential")
-		if err != nil {
-			return nil, fmt.Errorf("starting the pure-Go backend: %w", err)
-		}
-		return b, nil
+	if spec == "" {
+		spec = "auto"
 	}
-	return nil, fmt.Errorf("unknown backend %q: this build supports \"go\" and \"auto\"", spec)
+	switch {
+	case spec == "go":
+		b, err := pureGo()
+		return &Choice{Backend: b, Spec: "go", Reason: "requested"}, err
+	case spec == "auto":
+		if xlaSupport == nil {
+			b, err := pureGo()
+			return &Choice{Backend: b, Spec: "go", Reason: "auto: this binary has no XLA support (build with -tags xla)"}, err
+		}
+		plugin := preferredPlugin(xlaSupport.plugins())
+		if plugin == "" {
+			b, err := pureGo()
+			return &Choice{Backend: b, Spec: "go", Reason: "auto: no PJRT plugin found (set PJRT_PLUGIN_LIBRARY_PATH or use xla:/abs/path.so)"}, err
+		}
+		b, err := xlaSupport.open(plugin)
+		if err != nil {
+			g, gerr := pureGo()
+			return &Choice{Backend: g, Spec: "go", Reason: fmt.Sprintf("auto: PJRT plugin %q failed to start (%v)", plugin, err)}, gerr
+		}
+		return &Choice{Backend: b, Spec: "xla:" + plugin, Reason: fmt.Sprintf("auto: PJRT plugin %q found", plugin)}, nil
+	case spec == "xla" || strings.HasPrefix(spec, "xla:"):
+		if xlaSupport == nil {
+			return nil, fmt.Errorf("backend %q: this binary was built without XLA support; rebuild with -tags xla (needs cgo) or use go", spec)
+		}
+		plugin := strings.TrimPrefix(strings.TrimPrefix(spec, "xla"), ":")
+		if plugin == "" {
+			if plugin = preferredPlugin(xlaSupport.plugins()); plugin == "" {
+				return nil, fmt.Errorf("backend xla: no PJRT plugin found; set PJRT_PLUGIN_LIBRARY_PATH or use xla:/abs/path/to/plugin.so")
+			}
+		} else if strings.ContainsRune(plugin, '/') && !strings.HasPrefix(plugin, "/") {
+			return nil, fmt.Errorf("backend %q: a plugin path must be absolute", spec)
+		}
+		b, err := xlaSupport.open(plugin)
+		if err != nil {
+			return nil, fmt.Errorf("backend %q: %w", spec, err)
+		}
+		return &Choice{Backend: b, Spec: "xla:" + plugin, Reason: "requested"}, nil
+	}
+	return nil, fmt.Errorf("unknown backend %q: want auto, go, xla, xla:NAME or xla:/abs/path.so", spec)
+}
+
+// New returns the backend named by spec (see Open) without the reason.
+func New(spec string) (backends.Backend, error) {
+	c, err := Open(spec)
+	if err != nil {
+		return nil, err
+	}
+	return c.Backend, nil
+}
+
+// preferredPlugin picks cuda, then cpu, then the first plugin; "" when there is none.
+func preferredPlugin(plugins []string) string {
+	for _, want := range []string{"cuda", "cpu"} {
+		for _, p := range plugins {
+			if p == want {
+				return p
+			}
+		}
+	}
+	if len(plugins) > 0 {
+		return plugins[0]
+	}
+	return ""
+}
+
+func pureGo() (backends.Backend, error) {
+	b, err := simplego.New("ops_sequential")
+	if err != nil {
+		return nil, fmt.Errorf("starting the pure-Go backend: %w", err)
+	}
+	return b, nil
 }

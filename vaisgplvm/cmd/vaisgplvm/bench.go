@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -35,7 +34,7 @@ func runBench(args []string) error {
 	var mf modelFlags
 	mf.register(fs)
 	iters := fs.Int("iters", 5, "timed iterations per method (after one warm-up)")
-	backendName := fs.String("backend", "", "backend: go or auto")
+	backendName := fs.String("backend", "", backendHelp)
 	methods := fs.String("methods", strings.Join(model.Methods, ","), "comma-separated methods to time")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the timed iterations to this file")
 	if err := parse(fs, args); err != nil {
@@ -51,7 +50,7 @@ func runBench(args []string) error {
 	if *iters < 1 {
 		return usagef("--iters must be >= 1")
 	}
-	b, err := backend.New(*backendName)
+	b, err := openBackend(*backendName)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}

@@ -2,6 +2,10 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"os"
+
+	"github.com/gomlx/gomlx/backends"
 	"io"
 	"strings"
 
@@ -119,7 +123,7 @@ func newTrainer(cfg model.Config, dataset string, standardize bool, backendName 
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := backend.New(backendName)
+	b, err := openBackend(backendName)
 	if err != nil {
 		return nil, nil, usagef("--backend: %v", err)
 	}
@@ -130,4 +134,16 @@ func newTrainer(cfg model.Config, dataset string, standardize bool, backendName 
 	tr := train.New(m, b)
 	tr.DataTag = dataTag(dataset, standardize)
 	return tr, ds, nil
+}
+
+const backendHelp = "backend: auto, go, xla, xla:NAME or xla:/abs/plugin.so (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"
+
+// openBackend starts the backend named by spec and logs which one and why on stderr.
+func openBackend(spec string) (backends.Backend, error) {
+	c, err := backend.Open(spec)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "backend: %s (%s)\n", c.Spec, c.Reason)
+	return c.Backend, nil
 }

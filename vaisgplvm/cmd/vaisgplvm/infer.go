@@ -34,7 +34,7 @@ func runInfer(args []string) error {
 	out := fs.String("out", "", "output directory (required)")
 	iters := fs.Int("iters", 500, "Adam iterations for the new latents")
 	seed := fs.Uint64("seed", 1, "random seed")
-	backendName := fs.String("backend", "", "backend: go or auto")
+	backendName := fs.String("backend", "", backendHelp)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

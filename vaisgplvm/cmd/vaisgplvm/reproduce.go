@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -64,7 +63,7 @@ func runReproduce(args []string) error {
 	datasets := fs.String("datasets", "oilflow,wine", "comma-separated datasets (table 2: frey,mnist)")
 	methods := fs.String("methods", "mf,iwvi,vais", "comma-separated methods")
 	out := fs.String("out", "out/table1", "directory for tableN.md and tableN.json (default out/tableN)")
-	backendName := fs.String("backend", "", "backend: go or auto")
+	backendName := fs.String("backend", "", backendHelp)
 	jobs := fs.Int("jobs", runtime.NumCPU(), "trainings run at the same time (results do not depend on it)")
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
 	fs.Lookup("batch").DefValue = "100"
@@ -124,7 +123,7 @@ func runReproduce(args []string) error {
 			return err
 		}
 	}
-	b, err := backend.New(*backendName)
+	b, err := openBackend(*backendName)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}

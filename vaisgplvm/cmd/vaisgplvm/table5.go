@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/standard"
@@ -57,7 +56,7 @@ func runTable5(args []string) error {
 	paper := fs.Bool("paper", false, "the paper's protocol: all of oilflow and wine, 300 images of Frey and MNIST, 3000 iterations, 10 runs, full batch")
 	datasets := fs.String("datasets", "oilflow,wine,frey,mnist", "comma-separated datasets")
 	out := fs.String("out", "out/table5", "directory for table5.md and table5.json")
-	backendName := fs.String("backend", "", "backend: go or auto")
+	backendName := fs.String("backend", "", backendHelp)
 	jobs := fs.Int("jobs", runtime.NumCPU(), "fits run at the same time (results do not depend on it)")
 	fs.Lookup("batch").DefValue = "100"
 	mf.batch = 100
@@ -78,7 +77,7 @@ func runTable5(args []string) error {
 			return usagef("--datasets: unknown dataset %q for table 5 (want oilflow, wine, frey, mnist)", d)
 		}
 	}
-	b, err := backend.New(*backendName)
+	b, err := openBackend(*backendName)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -45,7 +44,7 @@ func runTable6(args []string) error {
 	reps := fs.Int("reps", 5, "timed iterations per cell after one warm-up (the median is reported)")
 	paper := fs.Bool("paper", false, "10 timed iterations per cell")
 	out := fs.String("out", "out/table6", "directory for table6.md and table6.json")
-	backendName := fs.String("backend", "", "backend: go or auto")
+	backendName := fs.String("backend", "", backendHelp)
 	fs.Lookup("batch").DefValue = "100"
 	mf.batch = 100
 	mf.sharedQSqrt = true
@@ -73,7 +72,7 @@ func runTable6(args []string) error {
 			return usagef("--methods: unknown method %q (want iwvi, vais or mf)", m)
 		}
 	}
-	b, err := backend.New(*backendName)
+	b, err := openBackend(*backendName)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}

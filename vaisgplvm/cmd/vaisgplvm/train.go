@@ -33,7 +33,7 @@ func runTrain(args []string) error {
 	out := fs.String("out", "", "output directory (required)")
 	resume := fs.String("resume", "", "checkpoint file to resume from")
 	every := fs.Int("checkpoint-every", 500, "write the checkpoint every N iterations")
-	backendName := fs.String("backend", "", "backend: go or auto (default $VAISGPLVM_BACKEND or go)")
+	backendName := fs.String("backend", "", backendHelp)
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := parse(fs, args); err != nil {
 		return err
