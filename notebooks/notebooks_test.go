@@ -1,0 +1,177 @@
+// Package notebooks_test executes every notebook in this directory with Jupyter's nbconvert and the
+// GoNB kernel (both pinned: GoNB and goimports are tool lines in go.mod and built here), in quick
+// mode ($VAISGPLVM_QUICK=1), and fails on a cell error, a panic or non-zero exit in any output,
+// or a missing figure / table output. The executed copies go to a temporary directory: the
+// committed notebooks keep their full-size outputs.
+//
+// Needs Debian's jupyter-nbconvert, python3-nbclient and jupyter-client; without them the test
+// skips and says how to install them.
+package notebooks_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// wants lists the output MIME types each notebook must produce.
+var wants = map[string][]string{
+	"00-tour.ipynb":                         {"image/png", "text/html"},
+	"01-annealed-importance-sampling.ipynb": {"image/png", "text/html"},
+	"02-beta-schedules-by-hand.ipynb":       {"image/png", "text/html"},
+	"03-table1-oilflow-wine.ipynb":          {"image/png", "text/html"},
+	"04-table2-frey-mnist.ipynb":            {"image/png", "text/html"},
+	"05-table3-ess.ipynb":                   {"image/png", "text/html"},
+	"06-table5-standard-gplvm.ipynb":        {"text/html"},
+	"07-table6-runtime.ipynb":               {"text/html"},
+}
+
+func TestNotebooksExecute(t *testing.T) {
+	jupyter, err := exec.LookPath("jupyter")
+	if err != nil || exec.Command(jupyter, "nbconvert", "--version").Run() != nil {
+		t.Skip("Jupyter nbconvert not found; install it with: apt-get install -y --no-install-recommends jupyter-nbconvert python3-nbclient jupyter-client")
+	}
+	files, err := filepath.Glob("*.ipynb")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no notebooks found (%v)", err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		if _, ok := wants[f]; !ok {
+			t.Errorf("%s: not listed in wants (add its expected outputs)", f)
+		}
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "bin")
+	build := exec.Command("go", "build", "-o", bin+"/", "github.com/janpfeifer/gonb", "golang.org/x/tools/cmd/goimports")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building gonb and goimports from go.mod's tool lines: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"JUPYTER_DATA_DIR="+filepath.Join(tmp, "jupyter"), "VAISGPLVM_QUICK=1")
+	install := exec.Command(filepath.Join(bin, "gonb"), "--install", "--force_deps")
+	install.Env = env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("gonb --install: %v\n%s", err, out)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(f, ".ipynb"), func(t *testing.T) {
+			out := filepath.Join(tmp, f)
+			start := time.Now()
+			cmd := exec.Command(jupyter, "nbconvert", "--to", "notebook", "--execute",
+				"--ExecutePreprocessor.timeout=900", "--output", out, f)
+			cmd.Env = env
+			if log, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("nbconvert: %v\n%s", err, tail(string(log), 3000))
+			}
+			t.Logf("%s: %.0f s in quick mode", f, time.Since(start).Seconds())
+			probs, err := problems(out, wants[f])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range probs {
+				t.Error(p)
+			}
+		})
+	}
+}
+
+// problems lists the error outputs, panics or non-zero exits in stream outputs, and missing MIME
+// types of an executed notebook.
+func problems(path string, want []string) ([]string, error) {
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var nb struct {
+		Cells []struct {
+			Outputs []struct {
+				OutputType string                     `json:"output_type"`
+				Text       json.RawMessage            `json:"text"`
+				Data       map[string]json.RawMessage `json:"data"`
+				EName      string                     `json:"ename"`
+				EValue     string                     `json:"evalue"`
+			} `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(buf, &nb); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var probs []string
+	seen := map[string]bool{}
+	for i, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			if o.OutputType == "error" {
+				probs = append(probs, fmt.Sprintf("cell %d: error %s: %s", i, o.EName, o.EValue))
+			}
+			text := streamText(o.Text)
+			for _, bad := range []string{"panic:", "exit status"} {
+				if strings.Contains(text, bad) {
+					probs = append(probs, fmt.Sprintf("cell %d: output contains %q:\n%s", i, bad, tail(text, 2000)))
+				}
+			}
+			for mime, v := range o.Data {
+				if strings.TrimSpace(streamText(v)) != "" { // an emptied transient display does not count
+					seen[mime] = true
+				}
+			}
+		}
+	}
+	for _, w := range want {
+		if !seen[w] {
+			probs = append(probs, fmt.Sprintf("no %s output", w))
+		}
+	}
+	return probs, nil
+}
+
+// TestProblemsCatchesFailures: a panic in a stream, an error output and a missing figure are each
+// reported; a clean notebook with the wanted outputs is not.
+func TestProblemsCatchesFailures(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, cells string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(`{"cells": [`+cells+`]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.ipynb", `{"outputs": [{"output_type": "display_data", "data": {"image/png": "iVBOR"}}, {"output_type": "stream", "text": ["ok\n"]}]}`)
+	if p, err := problems(good, []string{"image/png"}); err != nil || len(p) != 0 {
+		t.Errorf("clean notebook: %v %v", p, err)
+	}
+	bad := write("bad.ipynb", `{"outputs": [{"output_type": "stream", "text": ["panic: boom\n", "exit status 2\n"]}, {"output_type": "error", "ename": "E", "evalue": "v"}, {"output_type": "display_data", "data": {"text/html": [""]}}]}`)
+	p, err := problems(bad, []string{"image/png", "text/html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p) != 5 { // panic, exit status, error output, no image/png, no (non-empty) text/html
+		t.Errorf("got %d problems, want 5: %q", len(p), p)
+	}
+}
+
+func streamText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var lines []string
+	_ = json.Unmarshal(raw, &lines)
+	return strings.Join(lines, "")
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
