@@ -147,3 +147,19 @@ func openBackend(spec string) (backends.Backend, error) {
 	fmt.Fprintf(os.Stderr, "backend: %s (%s)\n", c.Spec, c.Reason)
 	return c.Backend, nil
 }
+
+// setDefaultBatch makes b the default mini-batch size of fs (tables train with mini-batches).
+func (f *modelFlags) setDefaultBatch(fs *flag.FlagSet, b int) {
+	fs.Lookup("batch").DefValue = fmt.Sprint(b)
+	f.batch = b
+}
+
+// parseSet parses args and returns the names of the flags set explicitly.
+func parseSet(fs *flag.FlagSet, args []string) (map[string]bool, error) {
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set, nil
+}

@@ -66,13 +66,11 @@ func runReproduce(args []string) error {
 	backendName := fs.String("backend", "", backendHelp)
 	jobs := fs.Int("jobs", runtime.NumCPU(), "trainings run at the same time (results do not depend on it)")
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
-	fs.Lookup("batch").DefValue = "100"
-	mf.batch = 100
-	if err := parse(fs, args); err != nil {
+	mf.setDefaultBatch(fs, 100)
+	set, err := parseSet(fs, args)
+	if err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	allowed := []string{"oilflow", "wine"}
 	switch *table {
 	case 1:

@@ -58,13 +58,11 @@ func runTable5(args []string) error {
 	out := fs.String("out", "out/table5", "directory for table5.md and table5.json")
 	backendName := fs.String("backend", "", backendHelp)
 	jobs := fs.Int("jobs", runtime.NumCPU(), "fits run at the same time (results do not depend on it)")
-	fs.Lookup("batch").DefValue = "100"
-	mf.batch = 100
-	if err := parse(fs, args); err != nil {
+	mf.setDefaultBatch(fs, 100)
+	set, err := parseSet(fs, args)
+	if err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *paper {
 		*iters, *runs, mf.batch = 3000, 10, 0
 	}

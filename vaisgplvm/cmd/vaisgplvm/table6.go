@@ -45,8 +45,7 @@ func runTable6(args []string) error {
 	paper := fs.Bool("paper", false, "10 timed iterations per cell")
 	out := fs.String("out", "out/table6", "directory for table6.md and table6.json")
 	backendName := fs.String("backend", "", backendHelp)
-	fs.Lookup("batch").DefValue = "100"
-	mf.batch = 100
+	mf.setDefaultBatch(fs, 100)
 	mf.sharedQSqrt = true
 	fs.Lookup("shared-q-sqrt").DefValue = "true"
 	if err := parse(fs, args); err != nil {
