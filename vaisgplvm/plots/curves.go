@@ -74,6 +74,7 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 		}
 	}
 	p.Legend.Top = true
+	roomForLegend(p, len(series))
 	return p, nil
 }
 

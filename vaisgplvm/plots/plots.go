@@ -86,3 +86,12 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// roomForLegend raises the top of a linear y axis so that a top-right legend of n entries sits
+// above the data instead of over it (about 7% of the data range per entry).
+func roomForLegend(p *plot.Plot, n int) {
+	if _, isLog := p.Y.Scale.(plot.LogScale); isLog || n == 0 || !(p.Y.Max > p.Y.Min) {
+		return
+	}
+	p.Y.Max += (p.Y.Max - p.Y.Min) * 0.07 * float64(n)
+}
