@@ -36,6 +36,16 @@ type Result struct {
 	Recon   [][]float64 // predictive means E[f(h*)] [N*, D], missing entries included
 	NegELBO float64     // -(1/N*) sum_n L_n: minus the per-point bound terms (no KL(q(u)||p(u))), nats
 	Curve   []float64   // per-iteration training loss: -(sum_n L_n - KL(q(u)||p(u))) / N*
+
+	fit  *train.Trainer    // the frozen-globals trainer of the new points
+	eval *train.Evaluation // its evaluation (reconstruction latents)
+}
+
+// ScoreMissing scores the predictions of the entries the mask hid against truth [N*, D], with the
+// definitions of train.Trainer.ScoreMissing (MSE over hidden entries; NELL per row with a hidden
+// entry). An error when Latents was given no mask.
+func (r *Result) ScoreMissing(truth [][]float64) (*train.MissingScores, error) {
+	return r.fit.ScoreMissing(truth, r.eval)
 }
 
 // Latents fits q0 for the rows of x [N*, D] (mask [N*, D], 1 = observed, or nil) under the trained
@@ -79,7 +89,7 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Mean: fitted, Latent: ev.Latent, Recon: ev.Recon, NegELBO: ev.NegPointBound, Curve: ft.Curve}, nil
+	return &Result{Mean: fitted, Latent: ev.Latent, Recon: ev.Recon, NegELBO: ev.NegPointBound, Curve: ft.Curve, fit: ft, eval: ev}, nil
 }
 
 func check(m *model.Model, x, mask [][]float64) error {

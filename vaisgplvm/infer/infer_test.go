@@ -98,6 +98,13 @@ func TestInferPlacesNewPointsNearTheirLatents(t *testing.T) {
 		if !(missing < 0.2*baseline) {
 			t.Errorf("%s: missing entries reconstructed with MSE %.4f, not well below mean imputation %.4f", method, missing, baseline)
 		}
+		sc, err := part.ScoreMissing(xTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(sc.MSE-missing) > 1e-9*missing || sc.Entries != 2*len(xTest) || math.IsNaN(sc.NELL) {
+			t.Errorf("%s: ScoreMissing %+v, want MSE %g over %d entries", method, sc, missing, 2*len(xTest))
+		}
 	}
 }
 

@@ -68,13 +68,7 @@ func (m *GP) LogJoint(ctx *context.Context, x, h *Node) *Node {
 // mean K (K + s^2 I)^-1 X [N, D] and variance diag(K - K (K + s^2 I)^-1 K) [N] (shared by the D
 // outputs), and s^2.
 func (m *GP) Posterior(ctx *context.Context, x, h *Node) (mean, variance, s2 *Node) {
-	l, s2 := m.factor(ctx, h)
-	k := m.Kernel.Matrix(ctx, h, h)
-	lInv := linalg.TriangularInverse(l)
-	a := MatMul(lInv, k) // L^-1 K: [N, N]
-	mean = MatMul(Transpose(a, 0, 1), MatMul(lInv, x))
-	variance = Sub(m.Kernel.Diag(ctx, h), ReduceSum(Square(a), 0))
-	return mean, variance, s2
+	return m.predict(ctx, x, h, h)
 }
 
 // ExpectedLogLik returns l_n = sum_d E[log N(x_nd | f_d(h_n), s^2)] under the exact posterior of f

@@ -166,3 +166,64 @@ func TestFitRaisesMarginalAndGradientIsRight(t *testing.T) {
 		t.Error("NaN data: want an error")
 	}
 }
+
+// TestReconstructHiddenEntries: points held out from training, with half their entries hidden, get
+// latents whose predictions of the hidden entries beat the column means by a wide margin; the
+// scores follow their definitions; bad input is an error.
+func TestReconstructHiddenEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	all := make([][]float64, 50) // a smooth 1-D curve in 6 dimensions
+	for i := range all {
+		u := rng.Float64()*4 - 2
+		all[i] = []float64{math.Sin(u), math.Cos(u), u, u * u / 4, 0.5*math.Sin(u) + 0.3*u, 0.5 * math.Cos(2*u)}
+		for j := range all[i] {
+			all[i][j] += 0.05 * rng.NormFloat64()
+		}
+	}
+	train, test := all[:42], all[42:]
+	m, err := standard.New(standard.Config{Q: 1}, train, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(150, nil); err != nil {
+		t.Fatal(err)
+	}
+	mask := make([][]float64, len(test))
+	for i := range mask {
+		mask[i] = []float64{1, 0, 1, 0, 1, 0}
+	}
+	r, err := m.Reconstruct(test, mask, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mse, nell, n := r.ScoreHidden(test, mask)
+	base := 0.0
+	for i := range test {
+		for j := range test[i] {
+			if mask[i][j] == 0 {
+				mean := 0.0
+				for _, row := range train {
+					mean += row[j] / float64(len(train))
+				}
+				base += (test[i][j] - mean) * (test[i][j] - mean) / float64(n)
+			}
+		}
+	}
+	t.Logf("hidden-entry MSE %.4f (column means: %.4f), NELL %.3f over %d entries", mse, base, nell, n)
+	if n != 24 || !(mse < 0.25*base) || math.IsNaN(nell) {
+		t.Errorf("hidden MSE %g vs column-mean MSE %g, %d entries, NELL %g", mse, base, n, nell)
+	}
+	// ScoreHidden against its definition on one entry.
+	e := test[0][1] - r.Mean[0][1]
+	one, oneNELL, _ := r.ScoreHidden(test[:1], [][]float64{{1, 0, 1, 1, 1, 1}})
+	want := 0.5*math.Log(2*math.Pi*r.NoiseVariance) + (e*e+r.Var[0])/(2*r.NoiseVariance)
+	if math.Abs(one-e*e) > 1e-12 || math.Abs(oneNELL-want) > 1e-12 {
+		t.Errorf("one entry: MSE %g NELL %g, want %g and %g", one, oneNELL, e*e, want)
+	}
+	if _, err := m.Reconstruct(test[:1], [][]float64{{0, 0, 0, 0, 0, 0}}, 1); err == nil {
+		t.Error("nothing observed: want an error")
+	}
+	if _, err := m.Reconstruct(test[:1], [][]float64{{1, 0}}, 1); err == nil {
+		t.Error("short mask: want an error")
+	}
+}

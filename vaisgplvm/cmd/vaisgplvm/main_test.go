@@ -39,6 +39,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"reproduce", "--table", "9"},
 		{"reproduce", "--table", "5", "--datasets", "oilflow,nope"},
 		{"reproduce", "--table", "5", "--subset", "-1"},
+		{"reproduce", "--table", "5", "--subset", "10"},
+		{"reproduce", "--table", "5", "--recon-iters", "0"},
 		{"reproduce", "--table=6", "--ks", "5,0"},
 		{"reproduce", "--table", "6", "--reps", "0"},
 		{"reproduce", "--table", "6", "--methods", "xx"},
@@ -230,7 +232,7 @@ func TestReproduceTable5Smoke(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var stderr bytes.Buffer
-	args := []string{"reproduce", "--table", "5", "--datasets", "oilflow", "--subset", "40", "--iters", "3", "--m", "5", "--batch", "20", "--out", dir}
+	args := []string{"reproduce", "--table", "5", "--datasets", "oilflow", "--subset", "40", "--iters", "3", "--recon-iters", "3", "--m", "5", "--batch", "20", "--out", dir}
 	if code := run(args, &stderr); code != 0 {
 		t.Fatalf("reproduce --table 5 exited %d: %s", code, stderr.String())
 	}
@@ -246,7 +248,7 @@ func TestReproduceTable5Smoke(t *testing.T) {
 		t.Fatalf("rows %+v, want standard and vais", tab.Rows)
 	}
 	for _, r := range tab.Rows {
-		if r.N != 40 || !(r.MSE[0] > 0) || r.OneNNError == nil || r.SecPerIter <= 0 {
+		if r.N != 40 || r.Test != 4 || !(r.MSE[0] > 0) || !(r.TrainMSE[0] > 0) || math.IsNaN(r.NELL[0]) || r.OneNNError == nil || r.SecPerIter <= 0 {
 			t.Errorf("row %+v", r)
 		}
 	}

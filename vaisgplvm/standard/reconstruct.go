@@ -1,0 +1,212 @@
+package standard
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
+)
+
+// Reconstruction is the fit of new, partially observed points under a trained standard GPLVM.
+type Reconstruction struct {
+	Latent        [][]float64 // MAP latents h* [T, Q]
+	Mean          [][]float64 // predictive mean of f at h* [T, D], every entry
+	Var           []float64   // predictive variance of f at h* [T] (shared by the D outputs)
+	NoiseVariance float64     // the model's s^2
+}
+
+// Reconstruct fits one latent point per row of x [T, D] from its observed entries (mask [T, D], 1 =
+// observed) with the trained GP frozen, by MAP (Lawrence 2005's treatment of new points):
+//
+//	maximise  sum_{d observed} log N(x_d | mu_d(h*), v(h*) + s^2) + log N(h* | 0, I)
+//
+// with mu, v the exact GP predictive mean and variance given the training data, by iters Adam steps
+// (the model's learning rate) from the latent of the training point nearest on the observed entries.
+// Errors: shapes, a row with nothing observed, non-finite observed values.
+func (m *Model) Reconstruct(x, mask [][]float64, iters int) (*Reconstruction, error) {
+	d := len(m.X[0])
+	if len(x) == 0 || len(mask) != len(x) {
+		return nil, fmt.Errorf("standard: reconstruct: %d rows and %d mask rows", len(x), len(mask))
+	}
+	for i := range x {
+		seen := 0
+		if len(x[i]) != d || len(mask[i]) != d {
+			return nil, fmt.Errorf("standard: reconstruct: row %d has %d values and %d mask entries, want D = %d", i, len(x[i]), len(mask[i]), d)
+		}
+		for j, v := range x[i] {
+			if mask[i][j] != 0 {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("standard: reconstruct: observed x[%d][%d] = %g", i, j, v)
+				}
+				seen++
+			}
+		}
+		if seen == 0 {
+			return nil, fmt.Errorf("standard: reconstruct: row %d has no observed entry", i)
+		}
+	}
+	h, err := m.fittedLatents()
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.New().Checked(false)
+	if err := freeze(m.Ctx, ctx); err != nil {
+		return nil, err
+	}
+	h0 := nearest(m.X, h, x, mask)
+	star := func(ctx *context.Context, g *Graph) *Node {
+		return vars.New(ctx.In("reconstruct"), "h", h0).ValueGraph(g)
+	}
+	xs, ms := zeroMissing(x, mask), mask
+	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Done()
+	step, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, xt, xn, mk *Node) *Node {
+		mean, v, s2 := m.GP.predict(ctx, xt, m.latents(ctx, xt.Graph()), star(ctx, xt.Graph()))
+		total := Add(InsertAxes(v, -1), s2) // [T, 1]
+		logp := Sub(MulScalar(Log(MulScalar(total, 2*math.Pi)), -0.5), Div(Square(Sub(xn, mean)), MulScalar(total, 2)))
+		obj := Add(ReduceAllSum(Mul(logp, mk)), ReduceAllSum(latent.LogPrior(star(ctx, xt.Graph()))))
+		loss := DivScalar(Neg(obj), float64(len(x)))
+		opt.UpdateGraph(ctx, xt.Graph(), loss)
+		return loss
+	})
+	if err != nil {
+		return nil, fmt.Errorf("standard: reconstruct: %w", err)
+	}
+	for i := 0; i < iters; i++ {
+		out, err := step.Exec(m.X, xs, ms)
+		if err != nil {
+			return nil, fmt.Errorf("standard: reconstruct: iteration %d: %w", i+1, err)
+		}
+		if v := vars.Flat64(out[0])[0]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("standard: reconstruct: iteration %d: objective %g", i+1, v)
+		}
+	}
+	final, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, xt *Node) []*Node {
+		hs := star(ctx, xt.Graph())
+		mean, v, s2 := m.GP.predict(ctx, xt, m.latents(ctx, xt.Graph()), hs)
+		return []*Node{hs, mean, v, s2}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("standard: reconstruct: %w", err)
+	}
+	out, err := final.Exec(m.X)
+	if err != nil {
+		return nil, fmt.Errorf("standard: reconstruct: %w", err)
+	}
+	return &Reconstruction{Latent: rows(m.Cfg.Q, vars.Flat64(out[0])), Mean: rows(d, vars.Flat64(out[1])),
+		Var: vars.Flat64(out[2]), NoiseVariance: vars.Flat64(out[3])[0]}, nil
+}
+
+// ScoreHidden scores the entries that mask hid (mask 0) against truth, with the same definitions as
+// the Bayesian models' train.MissingScores: MSE over hidden entries, and NELL = -(1/#rows with a
+// hidden entry) sum over hidden entries of E[log N(x | f, s^2)] = log N(x | mu, s^2) - v / (2 s^2).
+func (r *Reconstruction) ScoreHidden(truth, mask [][]float64) (mse, nell float64, entries int) {
+	rowsHit := 0
+	for i := range truth {
+		hit := false
+		for j, v := range truth[i] {
+			if mask[i][j] != 0 {
+				continue
+			}
+			e := v - r.Mean[i][j]
+			mse += e * e
+			nell += 0.5*math.Log(2*math.Pi*r.NoiseVariance) + (e*e+r.Var[i])/(2*r.NoiseVariance)
+			entries++
+			hit = true
+		}
+		if hit {
+			rowsHit++
+		}
+	}
+	if entries > 0 {
+		mse /= float64(entries)
+		nell /= float64(rowsHit)
+	}
+	return mse, nell, entries
+}
+
+// predict returns the exact GP predictive mean [T, D] and variance [T] of f at hs [T, Q] given the
+// training data x [N, D] at h [N, Q], and s^2.
+func (m *GP) predict(ctx *context.Context, x, h, hs *Node) (mean, v, s2 *Node) {
+	l, s2 := m.factor(ctx, h)
+	lInv := linalg.TriangularInverse(l)
+	a := MatMul(lInv, Transpose(m.Kernel.Matrix(ctx, hs, h), 0, 1)) // L^-1 K(H, H*): [N, T]
+	mean = MatMul(Transpose(a, 0, 1), MatMul(lInv, x))
+	v = Sub(m.Kernel.Diag(ctx, hs), ReduceSum(Square(a), 0))
+	return mean, v, s2
+}
+
+// fittedLatents reads H [N, Q].
+func (m *Model) fittedLatents() ([][]float64, error) {
+	v := m.Ctx.InspectVariable("/standard", "latent")
+	if v == nil {
+		return nil, fmt.Errorf("standard: the model has no fitted latents (run it first)")
+	}
+	val, err := v.Value()
+	if err != nil {
+		return nil, err
+	}
+	return rows(m.Cfg.Q, vars.Flat64(val)), nil
+}
+
+// freeze copies the kernel, likelihood and latent variables of src into dst, not trainable.
+func freeze(src, dst *context.Context) error {
+	var err error
+	src.EnumerateVariables(func(v *context.Variable) {
+		scope := v.Scope()
+		if err != nil || !(strings.HasPrefix(scope, "/kernel") || strings.HasPrefix(scope, "/likelihood") || strings.HasPrefix(scope, "/standard")) {
+			return
+		}
+		val, e := v.Value()
+		if e == nil {
+			val, e = val.LocalClone()
+		}
+		if e != nil {
+			err = e
+			return
+		}
+		dst.InAbsPath(scope).VariableWithValue(v.Name(), val).SetTrainable(false)
+	})
+	return err
+}
+
+// nearest returns, per new row, the latent of the training row closest on its observed entries.
+func nearest(xTrain, h, x, mask [][]float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for i, r := range x {
+		best, bestD := 0, math.Inf(1)
+		for j, t := range xTrain {
+			s := 0.0
+			for d := range r {
+				if mask[i][d] != 0 {
+					s += (r[d] - t[d]) * (r[d] - t[d])
+				}
+			}
+			if s < bestD {
+				best, bestD = j, s
+			}
+		}
+		out[i] = append([]float64(nil), h[best]...)
+	}
+	return out
+}
+
+// zeroMissing replaces the hidden entries of x (which may be NaN) by 0.
+func zeroMissing(x, mask [][]float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for i := range x {
+		out[i] = make([]float64, len(x[i]))
+		for j, v := range x[i] {
+			if mask[i][j] != 0 {
+				out[i][j] = v
+			}
+		}
+	}
+	return out
+}
