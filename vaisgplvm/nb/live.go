@@ -46,7 +46,7 @@ func liveHTML(t *train.Trainer, total int) string {
 		return s
 	}
 	p, err := plots.Curves(plots.CurveOptions{Title: "-ELBO per point", XLabel: "iteration", YLabel: "-ELBO / N",
-		Smooth: max(1, len(t.Curve)/50), From: float64(len(t.Curve)) / 10}, plots.Series{Name: t.Model.Cfg.Method, Y: t.Curve})
+		Smooth: max(1, len(t.Curve)/50), SkipFirst: len(t.Curve) / 10}, plots.Series{Name: t.Model.Cfg.Method, Y: t.Curve})
 	if err != nil {
 		return s
 	}

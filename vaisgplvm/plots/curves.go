@@ -23,8 +23,9 @@ type CurveOptions struct {
 	// Smooth > 1 plots the moving average over that many consecutive points (mini-batch -ELBO
 	// estimates are noisy); the first Smooth-1 points are dropped.
 	Smooth int
-	// From drops the points with X < From (the first iterations of a -ELBO curve dwarf the rest).
-	From float64
+	// SkipFirst drops the first SkipFirst points of every series (the first iterations of a
+	// -ELBO curve dwarf the rest).
+	SkipFirst int
 	// Markers draws a glyph at every point (for short series such as beta_k).
 	Markers bool
 	// LogY uses a logarithmic y axis; every plotted value must then be > 0.
@@ -48,7 +49,7 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 		if s.X != nil && len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("plots: curves: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
 		}
-		xy := curvePoints(s, opt.Smooth, opt.From)
+		xy := curvePoints(s, opt.Smooth, opt.SkipFirst)
 		if len(xy) == 0 {
 			return nil, fmt.Errorf("plots: curves: series %q has no finite point to draw", s.Name)
 		}
@@ -91,11 +92,15 @@ func dashes(i int) []vg.Length {
 	return nil
 }
 
-// curvePoints applies the moving average (over the finite values only) and the From cut.
-func curvePoints(s Series, smooth int, from float64) plotter.XYs {
+// curvePoints drops the first skip points, then applies the moving average (over the finite values
+// only).
+func curvePoints(s Series, smooth, skip int) plotter.XYs {
 	var xy plotter.XYs
 	var window []float64
 	for i, y := range s.Y {
+		if i < skip {
+			continue
+		}
 		x := float64(i + 1)
 		if s.X != nil {
 			x = s.X[i]
@@ -116,9 +121,7 @@ func curvePoints(s Series, smooth int, from float64) plotter.XYs {
 				y += v / float64(smooth)
 			}
 		}
-		if x >= from {
-			xy = append(xy, plotter.XY{X: x, Y: y})
-		}
+		xy = append(xy, plotter.XY{X: x, Y: y})
 	}
 	return xy
 }

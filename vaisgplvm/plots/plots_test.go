@@ -22,8 +22,8 @@ func TestSmallestLengthscales(t *testing.T) {
 	}
 }
 
-// TestCurvePoints: the moving average equals a direct average of the last w finite values; From
-// and non-finite points are dropped.
+// TestCurvePoints: the moving average equals a direct average of the last w finite values; skipped
+// and non-finite points are dropped; negative x values are kept.
 func TestCurvePoints(t *testing.T) {
 	y := []float64{1, 2, math.NaN(), 4, 8, 16}
 	xy := curvePoints(Series{Y: y}, 2, 0)
@@ -36,8 +36,11 @@ func TestCurvePoints(t *testing.T) {
 			t.Errorf("point %d = (%g, %g), want %v", i, xy[i].X, xy[i].Y, w)
 		}
 	}
-	if xy := curvePoints(Series{X: []float64{10, 20, 30}, Y: []float64{1, 2, 3}}, 0, 20); len(xy) != 2 || xy[0].X != 20 {
-		t.Errorf("From 20: got %v", xy)
+	if xy := curvePoints(Series{X: []float64{-10, 20, 30}, Y: []float64{1, 2, 3}}, 0, 1); len(xy) != 2 || xy[0].X != 20 {
+		t.Errorf("skip 1: got %v", xy)
+	}
+	if xy := curvePoints(Series{X: []float64{-10, -5}, Y: []float64{1, 2}}, 0, 0); len(xy) != 2 || xy[0].X != -10 {
+		t.Errorf("negative x: got %v", xy)
 	}
 }
 

@@ -51,7 +51,7 @@ func writeFigures(dir string, table int, list []job, sets map[string]*data.Datas
 		}
 		n := len(js[0].art.curve)
 		p, err := plots.Curves(plots.CurveOptions{Title: fmt.Sprintf("%s: -ELBO per point (mini-batch estimate, moving average of %d)", name, max(1, n/50)),
-			XLabel: "iteration", YLabel: "-ELBO / N (nats)", Smooth: max(1, n/50), From: float64(n) / 10}, series...)
+			XLabel: "iteration", YLabel: "-ELBO / N (nats)", Smooth: max(1, n/50), SkipFirst: n / 10}, series...)
 		if err != nil {
 			return files, err
 		}
