@@ -267,3 +267,19 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestStepCompilesOnce: every method, mini-batch and full batch, builds its training graph once
+// and reuses it (no recompilation per iteration).
+func TestStepCompilesOnce(t *testing.T) {
+	for _, method := range model.Methods {
+		for _, batch := range []int{10, 0} {
+			tr := toyTrainer(t, method, func(c *model.Config) { c.Batch = batch })
+			if err := tr.Run(4, nil, 0, nil); err != nil {
+				t.Fatal(err)
+			}
+			if n := tr.CompiledGraphs(); n != 1 {
+				t.Errorf("%s batch %d: %d graphs built in 4 steps, want 1", method, batch, n)
+			}
+		}
+	}
+}

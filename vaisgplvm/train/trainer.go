@@ -35,8 +35,8 @@ type Trainer struct {
 	// ReconChains, when > 0, replaces the package default ReconChains in Evaluate.
 	ReconChains int
 
-	step *context.Exec
-	xAll [][]float64
+	step   *context.Exec
+	graphs map[*Graph]bool // distinct training graphs built so far
 }
 
 // New prepares a trainer; graphs are compiled on the first Step.
@@ -93,8 +93,14 @@ func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int
 func (t *Trainer) Step() (float64, error) {
 	x, mask, idx, eps0, chain := Inputs(t.Model, t.Model.Cfg.Seed, t.Iter)
 	start := time.Now()
-	out, err := t.step.Exec(t.in(cleanNaN(x)), t.in(mask), idx, t.in(eps0), t.in(chain))
+	out, g, err := t.step.ExecWithGraph(t.in(cleanNaN(x)), t.in(mask), idx, t.in(eps0), t.in(chain))
 	t.Seconds += time.Since(start).Seconds()
+	if g != nil {
+		if t.graphs == nil {
+			t.graphs = map[*Graph]bool{}
+		}
+		t.graphs[g] = true
+	}
 	if err != nil {
 		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
 	}
@@ -139,6 +145,10 @@ func (t *Trainer) Run(iters int, progress io.Writer, every int, hook func(*Train
 	}
 	return nil
 }
+
+// CompiledGraphs is the number of distinct training-step graphs built so far: 1 after any number of
+// steps (every step feeds inputs of the same shapes, so GoMLX compiles once and reuses the graph).
+func (t *Trainer) CompiledGraphs() int { return len(t.graphs) }
 
 // SecondsPerIter is the mean wall time of Step so far (the first one includes compilation).
 func (t *Trainer) SecondsPerIter() float64 {

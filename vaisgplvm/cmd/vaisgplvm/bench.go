@@ -27,6 +27,8 @@ type BenchResult struct {
 	Backend       string  `json:"backend"`
 	NumCPU        int     `json:"num_cpu"`
 	NegELBOAtLast float64 `json:"neg_elbo_per_point_last"`
+	// CompiledGraphs counts the training graphs built over all the iterations (1: compiled once).
+	CompiledGraphs int `json:"compiled_graphs"`
 }
 
 func runBench(args []string) error {
@@ -103,6 +105,7 @@ func runBench(args []string) error {
 		}
 		sort.Float64s(times)
 		r.MedianSecs, r.MinSecs = times[len(times)/2], times[0]
+		r.CompiledGraphs = tr.CompiledGraphs()
 		results = append(results, r)
 	}
 	buf, _ := json.MarshalIndent(results, "", "  ")
