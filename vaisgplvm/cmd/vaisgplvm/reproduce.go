@@ -328,10 +328,7 @@ func markdown(t Table1, table int) string {
 	}
 	sb.WriteString("| dataset | method | iters | -ELBO | MSE | NELL | 1-NN error | s/iter |\n|---|---|---|---|---|---|---|---|\n")
 	for _, r := range t.Rows {
-		nn := "-"
-		if r.OneNNError != nil {
-			nn = fmt.Sprintf("%.3f ± %.3f", r.OneNNError[0], r.OneNNError[1])
-		}
+		nn := pmCell(r.OneNNError)
 		fmt.Fprintf(&sb, "| %s | %s | %d | %.3f ± %.3f | %.4f ± %.4f | %.3f ± %.3f | %s | %.3f |\n",
 			r.Dataset, r.Method, r.Iterations, r.NegELBO[0], r.NegELBO[1], r.MSE[0], r.MSE[1],
 			r.NELL[0], r.NELL[1], nn, r.SecPerIter)
@@ -432,4 +429,12 @@ func tableOf(args []string) string {
 		}
 	}
 	return ""
+}
+
+// pmCell formats an optional mean ± 2 s.e. for a table cell: "-" when absent.
+func pmCell(v *[2]float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f ± %.3f", v[0], v[1])
 }

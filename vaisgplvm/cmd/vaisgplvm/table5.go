@@ -220,10 +220,7 @@ func runTable5(args []string) error {
 		"an exact GP nearly interpolates. 1-NN error of the training latents. Mean ± 2 s.e.\n\n", res.Settings)
 	sb.WriteString("| dataset | method | N | held out | iters | held-out MSE | held-out NELL | train MSE | train NELL | 1-NN error | s/iter |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range res.Rows {
-		nn := "-"
-		if r.OneNNError != nil {
-			nn = fmt.Sprintf("%.3f ± %.3f", r.OneNNError[0], r.OneNNError[1])
-		}
+		nn := pmCell(r.OneNNError)
 		fmt.Fprintf(&sb, "| %s | %s | %d | %d | %d | %.4f ± %.4f | %.3f ± %.3f | %.4f ± %.4f | %.3f ± %.3f | %s | %.3f |\n",
 			r.Dataset, r.Method, r.N, r.Test, r.Iterations, r.MSE[0], r.MSE[1], r.NELL[0], r.NELL[1],
 			r.TrainMSE[0], r.TrainMSE[1], r.TrainNELL[0], r.TrainNELL[1], nn, r.SecPerIter)
