@@ -73,9 +73,9 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 		nm.Cfg.LR = opt.LR
 	}
 	nm.Latent = &latent.Config{N: len(x), Q: m.Cfg.Q, Diagonal: m.Cfg.DiagQ0, Scale0: m.Cfg.Scale0,
-		Mean0: nearestLatents(m.X, m.Mask, means, x, mask)}
+		Mean0: latent.Nearest(m.X, m.Mask, means, x, mask)}
 	ft := train.New(&nm, tr.Backend)
-	if err := freezeGlobals(tr.Ctx, ft.Ctx); err != nil {
+	if err := vars.CopyFrozen(tr.Ctx, ft.Ctx, isModelScope); err != nil {
 		return nil, err
 	}
 	if err := ft.Run(opt.Iters, nil, 0, nil); err != nil {
@@ -123,55 +123,8 @@ func check(m *model.Model, x, mask [][]float64) error {
 	return nil
 }
 
-// nearestLatents returns, for each new row, the latent mean of the training row nearest to it in
-// mean squared distance over the entries observed in both.
-func nearestLatents(xTrain, maskTrain, means, x, mask [][]float64) [][]float64 {
-	out := make([][]float64, len(x))
-	for i, r := range x {
-		best, bestD := 0, math.Inf(1)
-		for j, t := range xTrain {
-			s, c := 0.0, 0.0
-			for d := range r {
-				if (mask != nil && mask[i][d] == 0) || (maskTrain != nil && maskTrain[j][d] == 0) {
-					continue
-				}
-				s += (r[d] - t[d]) * (r[d] - t[d])
-				c++
-			}
-			if c > 0 && s/c < bestD {
-				best, bestD = j, s/c
-			}
-		}
-		out[i] = append([]float64(nil), means[best]...)
-	}
-	return out
-}
-
-// freezeGlobals copies every model variable outside "/latent" (kernel, inducing variables,
-// likelihood, learned schedule and step size; not the optimiser state) from src into dst and
-// marks it not trainable.
-func freezeGlobals(src, dst *context.Context) error {
-	var err error
-	src.EnumerateVariables(func(v *context.Variable) {
-		scope := v.Scope()
-		if err != nil || strings.HasPrefix(scope, "/latent") || !isModelScope(scope) {
-			return
-		}
-		val, e := v.Value()
-		if e != nil {
-			err = e
-			return
-		}
-		c, e := val.LocalClone()
-		if e != nil {
-			err = e
-			return
-		}
-		dst.InAbsPath(scope).VariableWithValue(v.Name(), c).SetTrainable(false)
-	})
-	return err
-}
-
+// isModelScope reports the scopes of a trained model's global variables (kernel, inducing
+// variables, likelihood, learned schedule and step size; not the latents or the optimiser state).
 func isModelScope(scope string) bool {
 	for _, p := range []string{"/kernel", "/inducing", "/likelihood", "/anneal"} {
 		if strings.HasPrefix(scope, p) {

@@ -51,3 +51,28 @@ func PCA(x [][]float64, q int) ([][]float64, error) {
 }
 
 func sqrt(v float64) float64 { return math.Sqrt(v) }
+
+// Nearest returns, for each row of x [T, D] (mask [T, D], 1 = observed, or nil), a copy of the latent
+// [Q] of the training row of xTrain [N, D] (maskTrain or nil) nearest to it in mean squared distance
+// over the entries observed in both; latents is [N, Q]. Used to start the fit of new points.
+func Nearest(xTrain, maskTrain, latents, x, mask [][]float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for i, r := range x {
+		best, bestD := 0, math.Inf(1)
+		for j, t := range xTrain {
+			s, c := 0.0, 0.0
+			for d := range r {
+				if (mask != nil && mask[i][d] == 0) || (maskTrain != nil && maskTrain[j][d] == 0) {
+					continue
+				}
+				s += (r[d] - t[d]) * (r[d] - t[d])
+				c++
+			}
+			if c > 0 && s/c < bestD {
+				best, bestD = j, s/c
+			}
+		}
+		out[i] = append([]float64(nil), latents[best]...)
+	}
+	return out
+}

@@ -57,10 +57,10 @@ func (m *Model) Reconstruct(x, mask [][]float64, iters int) (*Reconstruction, er
 		return nil, err
 	}
 	ctx := context.New().Checked(false)
-	if err := freeze(m.Ctx, ctx); err != nil {
+	if err := vars.CopyFrozen(m.Ctx, ctx, trainedScope); err != nil {
 		return nil, err
 	}
-	h0 := nearest(m.X, h, x, mask)
+	h0 := latent.Nearest(m.X, nil, h, x, mask)
 	star := func(ctx *context.Context, g *Graph) *Node {
 		return vars.New(ctx.In("reconstruct"), "h", h0).ValueGraph(g)
 	}
@@ -155,46 +155,14 @@ func (m *Model) fittedLatents() ([][]float64, error) {
 	return rows(m.Cfg.Q, vars.Flat64(val)), nil
 }
 
-// freeze copies the kernel, likelihood and latent variables of src into dst, not trainable.
-func freeze(src, dst *context.Context) error {
-	var err error
-	src.EnumerateVariables(func(v *context.Variable) {
-		scope := v.Scope()
-		if err != nil || !(strings.HasPrefix(scope, "/kernel") || strings.HasPrefix(scope, "/likelihood") || strings.HasPrefix(scope, "/standard")) {
-			return
+// trainedScope reports the scopes of a fitted standard GPLVM: kernel, likelihood and latents.
+func trainedScope(scope string) bool {
+	for _, p := range []string{"/kernel", "/likelihood", "/standard"} {
+		if strings.HasPrefix(scope, p) {
+			return true
 		}
-		val, e := v.Value()
-		if e == nil {
-			val, e = val.LocalClone()
-		}
-		if e != nil {
-			err = e
-			return
-		}
-		dst.InAbsPath(scope).VariableWithValue(v.Name(), val).SetTrainable(false)
-	})
-	return err
-}
-
-// nearest returns, per new row, the latent of the training row closest on its observed entries.
-func nearest(xTrain, h, x, mask [][]float64) [][]float64 {
-	out := make([][]float64, len(x))
-	for i, r := range x {
-		best, bestD := 0, math.Inf(1)
-		for j, t := range xTrain {
-			s := 0.0
-			for d := range r {
-				if mask[i][d] != 0 {
-					s += (r[d] - t[d]) * (r[d] - t[d])
-				}
-			}
-			if s < bestD {
-				best, bestD = j, s
-			}
-		}
-		out[i] = append([]float64(nil), h[best]...)
 	}
-	return out
+	return false
 }
 
 // zeroMissing replaces the hidden entries of x (which may be NaN) by 0.

@@ -395,16 +395,22 @@ func hidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, damaged [
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	hidden = make([][]float64, len(x))
+	return withNaN(x, mask), mask, damaged, nil
+}
+
+// withNaN returns a copy of x with NaN where mask is 0 (the form the model and infer take for
+// missing entries, so that no hidden value can leak into a fit).
+func withNaN(x, mask [][]float64) [][]float64 {
+	out := make([][]float64, len(x))
 	for i := range x {
-		hidden[i] = append([]float64(nil), x[i]...)
-		for j := range hidden[i] {
+		out[i] = append([]float64(nil), x[i]...)
+		for j := range out[i] {
 			if mask[i][j] == 0 {
-				hidden[i][j] = math.NaN()
+				out[i][j] = math.NaN()
 			}
 		}
 	}
-	return hidden, mask, damaged, nil
+	return out
 }
 
 // etaSetting describes the step size for the table header: the value, or "0.25/K = v" by default.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -250,17 +249,12 @@ func holdOut(x [][]float64, labels []int, seed uint64) (train [][]float64, train
 			continue
 		}
 		m := make([]float64, d)
-		h := append([]float64(nil), row...)
-		for k, j := range rng.Perm(d) {
-			if k < (d+1)/2 {
-				m[j] = 1
-			} else {
-				h[j] = math.NaN()
-			}
+		for _, j := range rng.Perm(d)[:(d+1)/2] {
+			m[j] = 1
 		}
-		test, hidden, mask = append(test, row), append(hidden, h), append(mask, m)
+		test, mask = append(test, row), append(mask, m)
 	}
-	return train, trainLabels, test, hidden, mask
+	return train, trainLabels, test, withNaN(test, mask), mask
 }
 
 // subsetRows returns n rows of ds (and their labels) chosen by PCG(seed), in their original order;

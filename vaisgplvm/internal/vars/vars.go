@@ -72,3 +72,26 @@ func Convert(t *tensors.Tensor, dt dtypes.DType) *tensors.Tensor {
 func Flat64(t *tensors.Tensor) []float64 {
 	return tensors.MustCopyFlatData[float64](Convert(t, dtypes.Float64))
 }
+
+// CopyFrozen copies every variable of src whose scope satisfies keep into dst (same scope and
+// name, cloned values) and marks the copies not trainable: the trained part of a model, frozen
+// while new parameters (e.g. the latents of new points) are fitted in dst.
+func CopyFrozen(src, dst *context.Context, keep func(scope string) bool) error {
+	var err error
+	src.EnumerateVariables(func(v *context.Variable) {
+		scope := v.Scope()
+		if err != nil || !keep(scope) {
+			return
+		}
+		val, e := v.Value()
+		if e == nil {
+			val, e = val.LocalClone()
+		}
+		if e != nil {
+			err = fmt.Errorf("vars: copying %s/%s: %w", scope, v.Name(), e)
+			return
+		}
+		dst.InAbsPath(scope).VariableWithValue(v.Name(), val).SetTrainable(false)
+	})
+	return err
+}
