@@ -65,21 +65,35 @@ func (m *Model) Reconstruct(x, mask [][]float64, iters int) (*Reconstruction, er
 		return vars.New(ctx.In("reconstruct"), "h", h0).ValueGraph(g)
 	}
 	xs, ms := zeroMissing(x, mask), mask
+	// The GP is frozen: factor the training kernel once, not at every Adam step.
+	factors, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, xt *Node) []*Node {
+		lInv, beta, s2 := m.GP.training(ctx, xt, m.latents(ctx, xt.Graph()))
+		return []*Node{lInv, beta, s2}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("standard: reconstruct: %w", err)
+	}
+	f, err := factors.Exec(m.X)
+	if err != nil {
+		return nil, fmt.Errorf("standard: reconstruct: %w", err)
+	}
+	lInv, beta, s2 := f[0], f[1], f[2]
 	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Done()
-	step, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, xt, xn, mk *Node) *Node {
-		mean, v, s2 := m.GP.predict(ctx, xt, m.latents(ctx, xt.Graph()), star(ctx, xt.Graph()))
-		total := Add(InsertAxes(v, -1), s2) // [T, 1]
+	step, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, li, bt, noise, xn, mk *Node) *Node {
+		g := xn.Graph()
+		mean, v := m.GP.predictFrom(ctx, li, bt, m.latents(ctx, g), star(ctx, g))
+		total := Add(InsertAxes(v, -1), noise) // [T, 1]
 		logp := Sub(MulScalar(Log(MulScalar(total, 2*math.Pi)), -0.5), Div(Square(Sub(xn, mean)), MulScalar(total, 2)))
-		obj := Add(ReduceAllSum(Mul(logp, mk)), ReduceAllSum(latent.LogPrior(star(ctx, xt.Graph()))))
+		obj := Add(ReduceAllSum(Mul(logp, mk)), ReduceAllSum(latent.LogPrior(star(ctx, g))))
 		loss := DivScalar(Neg(obj), float64(len(x)))
-		opt.UpdateGraph(ctx, xt.Graph(), loss)
+		opt.UpdateGraph(ctx, g, loss)
 		return loss
 	})
 	if err != nil {
 		return nil, fmt.Errorf("standard: reconstruct: %w", err)
 	}
 	for i := 0; i < iters; i++ {
-		out, err := step.Exec(m.X, xs, ms)
+		out, err := step.Exec(lInv, beta, s2, xs, ms)
 		if err != nil {
 			return nil, fmt.Errorf("standard: reconstruct: iteration %d: %w", i+1, err)
 		}
@@ -87,20 +101,20 @@ func (m *Model) Reconstruct(x, mask [][]float64, iters int) (*Reconstruction, er
 			return nil, fmt.Errorf("standard: reconstruct: iteration %d: objective %g", i+1, v)
 		}
 	}
-	final, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, xt *Node) []*Node {
-		hs := star(ctx, xt.Graph())
-		mean, v, s2 := m.GP.predict(ctx, xt, m.latents(ctx, xt.Graph()), hs)
-		return []*Node{hs, mean, v, s2}
+	final, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, li, bt *Node) []*Node {
+		hs := star(ctx, li.Graph())
+		mean, v := m.GP.predictFrom(ctx, li, bt, m.latents(ctx, li.Graph()), hs)
+		return []*Node{hs, mean, v}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("standard: reconstruct: %w", err)
 	}
-	out, err := final.Exec(m.X)
+	out, err := final.Exec(lInv, beta)
 	if err != nil {
 		return nil, fmt.Errorf("standard: reconstruct: %w", err)
 	}
 	return &Reconstruction{Latent: rows(m.Cfg.Q, vars.Flat64(out[0])), Mean: rows(d, vars.Flat64(out[1])),
-		Var: vars.Flat64(out[2]), NoiseVariance: vars.Flat64(out[3])[0]}, nil
+		Var: vars.Flat64(out[2]), NoiseVariance: vars.Flat64(s2)[0]}, nil
 }
 
 // ScoreHidden scores the entries that mask hid (mask 0) against truth, with the same definitions as
@@ -134,12 +148,24 @@ func (r *Reconstruction) ScoreHidden(truth, mask [][]float64) (mse, nell float64
 // predict returns the exact GP predictive mean [T, D] and variance [T] of f at hs [T, Q] given the
 // training data x [N, D] at h [N, Q], and s^2.
 func (m *GP) predict(ctx *context.Context, x, h, hs *Node) (mean, v, s2 *Node) {
-	l, s2 := m.factor(ctx, h)
-	lInv := linalg.TriangularInverse(l)
-	a := MatMul(lInv, Transpose(m.Kernel.Matrix(ctx, hs, h), 0, 1)) // L^-1 K(H, H*): [N, T]
-	mean = MatMul(Transpose(a, 0, 1), MatMul(lInv, x))
-	v = Sub(m.Kernel.Diag(ctx, hs), ReduceSum(Square(a), 0))
+	lInv, beta, s2 := m.training(ctx, x, h)
+	mean, v = m.predictFrom(ctx, lInv, beta, h, hs)
 	return mean, v, s2
+}
+
+// training returns what the predictive needs from the training data: L^-1 [N, N] for
+// L L^T = K + s^2 I (+ jitter), beta = L^-1 X [N, D], and s^2.
+func (m *GP) training(ctx *context.Context, x, h *Node) (lInv, beta, s2 *Node) {
+	l, s2 := m.factor(ctx, h)
+	lInv = linalg.TriangularInverse(l)
+	return lInv, MatMul(lInv, x), s2
+}
+
+// predictFrom is predict given the training factors: mean A^T beta, variance k(h*, h*) - |A|^2
+// with A = L^-1 K(H, H*) [N, T].
+func (m *GP) predictFrom(ctx *context.Context, lInv, beta, h, hs *Node) (mean, v *Node) {
+	a := MatMul(lInv, Transpose(m.Kernel.Matrix(ctx, hs, h), 0, 1))
+	return MatMul(Transpose(a, 0, 1), beta), Sub(m.Kernel.Diag(ctx, hs), ReduceSum(Square(a), 0))
 }
 
 // fittedLatents reads H [N, Q].
