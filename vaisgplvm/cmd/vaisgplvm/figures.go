@@ -17,7 +17,6 @@ type artefacts struct {
 	curve   []float64
 	params  *train.Params
 	recon   [][]float64 // predictive means [N, D] at the reconstruction latents (last snapshot)
-	latent  [][]float64 // reconstruction latents [N, Q]
 	mask    [][]float64 // observation mask [N, D] or nil
 	damaged []int       // images with hidden pixels (tables 2, 3)
 	ess     []float64   // per damaged image ESS at the last snapshot (table 3)
@@ -118,7 +117,7 @@ func writeFigures(dir string, table int, list []job, sets map[string]*data.Datas
 			k := 0
 			for _, j := range js {
 				samples = append(samples, plots.Sample{Name: j.method, Values: j.art.ess})
-				k = max(k, j.kWeights)
+				k = max(k, j.weights[len(j.weights)-1].K)
 			}
 			p, err := plots.Histograms(fmt.Sprintf("%s: ESS of %d normalised weights per damaged image", name, k), "ESS", 25, samples...)
 			if err != nil {

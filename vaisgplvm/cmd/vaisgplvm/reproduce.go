@@ -215,9 +215,9 @@ func runReproduce(args []string) error {
 			if err != nil {
 				return err
 			}
-			j.art = &artefacts{curve: tr.Curve, params: params, recon: last.Recon, latent: last.Latent, mask: mask, damaged: damaged}
+			j.art = &artefacts{curve: tr.Curve, params: params, recon: last.Recon, mask: mask, damaged: damaged}
 			if *table == 3 {
-				j.art.ess, j.kWeights = j.weights[len(j.weights)-1].PerPointESS, mf.k
+				j.art.ess = j.weights[len(j.weights)-1].PerPointESS
 			}
 		}
 		fmt.Fprintf(os.Stderr, "%s %s seed %d done (%.0f s elapsed)\n", j.dataset, j.method, j.seed, time.Since(start).Seconds())
@@ -344,7 +344,6 @@ type job struct {
 	weights         []*train.WeightStats // one per snapshot (table 3)
 	secs            float64              // seconds per iteration
 	art             *artefacts           // for the figures (first seed only)
-	kWeights        int                  // weights per point (table 3)
 }
 
 // runJobs runs do on every job with at most n at a time, the most expensive methods first (VAIS,
