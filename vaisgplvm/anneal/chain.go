@@ -17,6 +17,16 @@ type Chain struct {
 	LogW    *Node   // log weights log p(x, H_K) - log q0(H_0) - sum_k R_{k-1}: [S, B]
 	Target  *Node   // log p(x, H_K) = l(H_K) + log p(H_K): [S, B]
 	LogQ0H0 *Node   // log q0(H_0): [S, B]
+	// LogAccept are, per transition k = 1..K, the log Metropolis-Hastings ratios of the Langevin
+	// move H_{k-1} -> H_k under its bridging density pi_k (no move is rejected: the chain is
+	// unadjusted; the ratio is a diagnostic and the signal of the adaptive step size):
+	//
+	//	log a_k = log pi_k(H_k) - log pi_k(H_{k-1}) - R_{k-1},  log pi_k = beta_k log p(x, h) + (1 - beta_k) log q0(h)
+	//
+	// (-R_{k-1} is log B_k(H_{k-1}|H_k) - log F_k(H_k|H_{k-1})). Each is [S, B], under StopGradient.
+	// The AIS weight's increment of step k is (beta_k - beta_{k-1}) (log p(x, H_{k-1}) - log q0(H_{k-1}))
+	// + log a_k: log a_k is the part of the weight that the step size controls.
+	LogAccept []*Node
 }
 
 // Options tune the chain.
@@ -57,15 +67,17 @@ type Options struct {
 // dimension 0 is not allowed in GoMLX, so pass nil eps) gives the importance-sampling weight.
 func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, opt Options) *Chain {
 	c := &Chain{H0: h0, Path: []*Node{h0}}
-	gradJ, gradQ := scores(h0, logJoint, logQ0, opt)
+	cur := evaluate(h0, logJoint, logQ0, opt)
+	c.LogQ0H0 = cur.logQ0
 	h := h0
 	sumR := ZerosLike(ReduceSum(h0, -1))
 	for k, e := range eps {
 		beta, eta := element(betas, k), element(etas, k)
-		gPrev := drift(mix(beta, gradJ, gradQ), eta, opt.Tamed)
+		gPrev := drift(mix(beta, cur.gradJ, cur.gradQ), eta, opt.Tamed)
 		hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
-		gradJ, gradQ = scores(hNew, logJoint, logQ0, opt)
-		gNew := drift(mix(beta, gradJ, gradQ), eta, opt.Tamed)
+		prev := cur
+		cur = evaluate(hNew, logJoint, logQ0, opt)
+		gNew := drift(mix(beta, cur.gradJ, cur.gradQ), eta, opt.Tamed)
 		sign := -1.0
 		if opt.Algorithm1Sign {
 			sign = 1
@@ -73,26 +85,47 @@ func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, o
 		epsTilde := Sub(Mul(Add(gPrev, gNew), MulScalar(Sqrt(MulScalar(eta, 0.5)), sign)), e)
 		r := MulScalar(Sub(ReduceSum(Square(epsTilde), -1), ReduceSum(Square(e), -1)), 0.5)
 		sumR = Add(sumR, r)
+		dLogPi := mix(beta, Sub(cur.logJoint, prev.logJoint), Sub(cur.logQ0, prev.logQ0))
+		c.LogAccept = append(c.LogAccept, StopGradient(Sub(dLogPi, r)))
 		h = hNew
 		c.Path = append(c.Path, h)
 	}
 	c.HK = h
 	c.SumR = sumR
-	c.Target = logJoint(h)
-	c.LogQ0H0 = logQ0(h0)
+	c.Target = cur.logJoint
 	c.LogW = Sub(Sub(c.Target, c.LogQ0H0), sumR)
 	return c
 }
 
-// scores returns grad_h log p(x, h) and grad_h log q0(h), per point ([S, B, Q] each). The densities
-// are sums of per-point terms, so the gradient of their total is the per-point gradient.
-func scores(h *Node, logJoint, logQ0 LogDensity, opt Options) (*Node, *Node) {
-	gj := Gradient(ReduceAllSum(logJoint(h)), h)[0]
-	gq := Gradient(ReduceAllSum(logQ0(h)), h)[0]
+// state is the chain's densities and scores at one point of the path.
+type state struct {
+	logJoint, logQ0 *Node // log p(x, h), log q0(h): [S, B]
+	gradJ, gradQ    *Node // their gradients w.r.t. h: [S, B, Q]
+}
+
+// evaluate returns log p(x, h), log q0(h) and their gradients w.r.t. h, per point. The densities are
+// sums of per-point terms, so the gradient of their total is the per-point gradient.
+func evaluate(h *Node, logJoint, logQ0 LogDensity, opt Options) state {
+	s := state{logJoint: logJoint(h), logQ0: logQ0(h)}
+	s.gradJ = Gradient(ReduceAllSum(s.logJoint), h)[0]
+	s.gradQ = Gradient(ReduceAllSum(s.logQ0), h)[0]
 	if opt.StopScoreGradient {
-		gj, gq = StopGradient(gj), StopGradient(gq)
+		s.gradJ, s.gradQ = StopGradient(s.gradJ), StopGradient(s.gradQ)
 	}
-	return gj, gq
+	return s
+}
+
+// AcceptRates returns the mean over chains and points of min(1, a_k) for each transition: [K]
+// (under StopGradient; nil when K = 0). See Chain.LogAccept.
+func (c *Chain) AcceptRates() *Node {
+	if len(c.LogAccept) == 0 {
+		return nil
+	}
+	rates := make([]*Node, len(c.LogAccept))
+	for i, la := range c.LogAccept {
+		rates[i] = InsertAxes(ReduceAllMean(Exp(MinScalar(la, 0))), 0)
+	}
+	return StopGradient(Concatenate(rates, 0))
 }
 
 // drift returns g, or the tamed drift g / (1 + eta |g|) per point (norm over the last axis).

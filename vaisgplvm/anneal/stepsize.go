@@ -2,35 +2,117 @@ package anneal
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
 
-// StepSize gives the Langevin step size eta (latent units squared), one per transition: [K].
+// Default settings of the adaptive step size (see StepSize.Adaptive).
+const (
+	DefaultTargetAccept = 0.8  // target mean Metropolis-Hastings acceptance rate of each transition
+	DefaultAdaptRate    = 0.05 // Robbins-Monro gain on log eta_k per training iteration
+	minLogEta           = -16  // adaptive log eta_k is kept in [minLogEta, maxLogEta]
+	maxLogEta           = 2
+)
+
+// StepSize gives the Langevin step size eta (latent units squared; relative to q0's spread when the
+// chain is preconditioned), one per transition: [K]. Three rules:
+//
+//   - fixed: eta_k = Eta0;
+//
+//   - Learned: log eta_k are trained with the other parameters by the bound's gradient
+//     (variable "anneal/log_eta" [K], initialised at log Eta0);
+//
+//   - Adaptive: log eta_k (the same variable, not trained) follow the stochastic-approximation rule
+//
+//     log eta_k <- log eta_k + AdaptRate * (mean min(1, a_k) - TargetAccept)
+//
+//     once per training iteration, where a_k is the Metropolis-Hastings ratio of transition k under
+//     its bridging density (Chain.LogAccept), averaged over the batch and the chains. The chain stays
+//     unadjusted (nothing is rejected): the rule only shrinks eta_k where the Langevin move is far
+//     from reversible (which is what makes the AIS weight noisy) and grows it where it is not.
+//     Each eta_k stays a constant inside one evaluation of the bound, so the bound is valid for
+//     every value the rule visits.
+//
+// The paper's App. D describes its own adaptive rule; its text was not available to us, so this rule
+// is ours (the acceptance-targeting adaptation of adaptive MCMC, Andrieu & Thoms 2008, Sec. 5),
+// not a transcription of App. D.
 type StepSize struct {
-	Eta0    float64 // initial (or fixed) eta > 0
-	Learned bool    // learn log eta_k, one per transition (variable "anneal/log_eta" [K])
+	Eta0     float64 // initial (or fixed) eta > 0
+	Learned  bool    // learn log eta_k by gradient
+	Adaptive bool    // adapt log eta_k toward TargetAccept (exclusive with Learned)
+	// TargetAccept in (0, 1) and AdaptRate > 0 tune the adaptive rule (0: the defaults above).
+	TargetAccept, AdaptRate float64
 }
 
-// Validate reports a non-positive eta.
+// Validate reports a non-positive eta, both Learned and Adaptive, or adaptive settings out of range.
 func (s StepSize) Validate() error {
 	if !(s.Eta0 > 0) || math.IsInf(s.Eta0, 0) {
 		return fmt.Errorf("anneal: step size eta must be positive and finite, got %g", s.Eta0)
+	}
+	if s.Learned && s.Adaptive {
+		return fmt.Errorf("anneal: step size cannot be both learned and adaptive")
+	}
+	if t := s.TargetAccept; t != 0 && !(t > 0 && t < 1) {
+		return fmt.Errorf("anneal: target acceptance rate must be in (0, 1), got %g", t)
+	}
+	if r := s.AdaptRate; r != 0 && !(r > 0 && r <= 1) {
+		return fmt.Errorf("anneal: adaptation rate must be in (0, 1], got %g", r)
 	}
 	return nil
 }
 
 // Etas returns eta_1..eta_K as a [K] node.
 func (s StepSize) Etas(ctx *context.Context, g *Graph, k int) *Node {
+	if !s.Learned && !s.Adaptive {
+		return Exp(Const(g, s.initLogEta(k)))
+	}
+	return Exp(s.logEtaVar(ctx, k).ValueGraph(g))
+}
+
+// Adapt adds to the graph the adaptive rule's update of log eta_k from the chain's acceptance rates
+// (a no-op unless Adaptive, or when the chain has no transitions). Call it only in the training
+// step: the new values are stored when the step's graph runs.
+func (s StepSize) Adapt(ctx *context.Context, c *Chain) {
+	rates := c.AcceptRates()
+	if !s.Adaptive || rates == nil {
+		return
+	}
+	v := s.logEtaVar(ctx, rates.Shape().Dim(0))
+	target, gain := orDefault(s.TargetAccept, DefaultTargetAccept), orDefault(s.AdaptRate, DefaultAdaptRate)
+	logEta := v.ValueGraph(rates.Graph())
+	step := MulScalar(AddScalar(ConvertDType(rates, logEta.DType()), -target), gain)
+	v.SetValueGraph(ClipScalar(Add(logEta, step), minLogEta, maxLogEta))
+}
+
+// logEtaVar returns the variable "anneal/log_eta" [k], created at log Eta0 if new (not trainable
+// when Adaptive).
+func (s StepSize) logEtaVar(ctx *context.Context, k int) *context.Variable {
+	scope := ctx.In("anneal")
+	v := scope.GetVariable("log_eta")
+	if v == nil {
+		v = vars.New(scope, "log_eta", s.initLogEta(k))
+	}
+	if s.Adaptive {
+		v.SetTrainable(false)
+	}
+	return v
+}
+
+func (s StepSize) initLogEta(k int) []float64 {
 	init := make([]float64, k)
 	for i := range init {
 		init[i] = math.Log(s.Eta0)
 	}
-	if !s.Learned {
-		return Exp(Const(g, init))
+	return init
+}
+
+func orDefault(v, def float64) float64 {
+	if v == 0 {
+		return def
 	}
-	return Exp(vars.New(ctx.In("anneal"), "log_eta", init).ValueGraph(g))
+	return v
 }

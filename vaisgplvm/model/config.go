@@ -33,7 +33,12 @@ type Config struct {
 	Schedule string  `json:"schedule"`  // linear, sigmoid, power, learned
 	Eta      float64 `json:"eta"`       // Langevin step size (initial when learned); 0 = EtaTimesK / K
 	LearnEta bool    `json:"learn_eta"` // learn log eta_k
-	StopGrad bool    `json:"stop_grad"` // stop gradients through the chain's scores
+	// AdaptEta adapts log eta_k toward a target acceptance rate (see anneal.StepSize.Adaptive);
+	// AcceptTarget and AdaptRate tune it (0: anneal.DefaultTargetAccept, anneal.DefaultAdaptRate).
+	AdaptEta     bool    `json:"adapt_eta,omitempty"`
+	AcceptTarget float64 `json:"accept_target,omitempty"`
+	AdaptRate    float64 `json:"adapt_rate,omitempty"`
+	StopGrad     bool    `json:"stop_grad"` // stop gradients through the chain's scores
 	// Precondition runs the Langevin chain in q0's whitened coordinates (default true; see
 	// anneal.Options.Precondition). Eta is then relative to q0's spread.
 	Precondition bool `json:"precondition"`
@@ -73,6 +78,12 @@ func (c *Config) StepSize() float64 {
 	return EtaTimesK / float64(max(c.K, 1))
 }
 
+// StepRule returns the chain's step-size rule: eta from StepSize, fixed, learned or adaptive.
+func (c *Config) StepRule() anneal.StepSize {
+	return anneal.StepSize{Eta0: c.StepSize(), Learned: c.LearnEta, Adaptive: c.AdaptEta,
+		TargetAccept: c.AcceptTarget, AdaptRate: c.AdaptRate}
+}
+
 // Validate checks every setting and names the first bad one.
 func (c *Config) Validate() error {
 	switch c.Method {
@@ -108,7 +119,7 @@ func (c *Config) Validate() error {
 				return err
 			}
 		}
-		if err := (anneal.StepSize{Eta0: c.StepSize()}).Validate(); err != nil {
+		if err := c.StepRule().Validate(); err != nil {
 			return err
 		}
 	}

@@ -85,7 +85,7 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 			UnwhitenedScale: math.Sqrt(dataVar), SharedSqrt: cfg.SharedQSqrt},
 		Lik:    &gp.Gaussian{NoiseVariance0: cfg.Noise0 * dataVar},
 		Latent: &latent.Config{N: n, Q: cfg.Q, Diagonal: cfg.DiagQ0, Mean0: mean0, Scale0: cfg.Scale0},
-		Step:   anneal.StepSize{Eta0: cfg.StepSize(), Learned: cfg.LearnEta},
+		Step:   cfg.StepRule(),
 	}
 	if cfg.MeanBias {
 		m.Inducing.Bias0 = make([]float64, d)

@@ -49,7 +49,15 @@ func toyTrainer(t *testing.T, method string, mutate func(*model.Config)) *train.
 // TestResumeIsExact: 3 iterations, a checkpoint, a fresh trainer loading it and 3 more give the
 // same curve as 6 iterations in one go (batches and noise depend only on seed and iteration).
 func TestResumeIsExact(t *testing.T) {
-	for _, method := range model.Methods {
+	adaptive := func(c *model.Config) { c.AdaptEta, c.Eta = true, 1 }
+	for _, method := range append(model.Methods, "vais+adapt-eta") {
+		mutate := func(*model.Config) {}
+		if method == "vais+adapt-eta" {
+			method, mutate = "vais", adaptive
+		}
+		toyTrainer := func(t *testing.T, method string, _ func(*model.Config)) *train.Trainer {
+			return toyTrainer(t, method, mutate)
+		}
 		straight := toyTrainer(t, method, nil)
 		if err := straight.Run(6, nil, 0, nil); err != nil {
 			t.Fatal(err)
@@ -71,6 +79,43 @@ func TestResumeIsExact(t *testing.T) {
 		}
 		if d := testutil.MaxAbsDiff(straight.Curve, resumed.Curve); d != 0 || len(resumed.Curve) != 6 {
 			t.Errorf("%s: resumed curve %v differs from straight %v (max diff %g)", method, resumed.Curve, straight.Curve, d)
+		}
+	}
+}
+
+// TestAdaptiveEtaInTraining: with AdaptEta the step sizes move during training (down from a too
+// large eta where the first transition rarely accepts, up from a far too small one where every
+// move accepts) and afterwards every transition's acceptance rate is near the 0.8 target.
+func TestAdaptiveEtaInTraining(t *testing.T) {
+	pts := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	for _, eta0 := range []float64{4, 1e-3} {
+		tr := toyTrainer(t, "vais", func(c *model.Config) { c.AdaptEta, c.Eta, c.AdaptRate = true, eta0, 0.5 })
+		before, err := tr.Weights(pts, 20, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Run(80, nil, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		p, err := tr.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, err := tr.Weights(pts, 20, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("eta0 %g: acceptance %.3f -> %.3f, etas %.4g", eta0, before.Accept, after.Accept, p.Etas)
+		if eta0 > 1 && !(p.Etas[0] < eta0/2) {
+			t.Errorf("eta0 %g: eta_1 = %g, want it reduced (acceptance was %.3f)", eta0, p.Etas[0], before.Accept[0])
+		}
+		for k, e := range p.Etas {
+			if eta0 < 1 && !(e > 10*eta0) {
+				t.Errorf("eta0 %g: eta_%d = %g, want it grown (acceptance was %.3f)", eta0, k+1, e, before.Accept[k])
+			}
+			if math.Abs(after.Accept[k]-0.8) > 0.15 {
+				t.Errorf("eta0 %g: step %d acceptance %.3f after adaptation, want 0.8 ± 0.15", eta0, k+1, after.Accept[k])
+			}
 		}
 	}
 }

@@ -51,9 +51,12 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		if !m.HasMask() {
 			mask = nil
 		}
-		res, _ := m.Bound(ctx, x, mask, idx, eps0, chain)
+		res, c := m.Bound(ctx, x, mask, idx, eps0, chain)
 		loss := DivScalar(Neg(res.ELBO), float64(m.N))
 		opt.UpdateGraph(ctx, x.Graph(), loss)
+		if c != nil {
+			m.Step.Adapt(ctx, c)
+		}
 		return loss
 	})
 	return t

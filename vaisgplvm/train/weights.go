@@ -19,6 +19,9 @@ type WeightStats struct {
 	Points  int     `json:"points"`
 	// PerPointESS is the ESS of each point, in the order of idx.
 	PerPointESS []float64 `json:"-"`
+	// Accept are, for VAIS, the mean Metropolis-Hastings acceptance rates min(1, a_k) of the K
+	// transitions over the points and chains (see anneal.Chain.LogAccept); nil otherwise.
+	Accept []float64 `json:"accept_rates,omitempty"`
 }
 
 // Weights returns the normalised-weight diagnostics of k importance weights per point for the
@@ -55,12 +58,15 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x77))
 	s0, sc := m.NoiseShapes(b)
-	exec, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, xn, mk, id, e0, ch *Node) *Node {
+	exec, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, xn, mk, id, e0, ch *Node) []*Node {
 		if !m.HasMask() {
 			mk = nil
 		}
-		res, _ := m.Bound(ctx, xn, mk, id, e0, ch)
-		return res.LogW
+		res, c := m.Bound(ctx, xn, mk, id, e0, ch)
+		if c != nil && len(c.LogAccept) > 0 {
+			return []*Node{res.LogW, c.AcceptRates()}
+		}
+		return []*Node{res.LogW}
 	})
 	if err != nil {
 		return nil, err
@@ -71,6 +77,9 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	}
 	logW := vars.Flat64(out[0]) // [k, b]
 	st := &WeightStats{K: k, Points: b}
+	if len(out) > 1 {
+		st.Accept = vars.Flat64(out[1])
+	}
 	col := make([]float64, k)
 	for n := 0; n < b; n++ {
 		for s := 0; s < k; s++ {

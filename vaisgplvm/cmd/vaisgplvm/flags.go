@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -20,6 +21,8 @@ type modelFlags struct {
 	q, m, k, samples, batch    int
 	kernel, schedule, dtype    string
 	eta, lr, scale0, noise0    float64
+	acceptTarget, adaptRate    float64
+	adaptEta                   bool
 	unwhitened, diag, stopGrad bool
 	learnEta, standardize      bool
 	precondition, tamed        bool
@@ -39,6 +42,9 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.schedule, "schedule", d.Schedule, "annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1")
 	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when --learn-eta; 0 = 0.25/K); relative to q0's spread when preconditioned")
 	fs.BoolVar(&f.learnEta, "learn-eta", d.LearnEta, "learn log eta_k")
+	fs.BoolVar(&f.adaptEta, "adapt-eta", d.AdaptEta, "adapt log eta_k toward --accept-target (Metropolis-Hastings acceptance rate of each transition; the chain stays unadjusted)")
+	fs.Float64Var(&f.acceptTarget, "accept-target", anneal.DefaultTargetAccept, "target acceptance rate of --adapt-eta, in (0, 1)")
+	fs.Float64Var(&f.adaptRate, "adapt-rate", anneal.DefaultAdaptRate, "gain of --adapt-eta on log eta_k per iteration, in (0, 1]")
 	fs.BoolVar(&f.precondition, "precondition", d.Precondition, "run the Langevin chain in q0's whitened coordinates (false = plain Langevin as printed in the paper)")
 	fs.BoolVar(&f.tamed, "tamed", d.Tamed, "tamed Langevin drift g/(1+eta|g|) (false = the paper's plain drift)")
 	fs.Float64Var(&f.lr, "lr", d.LR, "Adam learning rate")
@@ -62,6 +68,9 @@ func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, 
 	c.Eta, c.LearnEta, c.LR, c.Scale0, c.Noise0 = f.eta, f.learnEta, f.lr, f.scale0, f.noise0
 	c.Whitened, c.DiagQ0, c.StopGrad, c.Seed = !f.unwhitened, f.diag, f.stopGrad, seed
 	c.Precondition, c.Tamed, c.SharedQSqrt, c.MeanBias = f.precondition, f.tamed, f.sharedQSqrt, f.meanBias
+	if f.adaptEta {
+		c.AdaptEta, c.AcceptTarget, c.AdaptRate = true, f.acceptTarget, f.adaptRate
+	}
 	if f.dtype != "float64" {
 		c.DType = f.dtype
 	}
