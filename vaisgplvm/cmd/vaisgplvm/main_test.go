@@ -95,6 +95,9 @@ func TestTrainWritesOutputsAndResumes(t *testing.T) {
 	if met.Iterations != 4 || met.Eval == nil || met.Eval.OneNNError == nil || !(met.Eval.MSE > 0) || !(met.SecondsPerIter > 0) {
 		t.Errorf("metrics.json incomplete: %s", buf)
 	}
+	if c := met.Chain; c == nil || len(c.Betas) != 5 || len(c.Etas) != 5 || len(c.Accept) != 5 || c.Betas[4] != 1 {
+		t.Errorf("metrics.json: VAIS chain report missing or not K = 5 long: %+v", c)
+	}
 	curve, _ := os.ReadFile(filepath.Join(dir, "curve.csv"))
 	if lines := strings.Split(strings.TrimSpace(string(curve)), "\n"); len(lines) != 5 {
 		t.Errorf("curve.csv has %d lines, want a header and 4 rows", len(lines))

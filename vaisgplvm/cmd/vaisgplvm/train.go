@@ -20,6 +20,36 @@ type Metrics struct {
 	SecondsPerIter float64           `json:"seconds_per_iteration"`
 	Eval           *train.Evaluation `json:"metrics"`
 	Standardized   bool              `json:"standardized"`
+	Chain          *ChainReport      `json:"chain,omitempty"`
+}
+
+// ChainReport describes a trained VAIS model's annealed chain: the schedule beta_k, the step sizes
+// eta_k (as trained or adapted) and each transition's mean Metropolis-Hastings acceptance rate
+// measured on up to 200 training points with 4 chains each.
+type ChainReport struct {
+	Betas  []float64 `json:"betas"`
+	Etas   []float64 `json:"etas"`
+	Accept []float64 `json:"accept_rates"`
+}
+
+// chainReport returns the chain report of a VAIS trainer (nil for MF and IWVI, or K = 0).
+func chainReport(tr *train.Trainer, seed uint64) (*ChainReport, error) {
+	if tr.Model.Cfg.Method != "vais" || tr.Model.Cfg.K == 0 {
+		return nil, nil
+	}
+	p, err := tr.Params()
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, min(tr.Model.N, 200))
+	for i := range idx {
+		idx[i] = i
+	}
+	w, err := tr.Weights(idx, 4, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &ChainReport{Betas: p.Betas, Etas: p.Etas, Accept: w.Accept}, nil
 }
 
 func runTrain(args []string) error {
@@ -79,8 +109,12 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
+	chain, err := chainReport(tr, *seed)
+	if err != nil {
+		return err
+	}
 	met := Metrics{Dataset: *dataset, Config: cfg, Backend: tr.Backend.Name(), Iterations: tr.Iter,
-		SecondsPerIter: tr.SecondsPerIter(), Eval: ev, Standardized: mf.standardize}
+		SecondsPerIter: tr.SecondsPerIter(), Eval: ev, Standardized: mf.standardize, Chain: chain}
 	buf, _ := json.MarshalIndent(met, "", "  ")
 	fmt.Println(string(buf))
 	return os.WriteFile(filepath.Join(*out, "metrics.json"), buf, 0o644)
