@@ -118,14 +118,26 @@ func evaluate(h *Node, logJoint, logQ0 LogDensity, opt Options) state {
 // AcceptRates returns the mean over chains and points of min(1, a_k) for each transition: [K]
 // (under StopGradient; nil when K = 0). See Chain.LogAccept.
 func (c *Chain) AcceptRates() *Node {
+	return c.perStep(func(la *Node) *Node { return ReduceAllMean(Exp(MinScalar(la, 0))) })
+}
+
+// MeanLogAccept returns the mean over chains and points of log a_k for each transition: [K] (under
+// StopGradient; nil when K = 0), in nats. Its sum over k is what the chain's discretisation costs
+// the bound (see Chain.LogAccept).
+func (c *Chain) MeanLogAccept() *Node {
+	return c.perStep(ReduceAllMean)
+}
+
+// perStep stacks a scalar statistic of each transition's log a_k into a [K] node.
+func (c *Chain) perStep(stat func(logAccept *Node) *Node) *Node {
 	if len(c.LogAccept) == 0 {
 		return nil
 	}
-	rates := make([]*Node, len(c.LogAccept))
+	out := make([]*Node, len(c.LogAccept))
 	for i, la := range c.LogAccept {
-		rates[i] = InsertAxes(ReduceAllMean(Exp(MinScalar(la, 0))), 0)
+		out[i] = InsertAxes(stat(la), 0)
 	}
-	return StopGradient(Concatenate(rates, 0))
+	return StopGradient(Concatenate(out, 0))
 }
 
 // drift returns g, or the tamed drift g / (1 + eta |g|) per point (norm over the last axis).

@@ -87,20 +87,24 @@ func TestLogAcceptMatchesKernelDensities(t *testing.T) {
 		for _, h := range c.Path {
 			out = append(out, Reshape(h, s, accDim))
 		}
-		return append(out, c.AcceptRates())
+		return append(out, c.AcceptRates(), c.MeanLogAccept())
 	}, e0, ek)
 	worst := 0.0
 	for step := 0; step < k; step++ {
 		la := testutil.Flat(out[step])
 		from, to := testutil.Flat(out[k+step]), testutil.Flat(out[k+step+1])
-		mean := 0.0
+		mean, meanLog := 0.0, 0.0
 		for n := 0; n < s; n++ {
 			want := goMALALogRatio(from[n*accDim:(n+1)*accDim], to[n*accDim:(n+1)*accDim], betas[step], etas[step])
 			worst = math.Max(worst, math.Abs(la[n]-want)/(1+math.Abs(want)))
 			mean += math.Min(1, math.Exp(want)) / s
+			meanLog += want / s
 		}
 		if got := testutil.Flat(out[2*k+1])[step]; math.Abs(got-mean) > 1e-12 {
 			t.Errorf("step %d: AcceptRates %.15f, want %.15f", step+1, got, mean)
+		}
+		if got := testutil.Flat(out[2*k+2])[step]; math.Abs(got-meanLog) > 1e-10*(1+math.Abs(meanLog)) {
+			t.Errorf("step %d: MeanLogAccept %.15f, want %.15f", step+1, got, meanLog)
 		}
 	}
 	if worst > 1e-10 {

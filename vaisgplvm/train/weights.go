@@ -22,6 +22,9 @@ type WeightStats struct {
 	// Accept are, for VAIS, the mean Metropolis-Hastings acceptance rates min(1, a_k) of the K
 	// transitions over the points and chains (see anneal.Chain.LogAccept); nil otherwise.
 	Accept []float64 `json:"accept_rates,omitempty"`
+	// MeanLogAccept are, for VAIS, the mean log a_k of the K transitions (nats; their sum is the
+	// bound's discretisation loss); nil otherwise.
+	MeanLogAccept []float64 `json:"mean_log_accept,omitempty"`
 }
 
 // Weights returns the normalised-weight diagnostics of k importance weights per point for the
@@ -64,7 +67,7 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 		}
 		res, c := m.Bound(ctx, xn, mk, id, e0, ch)
 		if c != nil && len(c.LogAccept) > 0 {
-			return []*Node{res.LogW, c.AcceptRates()}
+			return []*Node{res.LogW, c.AcceptRates(), c.MeanLogAccept()}
 		}
 		return []*Node{res.LogW}
 	})
@@ -78,7 +81,7 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	logW := vars.Flat64(out[0]) // [k, b]
 	st := &WeightStats{K: k, Points: b}
 	if len(out) > 1 {
-		st.Accept = vars.Flat64(out[1])
+		st.Accept, st.MeanLogAccept = vars.Flat64(out[1]), vars.Flat64(out[2])
 	}
 	col := make([]float64, k)
 	for n := 0; n < b; n++ {
