@@ -127,7 +127,7 @@ func runReproduce(args []string) error {
 	}
 	snaps := []int{*iters / 3, 2 * *iters / 3, *iters}
 	res := Table1{Settings: map[string]any{"iters": *iters, "runs": *runs, "batch": mf.batch, "backend": b.Name(),
-		"k": mf.k, "m": mf.m, "eta": etaSetting(mf.eta, mf.k), "lr": mf.lr, "standardized": mf.standardize,
+		"k": mf.k, "m": mf.m, "eta": mf.etaSetting(), "lr": mf.lr, "standardized": mf.standardize,
 		"precondition": mf.precondition, "schedule": mf.schedule, "parallel_jobs": *jobs, "table": *table,
 		"shared_q_sqrt": mf.sharedQSqrt}}
 	if *table == 3 && strings.Contains(*methods, "mf") {
@@ -412,13 +412,21 @@ func withNaN(x, mask [][]float64) [][]float64 {
 	return out
 }
 
-// etaSetting describes the step size for the table header: the value, or "0.25/K = v" by default.
-func etaSetting(eta float64, k int) string {
-	if eta != 0 {
-		return fmt.Sprint(eta)
+// etaSetting describes the step-size rule of the flags: the (initial) eta and whether it is fixed,
+// learned or adapted.
+func (f *modelFlags) etaSetting() string {
+	c := model.Config{K: f.k, Eta: f.eta}
+	eta := fmt.Sprint(f.eta)
+	if f.eta == 0 {
+		eta = fmt.Sprintf("%g/K = %g", model.EtaTimesK, c.StepSize())
 	}
-	c := model.Config{K: k}
-	return fmt.Sprintf("%g/K = %g", model.EtaTimesK, c.StepSize())
+	switch {
+	case f.adaptEta:
+		return fmt.Sprintf("adaptive from %s toward acceptance %g (gain %g)", eta, f.acceptTarget, f.adaptRate)
+	case f.learnEta:
+		return "learned from " + eta
+	}
+	return eta
 }
 
 // tableOf returns the value of --table (or -table) in args, "" when absent.
