@@ -56,11 +56,14 @@ type Config struct {
 }
 
 // DefaultConfig returns the paper's settings (Table 4) for a method on a dataset with q latent
-// dimensions: M = 50, K = 5, lr 0.02, SE-ARD kernel, whitened q(u), full-rank q0, linear schedule.
+// dimensions: M = 50, K = 5, lr 0.02, SE-ARD kernel, whitened q(u), full-rank q0, linear schedule,
+// and our chain: preconditioned, tamed, eta adapted from EtaTimesK / K (set AdaptEta false for a
+// fixed eta, and when setting LearnEta).
 func DefaultConfig(method string, q int) Config {
 	return Config{
 		Method: method, Q: q, M: 50, K: 5, Samples: 1, Kernel: "se", Whitened: true,
-		Scale0: 0.1, Schedule: "linear", Eta: 0, Precondition: true, Tamed: true, LR: 0.02, Seed: 1, Noise0: 0.1,
+		Scale0: 0.1, Schedule: "linear", Eta: 0, AdaptEta: true, Precondition: true, Tamed: true, LR: 0.02,
+		Seed: 1, Noise0: 0.1,
 	}
 }
 

@@ -40,9 +40,9 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.kernel, "kernel", d.Kernel, "kernel: se, matern32, matern52, linear")
 	fs.StringVar(&f.dtype, "dtype", "float64", "floating-point type of parameters and graphs: float64 or float32")
 	fs.StringVar(&f.schedule, "schedule", d.Schedule, "annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1")
-	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when --learn-eta; 0 = 0.25/K); relative to q0's spread when preconditioned")
-	fs.BoolVar(&f.learnEta, "learn-eta", d.LearnEta, "learn log eta_k")
-	fs.BoolVar(&f.adaptEta, "adapt-eta", d.AdaptEta, "adapt log eta_k toward --accept-target (Metropolis-Hastings acceptance rate of each transition; the chain stays unadjusted)")
+	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when adapted or learned; 0 = 0.25/K); relative to q0's spread when preconditioned")
+	fs.BoolVar(&f.learnEta, "learn-eta", d.LearnEta, "learn log eta_k by gradient (instead of adapting it)")
+	fs.BoolVar(&f.adaptEta, "adapt-eta", d.AdaptEta, "adapt log eta_k from --eta toward --accept-target (the Metropolis-Hastings acceptance rate of each transition; the chain stays unadjusted); --adapt-eta=false keeps eta fixed; --learn-eta turns it off")
 	fs.Float64Var(&f.acceptTarget, "accept-target", anneal.DefaultTargetAccept, "target acceptance rate of --adapt-eta, in (0, 1)")
 	fs.Float64Var(&f.adaptRate, "adapt-rate", anneal.DefaultAdaptRate, "gain of --adapt-eta on log eta_k per iteration, in (0, 1]")
 	fs.BoolVar(&f.precondition, "precondition", d.Precondition, "run the Langevin chain in q0's whitened coordinates (false = plain Langevin as printed in the paper)")
@@ -68,8 +68,12 @@ func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, 
 	c.Eta, c.LearnEta, c.LR, c.Scale0, c.Noise0 = f.eta, f.learnEta, f.lr, f.scale0, f.noise0
 	c.Whitened, c.DiagQ0, c.StopGrad, c.Seed = !f.unwhitened, f.diag, f.stopGrad, seed
 	c.Precondition, c.Tamed, c.SharedQSqrt, c.MeanBias = f.precondition, f.tamed, f.sharedQSqrt, f.meanBias
-	if f.adaptEta {
-		c.AdaptEta, c.AcceptTarget, c.AdaptRate = true, f.acceptTarget, f.adaptRate
+	if !(f.acceptTarget > 0 && f.acceptTarget < 1) || !(f.adaptRate > 0 && f.adaptRate <= 1) {
+		return c, usagef("--accept-target must be in (0, 1) and --adapt-rate in (0, 1], got %g and %g", f.acceptTarget, f.adaptRate)
+	}
+	c.AdaptEta = f.adaptEta && !f.learnEta
+	if c.AdaptEta {
+		c.AcceptTarget, c.AdaptRate = f.acceptTarget, f.adaptRate
 	}
 	if f.dtype != "float64" {
 		c.DType = f.dtype

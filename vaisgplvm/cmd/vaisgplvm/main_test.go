@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"image/png"
 	"math"
 	"os"
@@ -36,6 +37,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"train", "--out", out, "stray"},
 		{"train", "--out", out, "--q0-scale", "-1"},
 		{"train", "--out", out, "--dtype", "float16"},
+		{"train", "--out", out, "--accept-target", "1.2"},
+		{"train", "--out", out, "--adapt-rate", "0"},
 		{"reproduce", "--table", "9"},
 		{"reproduce", "--table", "5", "--datasets", "oilflow,nope"},
 		{"reproduce", "--table", "5", "--subset", "-1"},
@@ -74,6 +77,37 @@ func TestBadUsageExitsTwo(t *testing.T) {
 
 // TestTrainWritesOutputsAndResumes runs 4 iterations on oilflow (when the data is present),
 // checks metrics.json, curve.csv and the checkpoint, then resumes to 6 iterations.
+// TestStepSizeFlags: eta adapts by default; --adapt-eta=false fixes it; --learn-eta learns it instead
+// of adapting; the adaptive settings reach the config.
+func TestStepSizeFlags(t *testing.T) {
+	for _, c := range []struct {
+		args           []string
+		adapt, learned bool
+	}{
+		{nil, true, false},
+		{[]string{"--adapt-eta=false"}, false, false},
+		{[]string{"--learn-eta"}, false, true},
+		{[]string{"--accept-target", "0.6", "--adapt-rate", "0.1"}, true, false},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		var mf modelFlags
+		mf.register(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := mf.config("vais", "oilflow", 1)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if cfg.AdaptEta != c.adapt || cfg.LearnEta != c.learned {
+			t.Errorf("%v: adapt %v learned %v, want %v %v", c.args, cfg.AdaptEta, cfg.LearnEta, c.adapt, c.learned)
+		}
+		if len(c.args) == 4 && (cfg.AcceptTarget != 0.6 || cfg.AdaptRate != 0.1) {
+			t.Errorf("%v: target %g rate %g", c.args, cfg.AcceptTarget, cfg.AdaptRate)
+		}
+	}
+}
+
 func TestTrainWritesOutputsAndResumes(t *testing.T) {
 	if _, err := data.Locate(data.OilflowData); err != nil {
 		t.Skipf("oilflow data not available: %v", err)

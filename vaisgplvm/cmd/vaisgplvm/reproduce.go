@@ -421,7 +421,7 @@ func (f *modelFlags) etaSetting() string {
 		eta = fmt.Sprintf("%g/K = %g", model.EtaTimesK, c.StepSize())
 	}
 	switch {
-	case f.adaptEta:
+	case f.adaptEta && !f.learnEta:
 		return fmt.Sprintf("adaptive from %s toward acceptance %g (gain %g)", eta, f.acceptTarget, f.adaptRate)
 	case f.learnEta:
 		return "learned from " + eta
