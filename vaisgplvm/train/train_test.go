@@ -328,3 +328,30 @@ func TestStepCompilesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphOpsGrowLinearlyInK: the VAIS training graph (with its second-order gradient through the
+// chain) grows by the same number of operations for each added annealing step, so graph size is
+// linear in K; MF's graph has matrix products too and is smaller than VAIS's.
+func TestGraphOpsGrowLinearlyInK(t *testing.T) {
+	ops := func(method string, k int) (int, int) {
+		tr := toyTrainer(t, method, func(c *model.Config) { c.K = k })
+		if n, _ := tr.GraphOps(); n != 0 {
+			t.Errorf("GraphOps before the first step = %d, want 0", n)
+		}
+		if _, err := tr.Step(); err != nil {
+			t.Fatal(err)
+		}
+		return tr.GraphOps()
+	}
+	mf, mfDots := ops("mf", 1)
+	n2, d2 := ops("vais", 2)
+	n4, _ := ops("vais", 4)
+	n6, _ := ops("vais", 6)
+	t.Logf("graph ops: MF %d (%d DotGeneral); VAIS K=2 %d (%d DotGeneral), K=4 %d, K=6 %d", mf, mfDots, n2, d2, n4, n6)
+	if mfDots == 0 || d2 <= mfDots || !(n2 > mf) {
+		t.Errorf("MF %d ops (%d dots) should be fewer than VAIS K=2's %d (%d dots)", mf, mfDots, n2, d2)
+	}
+	if step1, step2 := n4-n2, n6-n4; step1 <= 0 || math.Abs(float64(step2-step1)) > 0.05*float64(step1) {
+		t.Errorf("ops added per 2 steps: %d then %d, want equal within 5%% (linear in K)", step1, step2)
+	}
+}

@@ -37,6 +37,7 @@ type Trainer struct {
 
 	step   *context.Exec
 	graphs map[*Graph]bool // distinct training graphs built so far
+	last   *Graph          // the graph of the last step
 }
 
 // New prepares a trainer; graphs are compiled on the first Step.
@@ -103,6 +104,7 @@ func (t *Trainer) Step() (float64, error) {
 			t.graphs = map[*Graph]bool{}
 		}
 		t.graphs[g] = true
+		t.last = g
 	}
 	if err != nil {
 		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
@@ -152,6 +154,22 @@ func (t *Trainer) Run(iters int, progress io.Writer, every int, hook func(*Train
 // CompiledGraphs is the number of distinct training-step graphs built so far: 1 after any number of
 // steps (every step feeds inputs of the same shapes, so GoMLX compiles once and reuses the graph).
 func (t *Trainer) CompiledGraphs() int { return len(t.graphs) }
+
+// GraphOps counts the operations of the training-step graph (the last one built; 0 before the first
+// Step): all nodes, and the matrix products (DotGeneral) among them, which dominate a step's time on
+// the pure-Go backend.
+func (t *Trainer) GraphOps() (nodes, dots int) {
+	if t.last == nil {
+		return 0, 0
+	}
+	for _, n := range t.last.Nodes() {
+		nodes++
+		if n.Type() == NodeTypeDotGeneral {
+			dots++
+		}
+	}
+	return nodes, dots
+}
 
 // SecondsPerIter is the mean wall time of Step so far (the first one includes compilation).
 func (t *Trainer) SecondsPerIter() float64 {

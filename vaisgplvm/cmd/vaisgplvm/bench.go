@@ -29,6 +29,9 @@ type BenchResult struct {
 	NegELBOAtLast float64 `json:"neg_elbo_per_point_last"`
 	// CompiledGraphs counts the training graphs built over all the iterations (1: compiled once).
 	CompiledGraphs int `json:"compiled_graphs"`
+	// GraphOps and DotGenerals count the operations of the training graph, and its matrix products.
+	GraphOps    int `json:"graph_ops"`
+	DotGenerals int `json:"dot_generals"`
 }
 
 func runBench(args []string) error {
@@ -106,6 +109,7 @@ func runBench(args []string) error {
 		sort.Float64s(times)
 		r.MedianSecs, r.MinSecs = times[len(times)/2], times[0]
 		r.CompiledGraphs = tr.CompiledGraphs()
+		r.GraphOps, r.DotGenerals = tr.GraphOps()
 		results = append(results, r)
 	}
 	buf, _ := json.MarshalIndent(results, "", "  ")
