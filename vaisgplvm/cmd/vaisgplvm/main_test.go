@@ -291,14 +291,14 @@ func TestReproduceTable5Smoke(t *testing.T) {
 	}
 }
 
-// TestReproduceTable6Smoke times VAIS with K = 1 and 2 on Frey, one timed iteration each.
+// TestReproduceTable6Smoke times MF once and VAIS with K = 1 and 2 on Frey, one timed iteration each.
 func TestReproduceTable6Smoke(t *testing.T) {
 	if _, err := data.Locate(data.FreyFaces); err != nil {
 		t.Skipf("frey data not available: %v", err)
 	}
 	dir := t.TempDir()
 	var stderr bytes.Buffer
-	args := []string{"reproduce", "--table", "6", "--methods", "vais", "--ks", "1,2", "--reps", "1", "--m", "5", "--out", dir}
+	args := []string{"reproduce", "--table", "6", "--methods", "mf,vais", "--ks", "1,2", "--reps", "1", "--m", "5", "--out", dir}
 	if code := run(args, &stderr); code != 0 {
 		t.Fatalf("reproduce --table 6 exited %d: %s", code, stderr.String())
 	}
@@ -313,8 +313,8 @@ func TestReproduceTable6Smoke(t *testing.T) {
 	if err := json.Unmarshal(buf, &tab); err != nil {
 		t.Fatal(err)
 	}
-	if len(tab.Rows) != 2 || tab.Machine == "" {
-		t.Fatalf("table %+v", tab)
+	if len(tab.Rows) != 3 || tab.Machine == "" || tab.Rows[0].Method != "mf" || tab.Rows[0].K != 0 || tab.Rows[2].K != 2 {
+		t.Fatalf("want rows mf (K 0, once), vais K=1, vais K=2; table %+v", tab)
 	}
 	for _, r := range tab.Rows {
 		if r.ItersPerEpoc != 20 || !(r.MedianSecs > 0) || math.Abs(r.EpochSecs-20*r.MedianSecs) > 1e-12 {

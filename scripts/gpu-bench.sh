@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Benchmark of issue 5, for a GPU machine (it has no Go toolchain and no network). From the repository
+# root on the build machine:
+#
+#   mkdir -p .gpu && cp -r ../shared/data .gpu/data                 # .gpu/ is git-ignored
+#   CGO_ENABLED=1 go build -tags xla -o .gpu/ ./vaisgplvm/cmd/vaisgplvm
+#
+# then, with .gpu carried, on the GPU machine from the repository root:
+#
+#   scripts/gpu-bench.sh
+#
+# It times one training iteration (median of REPS after one warm-up) and one epoch of MF, IWVI and
+# VAIS on oilflow (N 1000, Q 10, M 50, K 5, batch 100) and on Frey (N 1965, D 560, Q 20, M 50,
+# K in KS, batch 100) in float64 and float32 through XLA on CUDA, and GPyTorch's Bayesian GPLVM on the
+# same data, batch and dtypes (scripts/gpytorch_bench.py), then writes the JSON results to RESULTS
+# and the table to docs/benchmarks.md (scripts/bench_table.py).
+#
+# Environment: BIN (default .gpu/vaisgplvm), VAISGPLVM_DATA (default .gpu/data), BACKEND (default
+# xla:<JAX's CUDA PJRT plugin>), PJRT_PLUGIN (the plugin's path), RESULTS (default out/gpu-bench),
+# KS (default 5,10,15,20,25), REPS (default 20), DTYPES (default "float64 float32"), GPYTORCH (default
+# 1; 0 skips it), DOC (default docs/benchmarks.md).
+set -euo pipefail
+bin=${BIN:-.gpu/vaisgplvm}
+export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
+results=${RESULTS:-out/gpu-bench}
+ks=${KS:-5,10,15,20,25}
+reps=${REPS:-20}
+dtypes=${DTYPES:-float64 float32}
+doc=${DOC:-docs/benchmarks.md}
+if [ -z "${BACKEND:-}" ]; then
+  plugin=${PJRT_PLUGIN:-$(python3 -c 'import os, jax_plugins.xla_cuda13 as p; print(os.path.join(os.path.dirname(p.__file__), "xla_cuda_plugin.so"))' 2>/dev/null || true)}
+  if [ ! -f "$plugin" ]; then
+    echo "gpu-bench: no CUDA PJRT plugin found (JAX's jax_plugins/xla_cuda13); set PJRT_PLUGIN or BACKEND" >&2
+    exit 1
+  fi
+  BACKEND="xla:$plugin"
+fi
+mkdir -p "$results" "$(dirname "$doc")"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; } > "$results/device.txt"
+echo "$0 KS=$ks REPS=$reps DTYPES=\"$dtypes\" BACKEND=$BACKEND" > "$results/command.txt"
+for dt in $dtypes; do
+  "$bin" bench --backend "$BACKEND" --dtype "$dt" --batch 100 --iters "$reps" > "$results/oilflow_$dt.json"
+  "$bin" reproduce --table 6 --methods mf,iwvi,vais --ks "$ks" --reps "$reps" --backend "$BACKEND" \
+    --dtype "$dt" --out "$results/frey_$dt" > /dev/null
+done
+if [ "${GPYTORCH:-1}" != 0 ]; then
+  python3 scripts/gpytorch_bench.py --data "$VAISGPLVM_DATA" --batch 100 --iters "$reps" \
+    --dtypes "$(echo $dtypes | tr ' ' ',')" > "$results/gpytorch.json" \
+    || echo "gpu-bench: the GPyTorch run failed (see above); its column stays empty" >&2
+fi
+python3 scripts/bench_table.py "$results" > "$doc"
+echo "gpu-bench: wrote $doc and $results/" >&2
