@@ -122,8 +122,9 @@ func (c *Chain) AcceptRates() *Node {
 }
 
 // MeanLogAccept returns the mean over chains and points of log a_k for each transition: [K] (under
-// StopGradient; nil when K = 0), in nats. Its sum over k is what the chain's discretisation costs
-// the bound (see Chain.LogAccept).
+// StopGradient; nil when K = 0), in nats. Its sum over k is the part of the mean log weight that the
+// step sizes control (see Chain.LogAccept): near or below 0 for a chain close to equilibrium, large
+// and positive while the chain falls from a broad q0 into a much sharper posterior.
 func (c *Chain) MeanLogAccept() *Node {
 	return c.perStep(ReduceAllMean)
 }

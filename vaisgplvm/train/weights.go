@@ -22,8 +22,8 @@ type WeightStats struct {
 	// Accept are, for VAIS, the mean Metropolis-Hastings acceptance rates min(1, a_k) of the K
 	// transitions over the points and chains (see anneal.Chain.LogAccept); nil otherwise.
 	Accept []float64 `json:"accept_rates,omitempty"`
-	// MeanLogAccept are, for VAIS, the mean log a_k of the K transitions (nats; their sum is the
-	// bound's discretisation loss); nil otherwise.
+	// MeanLogAccept are, for VAIS, the mean log a_k of the K transitions (nats; see
+	// anneal.Chain.MeanLogAccept); nil otherwise.
 	MeanLogAccept []float64 `json:"mean_log_accept,omitempty"`
 }
 
