@@ -77,8 +77,11 @@ func (s StepSize) Etas(ctx *context.Context, g *Graph, k int) *Node {
 // (a no-op unless Adaptive, or when the chain has no transitions). Call it only in the training
 // step: the new values are stored when the step's graph runs.
 func (s StepSize) Adapt(ctx *context.Context, c *Chain) {
+	if !s.Adaptive {
+		return
+	}
 	rates := c.AcceptRates()
-	if !s.Adaptive || rates == nil {
+	if rates == nil {
 		return
 	}
 	v := s.logEtaVar(ctx, rates.Shape().Dim(0))
