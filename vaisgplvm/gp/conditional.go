@@ -89,29 +89,37 @@ func (p *Posterior) sumSST() *Node {
 //	A_n = sum_d mask_nd S_d S_d^T                                            [N, M, M]
 //
 // A depends on the mask only, so it is built once per (Posterior, mask) pair: the chain's K+1 calls
-// then cost O(N M^2) each instead of O(N D M^2). mask: [N, D], 1 = observed.
+// then cost O(N M^2) each instead of O(N D M^2). With a shared square root (S_d = S for all d),
+// A_n = (sum_d mask_nd) S S^T and the quadratic form is (sum_d mask_nd) |S^T T^T k_n|^2: one
+// [N, M] x [M, M] product per call and no [N, M, M] tensor. mask: [N, D], 1 = observed.
 func (p *Posterior) MaskedMarginals(h, mask *Node) (mean, varSum *Node) {
 	kfu := p.Kernel.Matrix(p.ctx, h, p.Z) // [N, M]
 	mean = p.addBias(MatMul(kfu, p.meanProjection()))
 	kdiag := p.Kernel.Diag(p.ctx, h)
-	base := Mul(p.residualVariance(kfu, kdiag), ReduceSum(mask, -1)) // [N]
-	proj := MatMul(kfu, p.projection())                              // [N, M]: T^T k_n per row
-	a := p.maskedSigma(mask)                                         // [N, M, M]
-	quad := ReduceSum(Mul(Einsum("nm,nmk->nk", proj, a), proj), -1)  // [N]
-	return mean, Add(base, quad)
+	count := ReduceSum(mask, -1)                    // [N] observed outputs per point
+	psi := MatMul(kfu, Transpose(p.LInv, 0, 1))     // [N, M] = K_fu L^-T
+	resid := Sub(kdiag, ReduceSum(Square(psi), -1)) // [N], as residualVariance
+	proj := psi                                     // T^T k_n per row; T = L^-T when whitened
+	if !p.In.Whitened {
+		proj = MatMul(kfu, p.projection())
+	}
+	if p.In.SharedSqrt {
+		t := MatMul(proj, Squeeze(p.S, 0)) // [N, M] = k_n^T T S
+		return mean, Mul(count, Add(resid, ReduceSum(Square(t), -1)))
+	}
+	a := p.maskedSigma(mask)                                        // [N, M, M]
+	quad := ReduceSum(Mul(Einsum("nm,nmk->nk", proj, a), proj), -1) // [N]
+	return mean, Add(Mul(resid, count), quad)
 }
 
-// maskedSigma returns A_n = sum_d mask_nd S_d S_d^T for the given mask node, cached.
+// maskedSigma returns A_n = sum_d mask_nd S_d S_d^T [N, M, M] for the given mask node (per-output
+// square roots only), cached.
 func (p *Posterior) maskedSigma(mask *Node) *Node {
 	if p.maskedFor == mask && p.masked != nil {
 		return p.masked
 	}
-	perOutput := Einsum("dmk,djk->dmj", p.S, p.S) // [D, M, M] or [1, M, M]
-	if p.In.SharedSqrt {
-		p.masked = Mul(InsertAxes(ReduceSum(mask, -1), -1, -1), perOutput) // [N, M, M]
-	} else {
-		p.masked = Einsum("nd,dmj->nmj", mask, perOutput)
-	}
+	perOutput := Einsum("dmk,djk->dmj", p.S, p.S) // [D, M, M]
+	p.masked = Einsum("nd,dmj->nmj", mask, perOutput)
 	p.maskedFor = mask
 	return p.masked
 }
