@@ -1,8 +1,15 @@
 package backend
 
 import (
+	"io"
+	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
 func TestOpenSpecs(t *testing.T) {
@@ -38,6 +45,66 @@ func TestPreferredPlugin(t *testing.T) {
 	}{{nil, ""}, {[]string{"cpu", "cuda"}, "cuda"}, {[]string{"tpu", "cpu"}, "cpu"}, {[]string{"tpu"}, "tpu"}} {
 		if got := preferredPlugin(c.in); got != c.want {
 			t.Errorf("%v: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestGoConfigs: go:CONFIG passes CONFIG to simplego (an unknown option is an error naming the
+// spec), and the default go backend writes nothing to standard output (the commands print JSON).
+func TestGoConfigs(t *testing.T) {
+	if c, err := Open("go:ops_sequential"); err != nil || c.Spec != "go:ops_sequential" {
+		t.Fatalf("go:ops_sequential: %+v, %v", c, err)
+	}
+	if _, err := Open("go:no_such_option"); err == nil || !strings.Contains(err.Error(), "go:no_such_option") {
+		t.Errorf("go:no_such_option: error %v should name the spec", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	_, err = Open("go")
+	os.Stdout = stdout
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if err != nil || len(out) != 0 {
+		t.Errorf("Open(go): err %v, wrote %q to standard output", err, out)
+	}
+}
+
+// TestParallelScheduleIsBitIdentical: the default (parallel) go backend computes exactly the same
+// values as one op at a time, on a graph with independent branches, matrix products of both
+// DotGeneral paths (small and blocked) and a gradient.
+func TestParallelScheduleIsBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := make([][]float64, 100)
+	for i := range a {
+		a[i] = make([]float64, 560)
+		for j := range a[i] {
+			a[i][j] = rng.NormFloat64()
+		}
+	}
+	fn := func(x *graph.Node) []*graph.Node {
+		g := x.Graph()
+		w := graph.MulScalar(graph.Iota(g, shapes.Make(dtypes.Float64, 560, 50), 0), 1e-3)
+		h := graph.Tanh(graph.MatMul(x, w))                                  // [100, 50], blocked path
+		k := graph.Exp(graph.Neg(graph.MatMul(h, graph.Transpose(h, 0, 1)))) // [100, 100]
+		v := graph.Add(graph.ReduceAllSum(graph.Mul(k, k)), graph.ReduceAllSum(graph.Sin(h)))
+		return []*graph.Node{v, graph.Gradient(v, x)[0]}
+	}
+	run := func(spec string) []float64 {
+		c, err := Open(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs := graph.MustExecOnceN(c.Backend, fn, a)
+		return append([]float64{outs[0].Value().(float64)}, outs[1].Value().([][]float64)[7]...)
+	}
+	seq, par := run("go:ops_sequential"), run("go")
+	for i := range seq {
+		if seq[i] != par[i] {
+			t.Fatalf("value %d: parallel %v, sequential %v", i, par[i], seq[i])
 		}
 	}
 }

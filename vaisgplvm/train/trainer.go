@@ -171,6 +171,10 @@ func (t *Trainer) GraphOps() (nodes, dots int) {
 	return nodes, dots
 }
 
+// LastGraph returns the training-step graph of the last Step (nil before the first), for
+// inspecting its operations and shapes.
+func (t *Trainer) LastGraph() *Graph { return t.last }
+
 // SecondsPerIter is the mean wall time of Step so far (the first one includes compilation).
 func (t *Trainer) SecondsPerIter() float64 {
 	if t.Iter == 0 {
