@@ -347,7 +347,7 @@ func TestGraphOpsGrowLinearlyInK(t *testing.T) {
 	n2, d2 := ops("vais", 2)
 	n4, _ := ops("vais", 4)
 	n6, _ := ops("vais", 6)
-	t.Logf("graph ops: MF %d (%d DotGeneral); VAIS K=2 %d (%d DotGeneral), K=4 %d, K=6 %d", mf, mfDots, n2, d2, n4, n6)
+	t.Logf("graph ops: MF %d (%d matmuls); VAIS K=2 %d (%d matmuls), K=4 %d, K=6 %d", mf, mfDots, n2, d2, n4, n6)
 	if mfDots == 0 || d2 <= mfDots || !(n2 > mf) {
 		t.Errorf("MF %d ops (%d dots) should be fewer than VAIS K=2's %d (%d dots)", mf, mfDots, n2, d2)
 	}

@@ -156,19 +156,19 @@ func (t *Trainer) Run(iters int, progress io.Writer, every int, hook func(*Train
 func (t *Trainer) CompiledGraphs() int { return len(t.graphs) }
 
 // GraphOps counts the operations of the training-step graph (the last one built; 0 before the first
-// Step): all nodes, and the matrix products (DotGeneral) among them, which dominate a step's time on
-// the pure-Go backend.
-func (t *Trainer) GraphOps() (nodes, dots int) {
+// Step): all nodes, and the matrix products (Dot and DotGeneral nodes) among them, which dominate a
+// step's time on the pure-Go backend.
+func (t *Trainer) GraphOps() (nodes, matmuls int) {
 	if t.last == nil {
 		return 0, 0
 	}
 	for _, n := range t.last.Nodes() {
 		nodes++
-		if n.Type() == NodeTypeDotGeneral {
-			dots++
+		if n.Type() == NodeTypeDotGeneral || n.Type() == NodeTypeDot {
+			matmuls++
 		}
 	}
-	return nodes, dots
+	return nodes, matmuls
 }
 
 // LastGraph returns the training-step graph of the last Step (nil before the first), for

@@ -3,7 +3,7 @@
 //
 //	vaisgplvm train --dataset oilflow --method vais --iters 3000 --seed 1 --out DIR
 //	vaisgplvm reproduce --table 1 [--runs N] [--iters N] [--paper]
-//	vaisgplvm bench [--iters N]
+//	vaisgplvm bench [--dataset oilflow|wine|frey|mnist] [--methods mf,iwvi,vais] [--iters N]
 //	vaisgplvm infer --checkpoint FILE --data NEW.csv --out DIR
 //
 // A bad flag value prints a one-line error and exits with status 2.

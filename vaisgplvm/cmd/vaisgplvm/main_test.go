@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,6 +55,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"reproduce", "--methods", "mf,xx"},
 		{"bench", "--methods", "mf,xx"},
 		{"bench", "--iters", "0"},
+		{"bench", "--dataset", "iris"},
 		{"infer", "--out", out},
 		{"infer", "--checkpoint", "x.gob", "--data", "x.csv", "--out", out, "--iters", "0"},
 		{"train", "-h"},
@@ -320,5 +322,43 @@ func TestReproduceTable6Smoke(t *testing.T) {
 		if r.ItersPerEpoc != 20 || !(r.MedianSecs > 0) || math.Abs(r.EpochSecs-20*r.MedianSecs) > 1e-12 {
 			t.Errorf("row %+v: want 20 iterations per epoch (1965 / 100) and epoch = 20 x iteration", r)
 		}
+	}
+}
+
+// TestBenchFreyJSON: bench on the Frey missing-data task writes one JSON row per method with the
+// dataset, K, graph size and one compiled graph.
+func TestBenchFreyJSON(t *testing.T) {
+	if _, err := data.Locate(data.FreyFaces); err != nil {
+		t.Skipf("frey data not available: %v", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	var stderr bytes.Buffer
+	code := run([]string{"bench", "--dataset", "frey", "--methods", "mf,vais", "--k", "2", "--m", "5", "--batch", "20", "--iters", "2"}, &stderr)
+	os.Stdout = stdout
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if code != 0 {
+		t.Fatalf("bench exited %d: %s", code, stderr.String())
+	}
+	var rows []BenchResult
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
+	}
+	if len(rows) != 2 || rows[0].Method != "mf" || rows[1].Method != "vais" {
+		t.Fatalf("want rows mf, vais; got %+v", rows)
+	}
+	for _, b := range rows {
+		if b.Dataset != "frey" || b.K != 2 || b.Batch != 20 || b.CompiledGraphs != 1 || !(b.MedianSecs > 0) ||
+			b.GraphOps <= 0 || b.MatMuls <= 0 || math.IsNaN(b.NegELBOAtLast) {
+			t.Errorf("row %+v", b)
+		}
+	}
+	if rows[1].GraphOps <= rows[0].GraphOps {
+		t.Errorf("VAIS K=2 graph (%d ops) should be larger than MF's (%d)", rows[1].GraphOps, rows[0].GraphOps)
 	}
 }
