@@ -17,15 +17,16 @@
 #
 # Environment: BIN (default .gpu/vaisgplvm), VAISGPLVM_DATA (default .gpu/data), BACKEND (default
 # xla:<JAX's CUDA PJRT plugin>), PJRT_PLUGIN (the plugin's path), RESULTS (default out/gpu-bench),
-# KS (default 5,10,15,20,25), REPS (default 20), DTYPES (default "float64 float32"), GPYTORCH (default
-# 1; 0 skips it), DOC (default docs/benchmarks.md).
+# KS (default 5,10,15,20,25), REPS (default 20), DTYPES (default "float64 float32 tf32"; tf32 is
+# float32 with TensorFloat-32 matrix products, our backend spec's ",tf32" and torch's allow_tf32),
+# GPYTORCH (default 1; 0 skips it), DOC (default docs/benchmarks.md).
 set -euo pipefail
 bin=${BIN:-.gpu/vaisgplvm}
 export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
 results=${RESULTS:-out/gpu-bench}
 ks=${KS:-5,10,15,20,25}
 reps=${REPS:-20}
-dtypes=${DTYPES:-float64 float32}
+dtypes=${DTYPES:-float64 float32 tf32}
 doc=${DOC:-docs/benchmarks.md}
 if [ -z "${BACKEND:-}" ]; then
   plugin=${PJRT_PLUGIN:-$(python3 -c 'import os, jax_plugins.xla_cuda13 as p; print(os.path.join(os.path.dirname(p.__file__), "xla_cuda_plugin.so"))' 2>/dev/null || true)}
@@ -39,9 +40,11 @@ mkdir -p "$results" "$(dirname "$doc")"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; } > "$results/device.txt"
 echo "$0 KS=$ks REPS=$reps DTYPES=\"$dtypes\" BACKEND=$BACKEND" > "$results/command.txt"
 for dt in $dtypes; do
-  "$bin" bench --backend "$BACKEND" --dtype "$dt" --batch 100 --iters "$reps" > "$results/oilflow_$dt.json"
-  "$bin" reproduce --table 6 --methods mf,iwvi,vais --ks "$ks" --reps "$reps" --backend "$BACKEND" \
-    --dtype "$dt" --out "$results/frey_$dt" > /dev/null
+  spec=$BACKEND dtype=$dt
+  if [ "$dt" = tf32 ]; then spec="$BACKEND,tf32" dtype=float32; fi
+  "$bin" bench --backend "$spec" --dtype "$dtype" --batch 100 --iters "$reps" > "$results/oilflow_$dt.json"
+  "$bin" reproduce --table 6 --methods mf,iwvi,vais --ks "$ks" --reps "$reps" --backend "$spec" \
+    --dtype "$dtype" --out "$results/frey_$dt" > /dev/null
 done
 if [ "${GPYTORCH:-1}" != 0 ]; then
   python3 scripts/gpytorch_bench.py --data "$VAISGPLVM_DATA" --batch 100 --iters "$reps" \

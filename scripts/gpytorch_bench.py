@@ -98,7 +98,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--m", type=int, default=50)
     ap.add_argument("--datasets", default="oilflow,frey")
-    ap.add_argument("--dtypes", default="float64,float32")
+    ap.add_argument("--dtypes", default="float64,float32",
+                    help="comma-separated: float64, float32 (TF32 matmuls off) and tf32 (float32 with TF32 matmuls)")
     a = ap.parse_args()
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     name = torch.cuda.get_device_name(0) if dev.type == "cuda" else "cpu"
@@ -106,7 +107,8 @@ def main():
     for ds in a.datasets.split(","):
         q = {"oilflow": 10, "frey": 20}[ds]
         for dt in a.dtypes.split(","):
-            y = torch.tensor(load(a.data, ds), dtype=getattr(torch, dt), device=dev)
+            torch.backends.cuda.matmul.allow_tf32 = dt == "tf32"
+            y = torch.tensor(load(a.data, ds), dtype=torch.float32 if dt == "tf32" else getattr(torch, dt), device=dev)
             med, mn, loss = time_run(y, q, a.m, a.batch, a.iters, a.warmup, 1)
             per = math.ceil(y.shape[0] / a.batch)
             rows.append({"library": "gpytorch " + gpytorch.__version__, "torch": torch.__version__, "device": name,

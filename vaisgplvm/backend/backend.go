@@ -15,6 +15,11 @@
 //	                pjrt_c_api_NAME_plugin.so or pjrt-plugin-NAME.so).
 //	xla:/ABS/PATH   XLA with the PJRT plugin at that absolute path (e.g. JAX's CUDA plugin,
 //	                .../site-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so).
+//	xla...,tf32     any xla spec followed by options (XLAOptions): tf32 makes float32 matrix
+//	                products use TensorFloat-32 on NVIDIA GPUs (explicitly, through the
+//	                dot's algorithm). Without it the products carry XLA's DEFAULT precision,
+//	                which the CUDA plugin may also run in TF32 on Ampere and later GPUs; set
+//	                NVIDIA_TF32_OVERRIDE=0 in the environment to forbid TF32 altogether.
 //
 // XLA support needs cgo and is compiled only with the build tag xla (go build -tags xla ...);
 // without it every xla spec is an error that says so. No spec ever downloads a plugin: GoMLX's
@@ -24,6 +29,7 @@ package backend
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
@@ -88,25 +94,49 @@ func Open(spec string) (*Choice, error) {
 			return &Choice{Backend: g, Spec: "go", Reason: fmt.Sprintf("auto: PJRT plugin %q failed to start (%v)", plugin, err)}, gerr
 		}
 		return &Choice{Backend: b, Spec: "xla:" + plugin, Reason: fmt.Sprintf("auto: PJRT plugin %q found", plugin)}, nil
-	case spec == "xla" || strings.HasPrefix(spec, "xla:"):
+	case spec == "xla" || strings.HasPrefix(spec, "xla:") || strings.HasPrefix(spec, "xla,"):
+		plugin, options, err := parseXLA(spec)
+		if err != nil {
+			return nil, err
+		}
 		if xlaSupport == nil {
 			return nil, fmt.Errorf("backend %q: this binary was built without XLA support; rebuild with -tags xla (needs cgo) or use go", spec)
 		}
-		plugin := strings.TrimPrefix(strings.TrimPrefix(spec, "xla"), ":")
 		if plugin == "" {
 			if plugin = preferredPlugin(xlaSupport.plugins()); plugin == "" {
-				return nil, fmt.Errorf("backend xla: no PJRT plugin found; set PJRT_PLUGIN_LIBRARY_PATH or use xla:/abs/path/to/plugin.so")
+				return nil, fmt.Errorf("backend %q: no PJRT plugin found; set PJRT_PLUGIN_LIBRARY_PATH or use xla:/abs/path/to/plugin.so", spec)
 			}
-		} else if strings.ContainsRune(plugin, '/') && !strings.HasPrefix(plugin, "/") {
-			return nil, fmt.Errorf("backend %q: a plugin path must be absolute", spec)
 		}
-		b, err := xlaSupport.open(plugin)
+		resolved := strings.Join(append([]string{plugin}, options...), ",")
+		b, err := xlaSupport.open(resolved)
 		if err != nil {
 			return nil, fmt.Errorf("backend %q: %w", spec, err)
 		}
-		return &Choice{Backend: b, Spec: "xla:" + plugin, Reason: "requested"}, nil
+		return &Choice{Backend: b, Spec: "xla:" + resolved, Reason: "requested"}, nil
 	}
-	return nil, fmt.Errorf("unknown backend %q: want auto, go, go:CONFIG, xla, xla:NAME or xla:/abs/path.so", spec)
+	return nil, fmt.Errorf("unknown backend %q: want auto, go, go:CONFIG, xla, xla:NAME or xla:/abs/path.so (optionally ,tf32)", spec)
+}
+
+// XLAOptions are the options an xla spec may end with (",tf32"), passed to GoMLX's XLA backend:
+// tf32 runs float32 matrix products in TensorFloat-32 on NVIDIA GPUs (10-bit mantissa inputs,
+// float32 accumulation); shared_buffers / noshared_buffers override host-memory sharing.
+var XLAOptions = []string{"tf32", "shared_buffers", "noshared_buffers"}
+
+// parseXLA splits an xla spec (xla, xla:NAME, xla:/ABS/PATH, each optionally followed by
+// ,OPTION...) into the plugin ("" = preferred) and its options, checking both.
+func parseXLA(spec string) (plugin string, options []string, err error) {
+	parts := strings.Split(spec, ",")
+	plugin = strings.TrimPrefix(strings.TrimPrefix(parts[0], "xla"), ":")
+	if strings.ContainsRune(plugin, '/') && !strings.HasPrefix(plugin, "/") {
+		return "", nil, fmt.Errorf("backend %q: a plugin path must be absolute", spec)
+	}
+	for _, o := range parts[1:] {
+		if !slices.Contains(XLAOptions, o) {
+			return "", nil, fmt.Errorf("backend %q: unknown XLA option %q (want %s)", spec, o, strings.Join(XLAOptions, ", "))
+		}
+		options = append(options, o)
+	}
+	return plugin, options, nil
 }
 
 // New returns the backend named by spec (see Open) without the reason.

@@ -108,3 +108,33 @@ func TestParallelScheduleIsBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestParseXLA: xla specs split into plugin and options; unknown options and relative paths are
+// errors that name the spec, before any plugin is loaded.
+func TestParseXLA(t *testing.T) {
+	for _, c := range []struct {
+		spec, plugin string
+		options      []string
+	}{
+		{"xla", "", nil},
+		{"xla,tf32", "", []string{"tf32"}},
+		{"xla:cuda", "cuda", nil},
+		{"xla:cuda,tf32", "cuda", []string{"tf32"}},
+		{"xla:/opt/p/xla_cuda_plugin.so,tf32,noshared_buffers", "/opt/p/xla_cuda_plugin.so", []string{"tf32", "noshared_buffers"}},
+	} {
+		plugin, options, err := parseXLA(c.spec)
+		if err != nil || plugin != c.plugin || strings.Join(options, ",") != strings.Join(c.options, ",") {
+			t.Errorf("%q: got %q %q %v, want %q %q", c.spec, plugin, options, err, c.plugin, c.options)
+		}
+	}
+	for _, bad := range []string{"xla:cuda,fp8", "xla:rel/p.so", "xla,"} {
+		if _, err := Open(bad); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("%q: error %v should name the spec", bad, err)
+		}
+	}
+	if xlaSupport == nil {
+		if _, err := Open("xla:cuda,tf32"); err == nil || !strings.Contains(err.Error(), "-tags xla") {
+			t.Errorf("xla:cuda,tf32 without XLA support: error %v should name -tags xla", err)
+		}
+	}
+}

@@ -149,7 +149,7 @@ func newTrainer(cfg model.Config, dataset string, standardize bool, backendName 
 	return tr, ds, nil
 }
 
-const backendHelp = "backend: auto, go, xla, xla:NAME or xla:/abs/plugin.so (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"
+const backendHelp = "backend: auto, go, go:SIMPLEGO_CONFIG, xla, xla:NAME or xla:/abs/plugin.so, an xla spec optionally followed by ,tf32 (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"
 
 // openBackend starts the backend named by spec and logs which one and why on stderr.
 func openBackend(spec string) (backends.Backend, error) {

@@ -5,6 +5,7 @@ package testutil
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"sync"
 
 	"github.com/gomlx/gomlx/backends"
@@ -18,10 +19,20 @@ var (
 	shared backends.Backend
 )
 
-// Backend returns a shared pure-Go backend: tests never depend on XLA.
+// TestBackendEnv names the environment variable that picks the tests' backend spec (see package
+// backend); unset, the tests run on the pure-Go backend and never depend on XLA. scripts/gpu-test.sh
+// sets it to run the cross-built test binaries on XLA-CUDA.
+const TestBackendEnv = "VAISGPLVM_TEST_BACKEND"
+
+// Backend returns the shared backend of the tests: pure Go, or $VAISGPLVM_TEST_BACKEND's spec.
+// It panics when that backend cannot start (a test run on the wrong backend would prove nothing).
 func Backend() backends.Backend {
 	once.Do(func() {
-		b, err := backend.New("go")
+		spec := os.Getenv(TestBackendEnv)
+		if spec == "" {
+			spec = "go"
+		}
+		b, err := backend.New(spec)
 		if err != nil {
 			panic(err)
 		}
