@@ -23,9 +23,9 @@ type Marginals struct {
 // C = T Sigma T^T - D Kuu^-1, Sigma = sum_d S_d S_d^T, built once per Posterior: one [N, M] x
 // [M, M] product per call, which matters because the annealed chain calls Predict K+1 times.
 func (p *Posterior) Predict(h *Node, perOutput bool) Marginals {
-	kfu := p.Kernel.Matrix(p.ctx, h, p.Z) // [N, M]
+	kfu := p.kz.Cross(h) // [N, M]
 	mean := p.addBias(MatMul(kfu, p.meanProjection()))
-	kdiag := p.Kernel.Diag(p.ctx, h) // [N]
+	kdiag := p.kz.Diag(h) // [N]
 	if perOutput {
 		base := p.residualVariance(kfu, kdiag) // [N]
 		var v *Node                            // [N, D]
@@ -93,9 +93,9 @@ func (p *Posterior) sumSST() *Node {
 // A_n = (sum_d mask_nd) S S^T and the quadratic form is (sum_d mask_nd) |S^T T^T k_n|^2: one
 // [N, M] x [M, M] product per call and no [N, M, M] tensor. mask: [N, D], 1 = observed.
 func (p *Posterior) MaskedMarginals(h, mask *Node) (mean, varSum *Node) {
-	kfu := p.Kernel.Matrix(p.ctx, h, p.Z) // [N, M]
+	kfu := p.kz.Cross(h) // [N, M]
 	mean = p.addBias(MatMul(kfu, p.meanProjection()))
-	kdiag := p.Kernel.Diag(p.ctx, h)
+	kdiag := p.kz.Diag(h)
 	count := ReduceSum(mask, -1)                    // [N] observed outputs per point
 	psi := MatMul(kfu, Transpose(p.LInv, 0, 1))     // [N, M] = K_fu L^-T
 	resid := Sub(kdiag, ReduceSum(Square(psi), -1)) // [N], as residualVariance

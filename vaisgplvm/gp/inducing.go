@@ -64,6 +64,8 @@ type Posterior struct {
 	S      *Node // lower-triangular square roots S_d: [D, M, M], or [1, M, M] when SharedSqrt
 	Bias   *Node // constant mean function b [D], or nil (zero mean)
 
+	// kz is the kernel prepared at Z: k(., Z) and k(h, h) without rebuilding Z's side per call.
+	kz kernels.Prepared
 	// Built on first use and shared by every Predict on this graph (see conditional.go).
 	sigma, proj, meanProj, varMat *Node
 	masked, maskedFor             *Node // A_n for the mask node maskedFor (see MaskedMarginals)
@@ -82,12 +84,13 @@ func NewPosterior(ctx *context.Context, g *Graph, in *Inducing, k kernels.Kernel
 	if in.Bias0 != nil {
 		p.Bias = vars.New(c, "mean_bias", in.Bias0).ValueGraph(g)
 	}
-	kuu := k.Matrix(ctx, p.Z, p.Z)
+	p.kz = k.Prepare(ctx, p.Z)
+	kuu := p.kz.Cross(p.Z)
 	jitter := in.Jitter
 	if jitter == 0 {
 		jitter = linalg.DefaultJitter
 	}
-	kvar := ReduceAllMax(k.Diag(ctx, p.Z)) // the kernel variance for stationary kernels
+	kvar := ReduceAllMax(p.kz.Diag(p.Z)) // the kernel variance for stationary kernels
 	eye := ConvertDType(Diagonal(g, in.M), kuu.DType())
 	kuu = Add(kuu, Mul(eye, MulScalar(kvar, jitter)))
 	p.L, p.LInv = linalg.CholeskyWithInverse(kuu)

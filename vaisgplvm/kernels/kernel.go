@@ -24,6 +24,18 @@ type Kernel interface {
 	Diag(ctx *context.Context, x *Node) *Node
 	// Lengthscales returns the ARD lengthscales [Q] (for the linear kernel, 1/sqrt(variance_q)).
 	Lengthscales(ctx *context.Context, g *Graph) *Node
+	// Prepare fixes the second argument x2 [N2, Q] (the inducing inputs Z) and builds everything
+	// that depends only on x2 and the hyperparameters once: the annealed chain evaluates k(h, Z)
+	// K+1 times per graph, and each repeat would also be differentiated.
+	Prepare(ctx *context.Context, x2 *Node) Prepared
+}
+
+// Prepared is a kernel with its hyperparameters and its second argument x2 [N2, Q] fixed.
+type Prepared interface {
+	// Cross returns k(x1, x2): [N1, Q] -> [N1, N2], equal to Kernel.Matrix(ctx, x1, x2).
+	Cross(x1 *Node) *Node
+	// Diag returns k(x_n, x_n): [N1, Q] -> [N1], equal to Kernel.Diag.
+	Diag(x1 *Node) *Node
 }
 
 // Config holds the initial hyperparameters shared by every kernel.

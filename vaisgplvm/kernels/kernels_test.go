@@ -53,10 +53,18 @@ func TestKernelsAgainstDirectFormulas(t *testing.T) {
 		}
 		out := context.MustExecOnceN(testutil.Backend(), context.New().Checked(false), func(ctx *context.Context, a, b *Node) []*Node {
 			km := k.Matrix(ctx, a, b)
+			prep := k.Prepare(ctx, b)
 			// The gradient must be finite even at zero distance.
-			return []*Node{km, k.Diag(ctx, a), Gradient(ReduceAllSum(km), a)[0]}
+			return []*Node{km, k.Diag(ctx, a), Gradient(ReduceAllSum(km), a)[0], prep.Cross(a), prep.Diag(a)}
 		}, x1, x2)
 		got, diag, grad := testutil.Flat(out[0]), testutil.Flat(out[1]), testutil.Flat(out[2])
+		// The prepared kernel (what the GP evaluates at Z) equals Matrix and Diag.
+		if d := testutil.MaxAbsDiff(testutil.Flat(out[3]), got); d > 1e-14 {
+			t.Errorf("%s: Prepare(x2).Cross differs from Matrix by %g", name, d)
+		}
+		if d := testutil.MaxAbsDiff(testutil.Flat(out[4]), diag); d > 1e-14 {
+			t.Errorf("%s: Prepare(x2).Diag differs from Diag by %g", name, d)
+		}
 		for i := 0; i < n1; i++ {
 			for j := 0; j < n2; j++ {
 				want := reference(name, x1[i], x2[j], 1.7, 0.8)

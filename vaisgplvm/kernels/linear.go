@@ -33,3 +33,17 @@ func (k *Linear) Diag(ctx *context.Context, x *Node) *Node {
 	v := InsertAxes(k.variances(ctx, x.Graph()), 0)
 	return ReduceSum(Mul(Square(x), v), -1)
 }
+
+// Prepare implements Kernel: the variances and x2^T are built once.
+func (k *Linear) Prepare(ctx *context.Context, x2 *Node) Prepared {
+	return &linearAt{v: InsertAxes(k.variances(ctx, x2.Graph()), 0), x2T: Transpose(x2, 0, 1)}
+}
+
+// linearAt is a Linear kernel prepared at x2.
+type linearAt struct{ v, x2T *Node } // [1, Q], [Q, N2]
+
+// Cross implements Prepared: [N1, Q] -> [N1, N2].
+func (p *linearAt) Cross(x1 *Node) *Node { return MatMul(Mul(x1, p.v), p.x2T) }
+
+// Diag implements Prepared: [N1, Q] -> [N1].
+func (p *linearAt) Diag(x1 *Node) *Node { return ReduceSum(Mul(Square(x1), p.v), -1) }

@@ -28,21 +28,9 @@ func (k *Stationary) Lengthscales(ctx *context.Context, g *Graph) *Node {
 	return positive(ctx.In("kernel"), g, "lengthscale", k.Lengthscale, k.Q)
 }
 
-// Matrix implements Kernel: [N1, Q] x [N2, Q] -> [N1, N2].
-//
-// The squared distances come from one matrix product of augmented inputs,
-// r2 = [|a|^2, 1, a] . [1, |b|^2, -2b]^T with a = x1/l, b = x2/l, and the kernel variance is folded
-// into the same product; this avoids [N1, N2]-sized broadcasts, which are slow on the pure-Go backend.
+// Matrix implements Kernel: [N1, Q] x [N2, Q] -> [N1, N2] (Prepare(ctx, x2).Cross(x1)).
 func (k *Stationary) Matrix(ctx *context.Context, x1, x2 *Node) *Node {
-	g := x1.Graph()
-	ls := InsertAxes(k.Lengthscales(ctx, g), 0)
-	a, b := Div(x1, ls), Div(x2, ls)
-	a2 := InsertAxes(ReduceSum(Square(a), -1), -1) // [N1, 1]
-	b2 := InsertAxes(ReduceSum(Square(b), -1), -1) // [N2, 1]
-	lhs := hstack(a2, OnesLike(a2), a)
-	rhs := hstack(OnesLike(b2), b2, MulScalar(b, -2))
-	r2 := Max(MatMul(lhs, Transpose(rhs, 0, 1)), ScalarZero(g, x1.DType()))
-	return Mul(k.profile(r2), k.variance(ctx, g))
+	return k.Prepare(ctx, x2).Cross(x1)
 }
 
 // Diag implements Kernel: [N, Q] -> [N], equal to the kernel variance.
@@ -50,6 +38,39 @@ func (k *Stationary) Diag(ctx *context.Context, x *Node) *Node {
 	g := x.Graph()
 	ones := OnesLike(ReduceSum(x, -1))
 	return Mul(ones, k.variance(ctx, g))
+}
+
+// Prepare implements Kernel. The squared distances come from one matrix product of augmented
+// inputs, r2 = [|a|^2, 1, a] . [1, |b|^2, -2b]^T with a = x1/l, b = x2/l; this avoids [N1, N2]-sized
+// broadcasts, which are slow on the pure-Go backend. The lengthscales, the kernel variance and the
+// x2 side [1, |b|^2, -2b]^T are built here, once.
+func (k *Stationary) Prepare(ctx *context.Context, x2 *Node) Prepared {
+	g := x2.Graph()
+	ls := InsertAxes(k.Lengthscales(ctx, g), 0)
+	b := Div(x2, ls)
+	b2 := InsertAxes(ReduceSum(Square(b), -1), -1) // [N2, 1]
+	rhsT := Transpose(hstack(OnesLike(b2), b2, MulScalar(b, -2)), 0, 1)
+	return &stationaryAt{k: k, ls: ls, rhsT: rhsT, variance: k.variance(ctx, g)}
+}
+
+// stationaryAt is a Stationary kernel prepared at x2.
+type stationaryAt struct {
+	k                  *Stationary
+	ls, rhsT, variance *Node // [1, Q], [Q+2, N2], scalar
+}
+
+// Cross implements Prepared: [N1, Q] -> [N1, N2].
+func (p *stationaryAt) Cross(x1 *Node) *Node {
+	a := Div(x1, p.ls)
+	a2 := InsertAxes(ReduceSum(Square(a), -1), -1) // [N1, 1]
+	lhs := hstack(a2, OnesLike(a2), a)
+	r2 := Max(MatMul(lhs, p.rhsT), ScalarZero(x1.Graph(), x1.DType()))
+	return Mul(p.k.profile(r2), p.variance)
+}
+
+// Diag implements Prepared: [N1, Q] -> [N1], equal to the kernel variance.
+func (p *stationaryAt) Diag(x1 *Node) *Node {
+	return Mul(OnesLike(ReduceSum(x1, -1)), p.variance)
 }
 
 // profile maps squared scaled distances to rho(r).
