@@ -20,6 +20,13 @@
 # KS (default 5,10,15,20,25), REPS (default 20), DTYPES (default "float64 float32 tf32"; tf32 is
 # float32 with TensorFloat-32 matrix products, our backend spec's ",tf32" and torch's allow_tf32),
 # GPYTORCH (default 1; 0 skips it), DOC (default docs/benchmarks.md).
+#
+# Where each command may run only minutes (our device tool: 10), run it in pieces into one results
+# tree, e.g. DTYPES=float64 GPYTORCH=0, then DTYPES=float32 GPYTORCH=0, then DTYPES=tf32 with
+# GPYTORCH=1, each with RESULTS under the tool's $OUT; merge the fetched directories and render the
+# table here: python3 scripts/bench_table.py MERGED > docs/benchmarks.md. GPyTorch runs the dtypes in
+# GPYTORCH_DTYPES (default DTYPES): set GPYTORCH_DTYPES="float64 float32 tf32" in the run that has
+# GPYTORCH=1.
 set -euo pipefail
 bin=${BIN:-.gpu/vaisgplvm}
 export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
@@ -48,7 +55,7 @@ for dt in $dtypes; do
 done
 if [ "${GPYTORCH:-1}" != 0 ]; then
   python3 scripts/gpytorch_bench.py --data "$VAISGPLVM_DATA" --batch 100 --iters "$reps" \
-    --dtypes "$(echo $dtypes | tr ' ' ',')" > "$results/gpytorch.json" \
+    --dtypes "$(echo ${GPYTORCH_DTYPES:-$dtypes} | tr ' ' ',')" > "$results/gpytorch.json" \
     || echo "gpu-bench: the GPyTorch run failed (see above); its column stays empty" >&2
 fi
 python3 scripts/bench_table.py "$results" > "$doc"

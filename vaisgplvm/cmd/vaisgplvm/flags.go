@@ -151,13 +151,18 @@ func newTrainer(cfg model.Config, dataset string, standardize bool, backendName 
 
 const backendHelp = "backend: auto, go, go:SIMPLEGO_CONFIG, xla, xla:NAME or xla:/abs/plugin.so, an xla spec optionally followed by ,tf32 (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"
 
-// openBackend starts the backend named by spec and logs which one and why on stderr.
+// openBackend starts the backend named by spec and logs which one and why on stderr; for XLA the
+// line also names the PJRT plugin, its C API version and the device count.
 func openBackend(spec string) (backends.Backend, error) {
 	c, err := backend.Open(spec)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(os.Stderr, "backend: %s (%s)\n", c.Spec, c.Reason)
+	desc := ""
+	if strings.HasPrefix(c.Spec, "xla") {
+		desc = "; " + c.Backend.Description()
+	}
+	fmt.Fprintf(os.Stderr, "backend: %s (%s%s)\n", c.Spec, c.Reason, desc)
 	return c.Backend, nil
 }
 
