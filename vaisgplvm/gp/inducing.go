@@ -67,8 +67,8 @@ type Posterior struct {
 	// kz is the kernel prepared at Z: k(., Z) and k(h, h) without rebuilding Z's side per call.
 	kz kernels.Prepared
 	// Built on first use and shared by every Predict on this graph (see conditional.go).
-	sigma, proj, meanProj, varMat *Node
-	masked, maskedFor             *Node // A_n for the mask node maskedFor (see MaskedMarginals)
+	sigma, proj, meanProj *Node
+	masked, maskedFor     *Node // A_n for the mask node maskedFor (see MaskedMarginals)
 }
 
 // NewPosterior reads the inducing variables from ctx and factorises Kuu.
