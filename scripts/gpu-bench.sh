@@ -35,14 +35,7 @@ ks=${KS:-5,10,15,20,25}
 reps=${REPS:-20}
 dtypes=${DTYPES:-float64 float32 tf32}
 doc=${DOC:-docs/benchmarks.md}
-if [ -z "${BACKEND:-}" ]; then
-  plugin=${PJRT_PLUGIN:-$(python3 -c 'import os, jax_plugins.xla_cuda13 as p; print(os.path.join(os.path.dirname(p.__file__), "xla_cuda_plugin.so"))' 2>/dev/null || true)}
-  if [ ! -f "$plugin" ]; then
-    echo "gpu-bench: no CUDA PJRT plugin found (JAX's jax_plugins/xla_cuda13); set PJRT_PLUGIN or BACKEND" >&2
-    exit 1
-  fi
-  BACKEND="xla:$plugin"
-fi
+BACKEND=${BACKEND:-$(scripts/cuda-backend.sh)}
 mkdir -p "$results" "$(dirname "$doc")"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; } > "$results/device.txt"
 echo "$0 KS=$ks REPS=$reps DTYPES=\"$dtypes\" BACKEND=$BACKEND" > "$results/command.txt"

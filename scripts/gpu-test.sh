@@ -38,14 +38,7 @@ build)
   ;;
 run)
   results=${RESULTS:-out/gpu-test}
-  if [ -z "${BACKEND:-}" ]; then
-    plugin=${PJRT_PLUGIN:-$(python3 -c 'import os, jax_plugins.xla_cuda13 as p; print(os.path.join(os.path.dirname(p.__file__), "xla_cuda_plugin.so"))' 2>/dev/null || true)}
-    if [ ! -f "$plugin" ]; then
-      echo "gpu-test: no CUDA PJRT plugin found (JAX's jax_plugins/xla_cuda13); set PJRT_PLUGIN or BACKEND" >&2
-      exit 1
-    fi
-    BACKEND="xla:$plugin"
-  fi
+  BACKEND=${BACKEND:-$(scripts/cuda-backend.sh)}
   export VAISGPLVM_TEST_BACKEND=$BACKEND VAISGPLVM_BACKEND=$BACKEND
   export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
   mkdir -p "$results"
