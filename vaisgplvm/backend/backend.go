@@ -139,6 +139,23 @@ func parseXLA(spec string) (plugin string, options []string, err error) {
 	return plugin, options, nil
 }
 
+// OpenShared is Open for a backend that jobs trainings use at the same time (the tables run several
+// at once). With more than one job, the pure-Go backend chosen by "go" or "auto" runs each job's ops
+// one at a time (simplego ops_sequential): the jobs already keep the cores busy, and parallel op
+// scheduling on top of them only adds goroutine overhead. Explicit go:CONFIG specs are kept.
+func OpenShared(spec string, jobs int) (*Choice, error) {
+	c, err := Open(spec)
+	if err != nil || jobs <= 1 || c.Spec != "go" {
+		return c, err
+	}
+	b, err := newSimpleGo("ops_sequential")
+	if err != nil {
+		return nil, fmt.Errorf("starting the pure-Go backend: %w", err)
+	}
+	c.Backend.Finalize()
+	return &Choice{Backend: b, Spec: "go:ops_sequential", Reason: fmt.Sprintf("%s; ops one at a time within each of %d concurrent jobs", c.Reason, jobs)}, nil
+}
+
 // New returns the backend named by spec (see Open) without the reason.
 func New(spec string) (backends.Backend, error) {
 	c, err := Open(spec)

@@ -138,3 +138,20 @@ func TestParseXLA(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenShared: several concurrent jobs get the pure-Go backend with one op at a time per job;
+// one job, or an explicit go:CONFIG, keeps the spec as given.
+func TestOpenShared(t *testing.T) {
+	if c, err := OpenShared("go", 2); err != nil || c.Spec != "go:ops_sequential" || !strings.Contains(c.Reason, "2 concurrent jobs") {
+		t.Errorf("go, 2 jobs: %+v, %v", c, err)
+	}
+	if c, err := OpenShared("go", 1); err != nil || c.Spec != "go" {
+		t.Errorf("go, 1 job: %+v, %v", c, err)
+	}
+	if c, err := OpenShared("go:ops_parallel,parallelism=-1", 4); err != nil || c.Spec != "go:ops_parallel,parallelism=-1" {
+		t.Errorf("explicit config, 4 jobs: %+v, %v", c, err)
+	}
+	if _, err := OpenShared("nope", 2); err == nil {
+		t.Error("bad spec: want an error")
+	}
+}

@@ -121,7 +121,8 @@ func runReproduce(args []string) error {
 			return err
 		}
 	}
-	b, err := openBackend(*backendName)
+	trainings := len(strings.Split(*datasets, ",")) * len(strings.Split(*methods, ",")) * *runs
+	b, err := openBackend(*backendName, min(*jobs, trainings))
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}

@@ -81,7 +81,8 @@ func runTable5(args []string) error {
 			return usagef("--datasets: unknown dataset %q for table 5 (want oilflow, wine, frey, mnist)", d)
 		}
 	}
-	b, err := openBackend(*backendName)
+	fits := 2 * len(names) * *runs // standard and vais per dataset and run
+	b, err := openBackend(*backendName, min(*jobs, fits))
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}
