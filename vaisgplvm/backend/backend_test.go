@@ -139,19 +139,21 @@ func TestParseXLA(t *testing.T) {
 	}
 }
 
-// TestOpenShared: several concurrent jobs get the pure-Go backend with one op at a time per job;
-// one job, or an explicit go:CONFIG, keeps the spec as given.
+// TestOpenShared: trainings queued on several workers get the pure-Go backend with one op at a time
+// per training; one worker, a worker per training, or an explicit go:CONFIG keep the spec as given.
 func TestOpenShared(t *testing.T) {
-	if c, err := OpenShared("go", 2); err != nil || c.Spec != "go:ops_sequential" || !strings.Contains(c.Reason, "2 concurrent jobs") {
-		t.Errorf("go, 2 jobs: %+v, %v", c, err)
+	if c, err := OpenShared("go", 2, 6); err != nil || c.Spec != "go:ops_sequential" || !strings.Contains(c.Reason, "2 concurrent jobs") {
+		t.Errorf("go, 2 jobs, 6 trainings: %+v, %v", c, err)
 	}
-	if c, err := OpenShared("go", 1); err != nil || c.Spec != "go" {
-		t.Errorf("go, 1 job: %+v, %v", c, err)
+	for _, c := range [][2]int{{1, 6}, {2, 2}, {4, 3}} {
+		if ch, err := OpenShared("go", c[0], c[1]); err != nil || ch.Spec != "go" {
+			t.Errorf("go, %d jobs, %d trainings: %+v, %v", c[0], c[1], ch, err)
+		}
 	}
-	if c, err := OpenShared("go:ops_parallel,parallelism=-1", 4); err != nil || c.Spec != "go:ops_parallel,parallelism=-1" {
-		t.Errorf("explicit config, 4 jobs: %+v, %v", c, err)
+	if c, err := OpenShared("go:ops_parallel,parallelism=-1", 2, 6); err != nil || c.Spec != "go:ops_parallel,parallelism=-1" {
+		t.Errorf("explicit config: %+v, %v", c, err)
 	}
-	if _, err := OpenShared("nope", 2); err == nil {
+	if _, err := OpenShared("nope", 2, 6); err == nil {
 		t.Error("bad spec: want an error")
 	}
 }

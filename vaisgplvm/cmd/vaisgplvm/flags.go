@@ -136,7 +136,7 @@ func newTrainer(cfg model.Config, dataset string, standardize bool, backendName 
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := openBackend(backendName, 1)
+	b, err := openBackend(backendName, 1, 1)
 	if err != nil {
 		return nil, nil, usagef("--backend: %v", err)
 	}
@@ -151,11 +151,11 @@ func newTrainer(cfg model.Config, dataset string, standardize bool, backendName 
 
 const backendHelp = "backend: auto, go, go:SIMPLEGO_CONFIG, xla, xla:NAME or xla:/abs/plugin.so, an xla spec optionally followed by ,tf32 (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"
 
-// openBackend starts the backend named by spec for jobs concurrent trainings (backend.OpenShared)
-// and logs which one and why on stderr; for XLA the line also names the PJRT plugin, its C API
-// version and the device count.
-func openBackend(spec string, jobs int) (backends.Backend, error) {
-	c, err := backend.OpenShared(spec, jobs)
+// openBackend starts the backend named by spec for total trainings run jobs at a time
+// (backend.OpenShared) and logs which one and why on stderr; for XLA the line also names the PJRT
+// plugin, its C API version and the device count.
+func openBackend(spec string, jobs, total int) (backends.Backend, error) {
+	c, err := backend.OpenShared(spec, jobs, total)
 	if err != nil {
 		return nil, err
 	}

@@ -122,7 +122,7 @@ func runReproduce(args []string) error {
 		}
 	}
 	trainings := len(strings.Split(*datasets, ",")) * len(strings.Split(*methods, ",")) * *runs
-	b, err := openBackend(*backendName, min(*jobs, trainings))
+	b, err := openBackend(*backendName, *jobs, trainings)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}

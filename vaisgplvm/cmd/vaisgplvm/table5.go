@@ -82,7 +82,7 @@ func runTable5(args []string) error {
 		}
 	}
 	fits := 2 * len(names) * *runs // standard and vais per dataset and run
-	b, err := openBackend(*backendName, min(*jobs, fits))
+	b, err := openBackend(*backendName, *jobs, fits)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}
