@@ -145,7 +145,7 @@ func parseXLA(spec string) (plugin string, options []string, err error) {
 // ops_sequential): the workers keep the cores busy, and parallel op scheduling on top only adds
 // goroutine overhead (Table 1: 405 s instead of 477 s on 2 cores, Table 5: 712 s instead of 897 s).
 // With a worker per training the short ones finish first and the longest then runs alone, so ops
-// stay parallel (Table 3: 332 s instead of 409 s). Explicit go:CONFIG specs are kept.
+// stay parallel (Table 3: 332-375 s instead of 409 s). Explicit go:CONFIG specs are kept.
 func OpenShared(spec string, jobs, total int) (*Choice, error) {
 	c, err := Open(spec)
 	if err != nil || jobs <= 1 || total <= jobs || c.Spec != "go" {
