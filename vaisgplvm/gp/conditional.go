@@ -31,19 +31,20 @@ func (p *Posterior) Predict(h *Node, perOutput bool) Marginals {
 	mean := p.addBias(MatMul(kfu, p.meanProjection()))
 	kdiag := p.kz.Diag(h) // [N]
 	if perOutput {
-		base := p.residualVariance(kfu, kdiag) // [N]
-		var v *Node                            // [N, D]
+		psi, proj := p.whiten(kfu)
+		base := residualVariance(psi, kdiag) // [N]
+		var v *Node                          // [N, D]
 		if p.In.SharedSqrt {
-			t := MatMul(MatMul(kfu, p.projection()), Squeeze(p.S, 0)) // [N, M]
+			t := MatMul(proj, Squeeze(p.S, 0)) // [N, M]
 			v = BroadcastToDims(InsertAxes(Add(base, ReduceSum(Square(t), -1)), -1), base.Shape().Dim(0), p.In.D)
 		} else {
-			t := Einsum("nm,dmk->ndk", MatMul(kfu, p.projection()), p.S) // [N, D, M]
+			t := Einsum("nm,dmk->ndk", proj, p.S) // [N, D, M]
 			v = Add(InsertAxes(base, -1), ReduceSum(Square(t), -1))
 		}
 		return Marginals{Mean: mean, Var: v, VarSum: ReduceSum(v, -1)}
 	}
 	psi, proj := p.whiten(kfu)
-	resid := Sub(kdiag, ReduceSum(Square(psi), -1))            // [N]
+	resid := residualVariance(psi, kdiag)                      // [N]
 	quad := ReduceSum(Mul(MatMul(proj, p.sumSST()), proj), -1) // [N]
 	return Marginals{Mean: mean, VarSum: Add(MulScalar(resid, float64(p.In.D)), quad)}
 }
@@ -104,7 +105,7 @@ func (p *Posterior) MaskedMarginals(h, mask *Node) (mean, varSum *Node) {
 	kdiag := p.kz.Diag(h)
 	count := ReduceSum(mask, -1) // [N] observed outputs per point
 	psi, proj := p.whiten(kfu)
-	resid := Sub(kdiag, ReduceSum(Square(psi), -1)) // [N], as residualVariance
+	resid := residualVariance(psi, kdiag) // [N]
 	if p.In.SharedSqrt {
 		t := MatMul(proj, Squeeze(p.S, 0)) // [N, M] = k_n^T T S
 		return mean, Mul(count, Add(resid, ReduceSum(Square(t), -1)))
@@ -135,8 +136,7 @@ func (p *Posterior) addBias(mean *Node) *Node {
 }
 
 // residualVariance returns k(h_n, h_n) - k_n^T Kuu^-1 k_n = kdiag - |L^-1 k_n|^2 [N], the prior
-// variance of f at h_n not explained by u.
-func (p *Posterior) residualVariance(kfu, kdiag *Node) *Node {
-	psi := MatMul(kfu, Transpose(p.LInv, 0, 1)) // [N, M] = K_fu L^-T
+// variance of f at h_n not explained by u, from psi = K_fu L^-T [N, M] (see whiten).
+func residualVariance(psi, kdiag *Node) *Node {
 	return Sub(kdiag, ReduceSum(Square(psi), -1))
 }
