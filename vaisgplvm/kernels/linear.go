@@ -22,17 +22,18 @@ func (k *Linear) Lengthscales(ctx *context.Context, g *Graph) *Node {
 	return Rsqrt(k.variances(ctx, g))
 }
 
-// Matrix implements Kernel: [N1, Q] x [N2, Q] -> [N1, N2].
+// Matrix implements Kernel: [N1, Q] x [N2, Q] -> [N1, N2] (Prepare(ctx, x2).Cross(x1)).
 func (k *Linear) Matrix(ctx *context.Context, x1, x2 *Node) *Node {
-	v := InsertAxes(k.variances(ctx, x1.Graph()), 0)
-	return MatMul(Mul(x1, v), Transpose(x2, 0, 1))
+	return k.Prepare(ctx, x2).Cross(x1)
 }
 
 // Diag implements Kernel: [N, Q] -> [N].
 func (k *Linear) Diag(ctx *context.Context, x *Node) *Node {
-	v := InsertAxes(k.variances(ctx, x.Graph()), 0)
-	return ReduceSum(Mul(Square(x), v), -1)
+	return linearDiag(x, InsertAxes(k.variances(ctx, x.Graph()), 0))
 }
+
+// linearDiag returns sum_q v_q x_nq^2: x [N, Q], v [1, Q] -> [N].
+func linearDiag(x, v *Node) *Node { return ReduceSum(Mul(Square(x), v), -1) }
 
 // Prepare implements Kernel: the variances and x2^T are built once.
 func (k *Linear) Prepare(ctx *context.Context, x2 *Node) Prepared {
@@ -46,4 +47,4 @@ type linearAt struct{ v, x2T *Node } // [1, Q], [Q, N2]
 func (p *linearAt) Cross(x1 *Node) *Node { return MatMul(Mul(x1, p.v), p.x2T) }
 
 // Diag implements Prepared: [N1, Q] -> [N1].
-func (p *linearAt) Diag(x1 *Node) *Node { return ReduceSum(Mul(Square(x1), p.v), -1) }
+func (p *linearAt) Diag(x1 *Node) *Node { return linearDiag(x1, p.v) }

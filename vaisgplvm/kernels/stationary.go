@@ -35,10 +35,11 @@ func (k *Stationary) Matrix(ctx *context.Context, x1, x2 *Node) *Node {
 
 // Diag implements Kernel: [N, Q] -> [N], equal to the kernel variance.
 func (k *Stationary) Diag(ctx *context.Context, x *Node) *Node {
-	g := x.Graph()
-	ones := OnesLike(ReduceSum(x, -1))
-	return Mul(ones, k.variance(ctx, g))
+	return constantDiag(x, k.variance(ctx, x.Graph()))
 }
+
+// constantDiag returns the kernel variance for every row of x [N, Q]: [N].
+func constantDiag(x, variance *Node) *Node { return Mul(OnesLike(ReduceSum(x, -1)), variance) }
 
 // Prepare implements Kernel. The squared distances come from one matrix product of augmented
 // inputs, r2 = [|a|^2, 1, a] . [1, |b|^2, -2b]^T with a = x1/l, b = x2/l; this avoids [N1, N2]-sized
@@ -69,9 +70,7 @@ func (p *stationaryAt) Cross(x1 *Node) *Node {
 }
 
 // Diag implements Prepared: [N1, Q] -> [N1], equal to the kernel variance.
-func (p *stationaryAt) Diag(x1 *Node) *Node {
-	return Mul(OnesLike(ReduceSum(x1, -1)), p.variance)
-}
+func (p *stationaryAt) Diag(x1 *Node) *Node { return constantDiag(x1, p.variance) }
 
 // profile maps squared scaled distances to rho(r).
 func (k *Stationary) profile(r2 *Node) *Node {
