@@ -134,12 +134,7 @@ func benchData(name string, mf *modelFlags, set map[string]bool) (x, mask [][]fl
 		}
 		return ds.X, nil, nil
 	case "frey", "mnist":
-		if !set["k"] {
-			mf.k = 25
-		}
-		if !set["shared-q-sqrt"] {
-			mf.sharedQSqrt = true
-		}
+		mf.imageDefaults(set)
 		ds, err := loadImages(name, "unit")
 		if err != nil {
 			return nil, nil, err

@@ -167,6 +167,17 @@ func openBackend(spec string, jobs, total int) (backends.Backend, error) {
 	return c.Backend, nil
 }
 
+// imageDefaults applies Table 4's image settings, K = 25 and one q(u) square root shared by the
+// outputs, to those of the two flags not in set (the flags given explicitly).
+func (f *modelFlags) imageDefaults(set map[string]bool) {
+	if !set["k"] {
+		f.k = 25
+	}
+	if !set["shared-q-sqrt"] {
+		f.sharedQSqrt = true
+	}
+}
+
 // setDefaultBatch makes b the default mini-batch size of fs (tables train with mini-batches).
 func (f *modelFlags) setDefaultBatch(fs *flag.FlagSet, b int) {
 	fs.Lookup("batch").DefValue = fmt.Sprint(b)

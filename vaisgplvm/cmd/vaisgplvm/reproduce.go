@@ -84,9 +84,9 @@ func runReproduce(args []string) error {
 		allowed = []string{"frey", "mnist"}
 		defaults := map[string]func(){
 			"datasets": func() { *datasets = "frey,mnist" }, "iters": func() { *iters = 300 },
-			"k": func() { mf.k = 25 }, "shared-q-sqrt": func() { mf.sharedQSqrt = true },
 			"out": func() { *out = fmt.Sprintf("out/table%d", *table) },
 		}
+		mf.imageDefaults(set)
 		if *table == 3 {
 			defaults["datasets"] = func() { *datasets = "frey" }
 			defaults["methods"] = func() { *methods = "iwvi,vais" }
