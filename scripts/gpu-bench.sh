@@ -7,6 +7,7 @@
 #
 # then, with .gpu carried, on the GPU machine from the repository root:
 #
+#   scripts/gpu-probe.sh     # first: does the plugin start, and with which library path (PIP_CUDA_LIBS)
 #   scripts/gpu-bench.sh
 #
 # It times one training iteration (median of REPS after one warm-up) and one epoch of MF, IWVI and
@@ -19,7 +20,8 @@
 # xla:<JAX's CUDA PJRT plugin>), PJRT_PLUGIN (the plugin's path), RESULTS (default out/gpu-bench),
 # KS (default 5,10,15,20,25), REPS (default 20), DTYPES (default "float64 float32 tf32"; tf32 is
 # float32 with TensorFloat-32 matrix products, our backend spec's ",tf32" and torch's allow_tf32),
-# GPYTORCH (default 1; 0 skips it), DOC (default docs/benchmarks.md).
+# GPYTORCH (default 1; 0 skips it), DOC (default docs/benchmarks.md), PIP_CUDA_LIBS (1: NVIDIA pip
+# libraries on LD_LIBRARY_PATH).
 #
 # Where each command may run only minutes (our device tool: 10), run it in pieces into one results
 # tree, e.g. DTYPES=float64 GPYTORCH=0, then DTYPES=float32 GPYTORCH=0, then DTYPES=tf32 with
@@ -36,6 +38,8 @@ reps=${REPS:-20}
 dtypes=${DTYPES:-float64 float32 tf32}
 doc=${DOC:-docs/benchmarks.md}
 BACKEND=${BACKEND:-$(scripts/cuda-backend.sh)}
+# PIP_CUDA_LIBS=1: put the NVIDIA pip libraries on LD_LIBRARY_PATH (when gpu-probe.sh says "works: piplibs").
+if [ "${PIP_CUDA_LIBS:-0}" = 1 ]; then export LD_LIBRARY_PATH=$(scripts/cuda-backend.sh --libs)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
 mkdir -p "$results" "$(dirname "$doc")"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; } > "$results/device.txt"
 echo "$0 KS=$ks REPS=$reps DTYPES=\"$dtypes\" BACKEND=$BACKEND" > "$results/command.txt"

@@ -40,6 +40,8 @@ run)
   results=${RESULTS:-out/gpu-test}
   BACKEND=${BACKEND:-$(scripts/cuda-backend.sh)}
   export VAISGPLVM_TEST_BACKEND=$BACKEND VAISGPLVM_BACKEND=$BACKEND
+  # PIP_CUDA_LIBS=1: put the NVIDIA pip libraries on LD_LIBRARY_PATH (when gpu-probe.sh says "works: piplibs").
+  if [ "${PIP_CUDA_LIBS:-0}" = 1 ]; then export LD_LIBRARY_PATH=$(scripts/cuda-backend.sh --libs)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
   export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
   mkdir -p "$results"
   root=$PWD fail=0 bin=$(mktemp -d)

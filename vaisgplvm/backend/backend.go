@@ -8,9 +8,14 @@
 //	                ops_sequential, ops_parallel, parallelism=N, dotgeneral_small, ...), e.g.
 //	                go:ops_sequential to run one op at a time. A bounded parallelism=N with
 //	                ops_parallel can deadlock in GoMLX v0.26.0 (see GoConfig).
-//	auto            XLA when this binary has XLA support and a PJRT plugin is found (CUDA first,
-//	                then CPU), otherwise go; Open says which it chose and why.
-//	xla             XLA with the CUDA plugin if found, else the CPU plugin; an error if neither.
+//	auto            XLA when this binary has XLA support and a PJRT plugin starts, otherwise go;
+//	                Open says which it chose and why. Plugins are tried in this order: GoMLX's
+//	                plugin named cuda on $PJRT_PLUGIN_LIBRARY_PATH, JAX's CUDA plugin in a
+//	                pip-installed JAX (jax_plugins/xla_cuda*/xla_cuda_plugin.so under
+//	                $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local, /usr/local, /usr, /opt/conda,
+//	                /opt/venv), then the plugin named cpu; a CUDA plugin on a machine without a
+//	                GPU fails to start and the next one is tried.
+//	xla             XLA with the first plugin of auto's order that starts; an error if none.
 //	xla:NAME        XLA with the PJRT plugin NAME found in $PJRT_PLUGIN_LIBRARY_PATH (files
 //	                pjrt_c_api_NAME_plugin.so or pjrt-plugin-NAME.so).
 //	xla:/ABS/PATH   XLA with the PJRT plugin at that absolute path (e.g. JAX's CUDA plugin,
@@ -83,17 +88,17 @@ func Open(spec string) (*Choice, error) {
 			b, err := pureGo()
 			return &Choice{Backend: b, Spec: "go", Reason: "auto: this binary has no XLA support (build with -tags xla)"}, err
 		}
-		plugin := preferredPlugin(xlaSupport.plugins())
-		if plugin == "" {
-			b, err := pureGo()
-			return &Choice{Backend: b, Spec: "go", Reason: "auto: no PJRT plugin found (set PJRT_PLUGIN_LIBRARY_PATH or use xla:/abs/path.so)"}, err
+		c, failures := openFirst(candidates(), nil)
+		if c != nil {
+			c.Reason = "auto: PJRT plugin " + c.Reason
+			return c, nil
 		}
-		b, err := xlaSupport.open(plugin)
-		if err != nil {
-			g, gerr := pureGo()
-			return &Choice{Backend: g, Spec: "go", Reason: fmt.Sprintf("auto: PJRT plugin %q failed to start (%v)", plugin, err)}, gerr
+		reason := "auto: no PJRT plugin found (set PJRT_PLUGIN_LIBRARY_PATH or use xla:/abs/path.so)"
+		if len(failures) > 0 {
+			reason = "auto: " + strings.Join(failures, "; ")
 		}
-		return &Choice{Backend: b, Spec: "xla:" + plugin, Reason: fmt.Sprintf("auto: PJRT plugin %q found", plugin)}, nil
+		b, err := pureGo()
+		return &Choice{Backend: b, Spec: "go", Reason: reason}, err
 	case spec == "xla" || strings.HasPrefix(spec, "xla:") || strings.HasPrefix(spec, "xla,"):
 		plugin, options, err := parseXLA(spec)
 		if err != nil {
@@ -103,9 +108,15 @@ func Open(spec string) (*Choice, error) {
 			return nil, fmt.Errorf("backend %q: this binary was built without XLA support; rebuild with -tags xla (needs cgo) or use go", spec)
 		}
 		if plugin == "" {
-			if plugin = preferredPlugin(xlaSupport.plugins()); plugin == "" {
-				return nil, fmt.Errorf("backend %q: no PJRT plugin found; set PJRT_PLUGIN_LIBRARY_PATH or use xla:/abs/path/to/plugin.so", spec)
+			c, failures := openFirst(candidates(), options)
+			if c != nil {
+				c.Reason = "requested; PJRT plugin " + c.Reason
+				return c, nil
 			}
+			if len(failures) > 0 {
+				return nil, fmt.Errorf("backend %q: %s", spec, strings.Join(failures, "; "))
+			}
+			return nil, fmt.Errorf("backend %q: no PJRT plugin found; set PJRT_PLUGIN_LIBRARY_PATH or use xla:/abs/path/to/plugin.so", spec)
 		}
 		resolved := strings.Join(append([]string{plugin}, options...), ",")
 		b, err := xlaSupport.open(resolved)
@@ -168,19 +179,31 @@ func New(spec string) (backends.Backend, error) {
 	return c.Backend, nil
 }
 
-// preferredPlugin picks cuda, then cpu, then the first plugin; "" when there is none.
-func preferredPlugin(plugins []string) string {
-	for _, want := range []string{"cuda", "cpu"} {
-		for _, p := range plugins {
-			if p == want {
-				return p
-			}
+// candidates are the PJRT plugins an auto or bare xla spec tries, in order (see pluginCandidates):
+// the plugins GoMLX finds by name, and JAX's CUDA plugins under the usual Python prefixes.
+func candidates() []string {
+	return pluginCandidates(xlaSupport.plugins(), jaxCUDAPlugins(pythonPrefixes()))
+}
+
+// openFirst starts the first of plugins (names or absolute paths) that starts with options, and
+// returns it with a reason naming it; nil and one line per plugin that failed otherwise. A CUDA
+// plugin fails to start on a machine without a GPU, so the next candidate (e.g. cpu) is tried.
+func openFirst(plugins, options []string) (*Choice, []string) {
+	var failures []string
+	for _, p := range plugins {
+		resolved := strings.Join(append([]string{p}, options...), ",")
+		b, err := xlaSupport.open(resolved)
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("PJRT plugin %q failed to start (%v)", p, err))
+			continue
 		}
+		reason := fmt.Sprintf("%q found", p)
+		if len(failures) > 0 {
+			reason += " after " + strings.Join(failures, "; ")
+		}
+		return &Choice{Backend: b, Spec: "xla:" + resolved, Reason: reason}, nil
 	}
-	if len(plugins) > 0 {
-		return plugins[0]
-	}
-	return ""
+	return nil, failures
 }
 
 func pureGo() (backends.Backend, error) {

@@ -4,6 +4,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,13 +40,65 @@ func TestOpenSpecs(t *testing.T) {
 	}
 }
 
-func TestPreferredPlugin(t *testing.T) {
+func TestPluginCandidates(t *testing.T) {
+	jax := []string{"/venv/jax_plugins/xla_cuda13/xla_cuda_plugin.so"}
 	for _, c := range []struct {
-		in   []string
-		want string
-	}{{nil, ""}, {[]string{"cpu", "cuda"}, "cuda"}, {[]string{"tpu", "cpu"}, "cpu"}, {[]string{"tpu"}, "tpu"}} {
-		if got := preferredPlugin(c.in); got != c.want {
-			t.Errorf("%v: got %q, want %q", c.in, got, c.want)
+		named, jax, want []string
+	}{
+		{nil, nil, nil},
+		{[]string{"cpu", "cuda"}, jax, []string{"cuda", jax[0], "cpu"}},
+		{[]string{"tpu", "cpu"}, nil, []string{"cpu", "tpu"}},
+		{[]string{"tpu", "cpu"}, jax, []string{jax[0], "cpu", "tpu"}},
+		{nil, jax, jax},
+	} {
+		if got := pluginCandidates(c.named, c.jax); !slices.Equal(got, c.want) {
+			t.Errorf("named %v, jax %v: got %v, want %v", c.named, c.jax, got, c.want)
+		}
+	}
+}
+
+// TestJAXCUDAPlugins builds pip layouts of JAX's CUDA plugin in temporary prefixes: a virtual
+// environment with cuda12 and cuda13 plugins (newest first), a Debian dist-packages prefix, a
+// symbolic link to an already found plugin (reported once), and a prefix without JAX.
+func TestJAXCUDAPlugins(t *testing.T) {
+	venv, system, empty := t.TempDir(), t.TempDir(), t.TempDir()
+	put := func(root, rel string) string {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	c12 := put(venv, "lib/python3.12/site-packages/jax_plugins/xla_cuda12/xla_cuda_plugin.so")
+	c13 := put(venv, "lib/python3.12/site-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so")
+	deb := put(system, "lib/python3/dist-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so")
+	put(venv, "lib/python3.12/site-packages/jax_plugins/xla_cuda13/other.so")
+	link := filepath.Join(empty, "lib/python3.11/site-packages/jax_plugins/xla_cuda13")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(c13), link); err != nil {
+		t.Fatal(err)
+	}
+	got := jaxCUDAPlugins([]string{venv, empty, system, t.TempDir()})
+	if want := []string{c13, c12, deb}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	t.Setenv("VIRTUAL_ENV", venv)
+	if p := pythonPrefixes(); len(p) == 0 || p[0] != venv {
+		t.Errorf("pythonPrefixes %v should start with $VIRTUAL_ENV %s", p, venv)
+	}
+	if xlaSupport != nil { // the fake plugins are not PJRT plugins: auto falls back to go and says why
+		t.Setenv("PJRT_PLUGIN_LIBRARY_PATH", t.TempDir())
+		c, err := Open("auto")
+		if err != nil || c.Spec != "go" || !strings.Contains(c.Reason, c13) || !strings.Contains(c.Reason, "failed to start") {
+			t.Errorf("auto with a broken JAX plugin: %+v, %v", c, err)
+		}
+		if _, err := Open("xla"); err == nil || !strings.Contains(err.Error(), c12) {
+			t.Errorf("xla with broken JAX plugins: error %v should name each one", err)
 		}
 	}
 }
