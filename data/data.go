@@ -31,9 +31,14 @@ type File struct {
 
 // Dataset is data X [N, D] with optional integer labels [N].
 type Dataset struct {
-	Name   string
-	X      [][]float64
+	Name string
+	X    [][]float64
+	// Mask [N, D] is 1 where X is observed and 0 where it is missing (X holds NaN there); nil when
+	// every entry is observed.
+	Mask   [][]float64
 	Labels []int
+	// LabelNames are the class names of a text label column, indexed by label (nil for numeric labels).
+	LabelNames []string
 	// Columns names the features (may be nil).
 	Columns []string
 	// ImageRows, ImageCols give the image shape when each row of X is an image (row-major).
@@ -107,20 +112,29 @@ func cacheDir() (string, error) {
 
 // verify checks the sha256 of the file at p.
 func verify(p, want string) error {
-	f, err := os.Open(p)
+	got, err := SHA256(p)
 	if err != nil {
-		return fmt.Errorf("opening data file: %w", err)
+		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("reading data file %s: %w", p, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+	if got != want {
 		return fmt.Errorf("data file %s is corrupt or a different version: sha256 %s, want %s; "+
 			"replace it with the original (see data/README in the project)", p, got, want)
 	}
 	return nil
+}
+
+// SHA256 returns the hex sha256 of the file at p.
+func SHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("opening data file: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("reading data file %s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // download fetches url into p (through a temporary file) and checks its sha256.

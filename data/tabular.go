@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Files of the tabular datasets (see ../shared/data/README.md for sources).
@@ -124,21 +126,26 @@ func ReadCSV(path string, sep rune, cols int) (header []string, rows [][]float64
 }
 
 // Standardize returns a copy of x with every column shifted to mean 0 and scaled to unit sample
-// variance, plus the means and standard deviations used (columns with zero variance keep scale 1).
-// Training on standardised data changes the scale of every reported metric; the paper's Table 1
-// most likely used raw oilflow values (see README).
+// variance, plus the means and standard deviations used (columns with zero variance, or fewer than
+// two values, keep scale 1). NaN entries (missing values) are left out of the means and variances
+// and stay NaN. Training on standardised data changes the scale of every reported metric; the
+// paper's Table 1 most likely used raw oilflow values (see README).
 func Standardize(x [][]float64) (out [][]float64, mean, std []float64) {
 	n, d := len(x), len(x[0])
 	mean, std = make([]float64, d), make([]float64, d)
 	for j := 0; j < d; j++ {
+		var col []float64
 		for i := 0; i < n; i++ {
-			mean[j] += x[i][j]
+			if !math.IsNaN(x[i][j]) {
+				col = append(col, x[i][j])
+			}
 		}
-		mean[j] /= float64(n)
-		for i := 0; i < n; i++ {
-			std[j] += (x[i][j] - mean[j]) * (x[i][j] - mean[j])
+		if len(col) > 0 {
+			mean[j] = stat.Mean(col, nil)
 		}
-		std[j] = math.Sqrt(std[j] / float64(n-1))
+		if len(col) > 1 {
+			std[j] = stat.StdDev(col, nil)
+		}
 		if std[j] == 0 {
 			std[j] = 1
 		}

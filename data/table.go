@@ -1,0 +1,195 @@
+package data
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MissingTokens are the field values ReadTable reads as missing (compared case-insensitively,
+// after trimming spaces): the empty field, NaN, NA, N/A, null and "?".
+var MissingTokens = []string{"", "nan", "na", "n/a", "null", "?"}
+
+// TableOptions tune ReadTable.
+type TableOptions struct {
+	// LabelColumn names a header column that holds class labels (integers or text); it is not a
+	// feature. Empty: every column is a feature.
+	LabelColumn string
+	// Sep is the field separator; 0 detects it from the header line (tab, semicolon or comma).
+	Sep rune
+}
+
+// ReadTable reads your own data: a delimited text file with one header line and one row per data
+// point. Every column except opt.LabelColumn is a feature; a feature field in MissingTokens is
+// missing (X holds NaN there, Mask 0). Labels, when asked for, must all be present; integer labels
+// are kept as they are, text labels are numbered in order of first appearance (LabelNames).
+//
+// Returns a Dataset named after the file, X [N, D] (D = columns - 1 with a label column). Errors
+// name the file, line and column: a row with the wrong number of fields, a field that is not a
+// number or not finite (Inf), a missing or unknown label column, a missing label, a feature column
+// or a row with no observed value, or a file with no data rows.
+func ReadTable(path string, opt TableOptions) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer f.Close()
+	sep := opt.Sep
+	if sep == 0 {
+		if sep, err = detectSeparator(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	r := csv.NewReader(f)
+	r.Comma = sep
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the header line: %w", path, err)
+	}
+	labelCol := -1
+	if opt.LabelColumn != "" {
+		if labelCol = slices.Index(header, opt.LabelColumn); labelCol < 0 {
+			return nil, fmt.Errorf("%s: no column named %q for the labels (the header has %s)", path, opt.LabelColumn, strings.Join(header, ", "))
+		}
+	}
+	ds := &Dataset{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	for j, h := range header {
+		if j != labelCol {
+			ds.Columns = append(ds.Columns, h)
+		}
+	}
+	if len(ds.Columns) == 0 {
+		return nil, fmt.Errorf("%s: no feature columns", path)
+	}
+	var rawLabels []string
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w (want %d fields per row, as in the header)", path, err, len(header))
+		}
+		row, mrow := make([]float64, 0, len(ds.Columns)), make([]float64, 0, len(ds.Columns))
+		for j, s := range rec {
+			s = strings.TrimSpace(s)
+			if j == labelCol {
+				if isMissing(s) {
+					return nil, fmt.Errorf("%s line %d: the label (column %q) is missing", path, line, opt.LabelColumn)
+				}
+				rawLabels = append(rawLabels, s)
+				continue
+			}
+			if isMissing(s) {
+				row, mrow = append(row, math.NaN()), append(mrow, 0)
+				continue
+			}
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s line %d column %d (%s): %q is not a finite number (missing values: empty, NaN, NA or ?)", path, line, j+1, header[j], s)
+			}
+			row, mrow = append(row, v), append(mrow, 1)
+		}
+		if !slices.Contains(mrow, 1) {
+			return nil, fmt.Errorf("%s line %d: no observed value; drop the row", path, line)
+		}
+		ds.X, ds.Mask = append(ds.X, row), append(ds.Mask, mrow)
+	}
+	if len(ds.X) == 0 {
+		return nil, fmt.Errorf("%s: no data rows", path)
+	}
+	if err := ds.checkColumnsObserved(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !ds.hasMissing() {
+		ds.Mask = nil
+	}
+	if labelCol >= 0 {
+		ds.Labels, ds.LabelNames = parseLabels(rawLabels)
+	}
+	return ds, nil
+}
+
+// detectSeparator reads the header line of f and rewinds it: tab, semicolon or comma, whichever
+// the header contains (in that order); a header without any is one column, read with commas.
+func detectSeparator(f *os.File) (rune, error) {
+	buf := make([]byte, 64<<10)
+	n, err := f.Read(buf)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	first, _, _ := strings.Cut(string(buf[:n]), "\n")
+	for _, sep := range []rune{'\t', ';', ','} {
+		if strings.ContainsRune(first, sep) {
+			return sep, nil
+		}
+	}
+	return ',', nil
+}
+
+func isMissing(s string) bool {
+	return slices.Contains(MissingTokens, strings.ToLower(s))
+}
+
+func (ds *Dataset) checkColumnsObserved() error {
+	for j, name := range ds.Columns {
+		observed := false
+		for i := range ds.X {
+			if ds.Mask[i][j] == 1 {
+				observed = true
+				break
+			}
+		}
+		if !observed {
+			return fmt.Errorf("column %d (%s) has no observed value; drop it", j+1, name)
+		}
+	}
+	return nil
+}
+
+func (ds *Dataset) hasMissing() bool {
+	for _, r := range ds.Mask {
+		if slices.Contains(r, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseLabels keeps integer labels as they are; otherwise it numbers the distinct text labels in
+// order of first appearance and returns their names.
+func parseLabels(raw []string) ([]int, []string) {
+	labels := make([]int, len(raw))
+	numeric := true
+	for i, s := range raw {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			numeric = false
+			break
+		}
+		labels[i] = v
+	}
+	if numeric {
+		return labels, nil
+	}
+	var names []string
+	for i, s := range raw {
+		k := slices.Index(names, s)
+		if k < 0 {
+			k = len(names)
+			names = append(names, s)
+		}
+		labels[i] = k
+	}
+	return labels, names
+}
