@@ -24,6 +24,11 @@ type TableOptions struct {
 	LabelColumn string
 	// Sep is the field separator; 0 detects it from the header line (tab, semicolon or comma).
 	Sep rune
+	// Columns, when positive, is the number of feature columns the file must have.
+	Columns int
+	// AllowUnobservedColumns accepts feature columns with no observed value (new points whose
+	// column is to be predicted); training data must observe every column.
+	AllowUnobservedColumns bool
 }
 
 // ReadTable reads your own data: a delimited text file with one header line and one row per data
@@ -68,6 +73,9 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 	if len(ds.Columns) == 0 {
 		return nil, fmt.Errorf("%s: no feature columns", path)
 	}
+	if opt.Columns > 0 && len(ds.Columns) != opt.Columns {
+		return nil, fmt.Errorf("%s has %d feature columns, want %d", path, len(ds.Columns), opt.Columns)
+	}
 	var rawLabels []string
 	for line := 2; ; line++ {
 		rec, err := r.Read()
@@ -105,7 +113,7 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 	if len(ds.X) == 0 {
 		return nil, fmt.Errorf("%s: no data rows", path)
 	}
-	if err := ds.checkColumnsObserved(); err != nil {
+	if err := ds.checkColumnsObserved(); err != nil && !opt.AllowUnobservedColumns {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if !ds.hasMissing() {

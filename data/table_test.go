@@ -52,6 +52,14 @@ func TestReadTable(t *testing.T) {
 	if ds, err := ReadTable(writeFile(t, "one.csv", "x\n1\n2\n"), TableOptions{}); err != nil || len(ds.X) != 2 || ds.X[1][0] != 2 {
 		t.Errorf("one column: %+v, %v", ds, err)
 	}
+	// New points may leave a whole column unobserved (to predict it) when asked.
+	p = writeFile(t, "new.csv", "a,b\n1,\n2,NaN\n")
+	if ds, err := ReadTable(p, TableOptions{Columns: 2, AllowUnobservedColumns: true}); err != nil || ds.Mask[1][1] != 0 || ds.Mask[1][0] != 1 {
+		t.Errorf("unobserved column allowed: %+v, %v", ds, err)
+	}
+	if _, err := ReadTable(p, TableOptions{Columns: 3, AllowUnobservedColumns: true}); err == nil || !strings.Contains(err.Error(), "has 2 feature columns, want 3") {
+		t.Errorf("column count: error %v", err)
+	}
 }
 
 func TestReadTableErrors(t *testing.T) {

@@ -48,43 +48,18 @@ func writeFigures(dir string, table int, list []job, sets map[string]*data.Datas
 		for _, j := range js {
 			series = append(series, plots.Series{Name: j.method, Y: j.art.curve})
 		}
-		n := len(js[0].art.curve)
-		p, err := plots.Curves(plots.CurveOptions{Title: fmt.Sprintf("%s: -ELBO per point (mini-batch estimate, moving average of %d)", name, max(1, n/50)),
-			XLabel: "iteration", YLabel: "-ELBO / N (nats)", Smooth: max(1, n/50), SkipFirst: n / 10}, series...)
+		path, err := saveCurves(filepath.Join(dir, fmt.Sprintf("curves_%s.png", name)), name, series)
 		if err != nil {
-			return files, err
-		}
-		path := filepath.Join(dir, fmt.Sprintf("curves_%s.png", name))
-		if err := plots.Save(p, path, 0, 0); err != nil {
 			return files, err
 		}
 		files = append(files, path)
 		for _, j := range js {
 			// Fig. 2 / Fig. 5 right: latents in the two most relevant dimensions, and ARD bars.
-			dims, err := plots.SmallestLengthscales(j.art.params.Lengthscales)
+			paths, err := saveLatentAndARD(dir, name, j.method, j.art.params, ds.Labels, classNames(name))
+			files = append(files, paths...)
 			if err != nil {
 				return files, err
 			}
-			p, err := plots.Latents(j.art.params.LatentMean, j.art.params.LatentSD, ds.Labels,
-				plots.LatentOptions{Title: fmt.Sprintf("%s, %s: q0 means ± 1 sd, two smallest lengthscales", name, j.method),
-					Dims: dims, ClassNames: classNames(name)})
-			if err != nil {
-				return files, err
-			}
-			path := filepath.Join(dir, fmt.Sprintf("latent_%s_%s.png", name, j.method))
-			if err := plots.Save(p, path, 0, 0); err != nil {
-				return files, err
-			}
-			files = append(files, path)
-			p, err = plots.InverseLengthscales(j.art.params.Lengthscales, fmt.Sprintf("%s, %s: ARD relevance", name, j.method))
-			if err != nil {
-				return files, err
-			}
-			path = filepath.Join(dir, fmt.Sprintf("ard_%s_%s.png", name, j.method))
-			if err := plots.Save(p, path, 4*vg.Inch, 3*vg.Inch); err != nil {
-				return files, err
-			}
-			files = append(files, path)
 		}
 		if table >= 2 && ds.ImageRows > 0 {
 			// Figs. 3, 5: damaged images, their masks and each method's reconstruction.
@@ -131,6 +106,46 @@ func writeFigures(dir string, table int, list []job, sets map[string]*data.Datas
 		}
 	}
 	return files, nil
+}
+
+// saveCurves writes the -ELBO curves of series (one per method) of a dataset to path.
+func saveCurves(path, dataset string, series []plots.Series) (string, error) {
+	n := len(series[0].Y)
+	p, err := plots.Curves(plots.CurveOptions{Title: fmt.Sprintf("%s: -ELBO per point (mini-batch estimate, moving average of %d)", dataset, max(1, n/50)),
+		XLabel: "iteration", YLabel: "-ELBO / N (nats)", Smooth: max(1, n/50), SkipFirst: n / 10}, series...)
+	if err != nil {
+		return "", err
+	}
+	return path, plots.Save(p, path, 0, 0)
+}
+
+// saveLatentAndARD writes latent_<dataset>_<method>.png (q0 means ± 1 sd in the two dimensions with
+// the smallest lengthscales, coloured by labels when there are any) and ard_<dataset>_<method>.png
+// (inverse lengthscales) under dir and returns the paths written.
+func saveLatentAndARD(dir, dataset, method string, params *train.Params, labels []int, names []string) ([]string, error) {
+	dims, err := plots.SmallestLengthscales(params.Lengthscales)
+	if err != nil {
+		return nil, err
+	}
+	p, err := plots.Latents(params.LatentMean, params.LatentSD, labels,
+		plots.LatentOptions{Title: fmt.Sprintf("%s, %s: q0 means ± 1 sd, two smallest lengthscales", dataset, method),
+			Dims: dims, ClassNames: names})
+	if err != nil {
+		return nil, err
+	}
+	latent := filepath.Join(dir, fmt.Sprintf("latent_%s_%s.png", dataset, method))
+	if err := plots.Save(p, latent, 0, 0); err != nil {
+		return nil, err
+	}
+	p, err = plots.InverseLengthscales(params.Lengthscales, fmt.Sprintf("%s, %s: ARD relevance", dataset, method))
+	if err != nil {
+		return []string{latent}, err
+	}
+	ard := filepath.Join(dir, fmt.Sprintf("ard_%s_%s.png", dataset, method))
+	if err := plots.Save(p, ard, 4*vg.Inch, 3*vg.Inch); err != nil {
+		return []string{latent}, err
+	}
+	return []string{latent, ard}, nil
 }
 
 func classNames(dataset string) []string {

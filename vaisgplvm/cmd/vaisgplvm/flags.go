@@ -32,7 +32,7 @@ type modelFlags struct {
 // register adds the model flags with model.DefaultConfig's values as defaults.
 func (f *modelFlags) register(fs *flag.FlagSet) {
 	d := model.DefaultConfig("vais", 1)
-	fs.IntVar(&f.q, "q", 0, "latent dimensions Q (0 = the paper's: 10 oilflow, 9 wine, 20 frey, 5 mnist)")
+	fs.IntVar(&f.q, "q", 0, "latent dimensions Q (0 = the paper's: 10 oilflow, 9 wine, 20 frey, 5 mnist; min(10, D) for --data)")
 	fs.IntVar(&f.m, "m", d.M, "inducing points M")
 	fs.IntVar(&f.k, "k", d.K, "IWVI samples / VAIS annealing steps K")
 	fs.IntVar(&f.samples, "samples", d.Samples, "MF samples / VAIS independent chains")
@@ -115,38 +115,20 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// dataTag names the training data in checkpoints: the dataset, "+standardized" when standardised.
-func dataTag(dataset string, standardized bool) string {
-	if standardized {
-		return dataset + "+standardized"
-	}
-	return dataset
-}
-
-// parseDataTag inverts dataTag.
-func parseDataTag(tag string) (dataset string, standardized bool) {
-	name, found := strings.CutSuffix(tag, "+standardized")
-	return name, found
-}
-
-// newTrainer loads the dataset (standardised or not) and returns a trainer for cfg on it, tagged
-// with the data it trains on.
-func newTrainer(cfg model.Config, dataset string, standardize bool, backendName string) (*train.Trainer, *data.Dataset, error) {
-	ds, err := loadData(dataset, standardize)
-	if err != nil {
-		return nil, nil, err
-	}
+// newTrainer returns a trainer for cfg on the loaded data td (its mask, when it has missing entries),
+// tagged with the data source (dataSource.tag) for checkpoints.
+func newTrainer(cfg model.Config, td *trainingData, tag, backendName string) (*train.Trainer, error) {
 	b, err := openBackend(backendName, 1, 1)
 	if err != nil {
-		return nil, nil, usagef("--backend: %v", err)
+		return nil, usagef("--backend: %v", err)
 	}
-	m, err := model.New(cfg, ds.X, nil)
+	m, err := model.New(cfg, td.X, td.Mask)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tr := train.New(m, b)
-	tr.DataTag = dataTag(dataset, standardize)
-	return tr, ds, nil
+	tr.DataTag = tag
+	return tr, nil
 }
 
 const backendHelp = "backend: auto, go, go:SIMPLEGO_CONFIG, xla, xla:NAME or xla:/abs/plugin.so, an xla spec optionally followed by ,tf32 (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -23,14 +22,14 @@ type InferSummary struct {
 	Points     int     `json:"points"`
 	Missing    int     `json:"missing_entries"`
 	Iterations int     `json:"iterations"`
-	NegBound   float64 `json:"neg_bound_per_point"`
-	MSEObs     float64 `json:"mse_observed"`
+	NegBound   float64 `json:"neg_bound_per_point"` // in the model's units (standardised if it was trained so)
+	MSEObs     float64 `json:"mse_observed"`        // over the observed entries, in the data file's units
 }
 
 func runInfer(args []string) error {
 	fs := flag.NewFlagSet("infer", flag.ContinueOnError)
 	ckpt := fs.String("checkpoint", "", "checkpoint written by train (required)")
-	dataPath := fs.String("data", "", "CSV of new points: a header line, then D values per row; an empty field or NaN is missing (required)")
+	dataPath := fs.String("data", "", "new points: a delimited file (comma, semicolon or tab) with a header line and D values per row; empty, NaN, NA or ? fields are missing and get imputed (required)")
 	out := fs.String("out", "", "output directory (required)")
 	iters := fs.Int("iters", 500, "Adam iterations for the new latents")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -48,11 +47,18 @@ func runInfer(args []string) error {
 	if err != nil {
 		return err
 	}
-	name, std := parseDataTag(tag)
-	if name == "" {
+	if tag == "" {
 		return fmt.Errorf("checkpoint %s does not record its training data (written by an older version)", *ckpt)
 	}
-	tr, _, err := newTrainer(cfg, name, std, *backendName)
+	src, err := parseSource(tag)
+	if err != nil {
+		return err
+	}
+	td, err := src.load()
+	if err != nil {
+		return fmt.Errorf("loading the training data of %s: %w", *ckpt, err)
+	}
+	tr, err := newTrainer(cfg, td, tag, *backendName)
 	if err != nil {
 		return err
 	}
@@ -64,10 +70,13 @@ func runInfer(args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := infer.Latents(tr, x, mask, infer.Options{Iters: *iters, Seed: *seed})
+	// A model trained on standardised data takes standardised points; its reconstruction goes back
+	// to the file's units.
+	res, err := infer.Latents(tr, td.toModelUnits(x), mask, infer.Options{Iters: *iters, Seed: *seed})
 	if err != nil {
 		return err
 	}
+	res.Recon = td.toDataUnits(res.Recon)
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
@@ -78,55 +87,21 @@ func runInfer(args []string) error {
 		}
 	}
 	sum := InferSummary{Checkpoint: *ckpt, Data: *dataPath, Points: len(x), Missing: missing, Iterations: *iters,
-		NegBound: res.NegELBO, MSEObs: observedMSE(x, res.Recon, mask)}
+		NegBound: res.NegELBO, MSEObs: metrics.MSE(x, res.Recon, mask)}
 	buf, _ := json.MarshalIndent(sum, "", "  ")
 	fmt.Println(string(buf))
 	return os.WriteFile(filepath.Join(*out, "infer.json"), buf, 0o644)
 }
 
-// readPoints reads a CSV with a header and d columns; empty fields and NaN are missing (mask 0).
-// The mask is nil when nothing is missing.
+// readPoints reads new points with d feature columns (data.ReadTable: a header line; empty, NaN,
+// NA or ? fields are missing, mask 0; a column may be entirely missing, to be predicted). The mask
+// is nil when nothing is missing.
 func readPoints(path string, d int) (x, mask [][]float64, missing int, err error) {
-	f, err := os.Open(path)
+	ds, err := data.ReadTable(path, data.TableOptions{Columns: d, AllowUnobservedColumns: true})
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("--data: %w", err)
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = d
-	if _, err := r.Read(); err != nil {
-		return nil, nil, 0, fmt.Errorf("%s: reading the header: %w", path, err)
-	}
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, 0, fmt.Errorf("%s: %w (the model has D = %d columns)", path, err, d)
-		}
-		row, mrow := make([]float64, d), make([]float64, d)
-		for j, s := range rec {
-			s = strings.TrimSpace(s)
-			if s == "" || strings.EqualFold(s, "nan") {
-				row[j], missing = math.NaN(), missing+1
-				continue
-			}
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsInf(v, 0) {
-				return nil, nil, 0, fmt.Errorf("%s line %d column %d: %q is not a finite number", path, line, j+1, s)
-			}
-			row[j], mrow[j] = v, 1
-		}
-		x, mask = append(x, row), append(mask, mrow)
-	}
-	if len(x) == 0 {
-		return nil, nil, 0, fmt.Errorf("%s has no data rows", path)
-	}
-	if missing == 0 {
-		mask = nil
-	}
-	return x, mask, missing, nil
+	return ds.X, ds.Mask, countMissing(ds.Mask), nil
 }
 
 func writeMatrix(path string, rows [][]float64) error {
@@ -148,18 +123,4 @@ func writeMatrix(path string, rows [][]float64) error {
 		return err
 	}
 	return f.Close()
-}
-
-func observedMSE(x, pred, mask [][]float64) float64 {
-	s, c := 0.0, 0.0
-	for i := range x {
-		for j := range x[i] {
-			if mask != nil && mask[i][j] == 0 {
-				continue
-			}
-			s += (x[i][j] - pred[i][j]) * (x[i][j] - pred[i][j])
-			c++
-		}
-	}
-	return s / c
 }

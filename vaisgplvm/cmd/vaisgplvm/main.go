@@ -2,6 +2,7 @@
 // paper's tables.
 //
 //	vaisgplvm train --dataset oilflow --method vais --iters 3000 --seed 1 --out DIR
+//	vaisgplvm train --data mine.csv [--labels COLUMN] [--standardize] --method vais --out DIR
 //	vaisgplvm reproduce --table 1 [--runs N] [--iters N] [--paper]
 //	vaisgplvm bench [--dataset oilflow|wine|frey|mnist] [--methods mf,iwvi,vais] [--iters N]
 //	vaisgplvm infer --checkpoint FILE --data NEW.csv --out DIR

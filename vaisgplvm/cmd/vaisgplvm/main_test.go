@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"image/png"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,6 +58,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"bench", "--methods", "mf,xx"},
 		{"bench", "--iters", "0"},
 		{"bench", "--dataset", "iris"},
+		{"train", "--out", out, "--labels", "kind"},                     // --labels without --data
+		{"train", "--out", out, "--data", "x.csv", "--dataset", "wine"}, // both
 		{"infer", "--out", out},
 		{"infer", "--checkpoint", "x.gob", "--data", "x.csv", "--out", out, "--iters", "0"},
 		{"train", "-h"},
@@ -174,6 +178,143 @@ func TestTrainWritesOutputsAndResumes(t *testing.T) {
 	if code := run([]string{"infer", "--checkpoint", ck, "--data", bad, "--out", inferDir}, &stderr); code != 1 {
 		t.Errorf("infer on a 2-column file exited %d, want 1", code)
 	}
+}
+
+// ownData writes a CSV of n points whose 5 columns are smooth functions of a 2-D latent, offset
+// by 100 (so that a reconstruction left in standardised units is obvious), with a text label column
+// between them and entry (i, i mod 5) missing for every 7th row. It returns the path and the data.
+func ownData(t *testing.T, dir string, n int) (string, [][]float64) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("g1,g2,kind,g3,g4,g5\n")
+	x := make([][]float64, n)
+	for i := range x {
+		u, v := math.Sin(float64(i)*0.7), math.Cos(float64(i)*0.3)
+		x[i] = []float64{100 + u, 100 + v, 100 + u*v, 100 + u - v, 100 + 2*u}
+		kind := []string{"ctrl", "case"}[i%2]
+		for j, val := range x[i] {
+			if j == 2 {
+				b.WriteString(kind + ",")
+			}
+			if i%7 == 0 && j == i%5 {
+				b.WriteString("NA")
+				x[i][j] = math.NaN()
+			} else {
+				b.WriteString(strconv.FormatFloat(val, 'g', -1, 64))
+			}
+			if j < len(x[i])-1 {
+				b.WriteString(",")
+			}
+		}
+		b.WriteString("\n")
+	}
+	p := filepath.Join(dir, "cells.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, x
+}
+
+// TestTrainOnOwnData: train --data reads your own file (missing entries, a text label column),
+// standardises it, writes latents, a reconstruction in the file's units and the figures; infer then
+// takes new raw points (one column entirely missing) and answers in the file's units; a changed
+// training file is refused.
+func TestTrainOnOwnData(t *testing.T) {
+	dir := t.TempDir()
+	file, x := ownData(t, dir, 60)
+	out := filepath.Join(dir, "run")
+	var stderr bytes.Buffer
+	args := []string{"train", "--data", file, "--labels", "kind", "--standardize", "--method", "vais", "--k", "2",
+		"--m", "8", "--iters", "3", "--quiet", "--out", out}
+	if code := run(args, &stderr); code != 0 {
+		t.Fatalf("train --data exited %d: %s", code, stderr.String())
+	}
+	var met Metrics
+	buf, _ := os.ReadFile(filepath.Join(out, "metrics.json"))
+	if err := json.Unmarshal(buf, &met); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(file)
+	if met.Dataset != "cells" || met.DataFile != abs || met.MissingEntries != 9 || met.Config.Q != 5 ||
+		met.Eval == nil || met.Eval.OneNNError == nil || !(met.Eval.MSE > 0) {
+		t.Errorf("metrics.json: %s", buf)
+	}
+	latents := readCSVRows(t, filepath.Join(out, "latents.csv"))
+	recon := readCSVRows(t, filepath.Join(out, "reconstruction.csv"))
+	if len(latents) != 60 || len(latents[0]) != 5 || len(recon) != 60 || len(recon[0]) != 5 {
+		t.Fatalf("latents %dx%d, reconstruction %dx%d, want 60x5 each", len(latents), len(latents[0]), len(recon), len(recon[0]))
+	}
+	for i := range recon {
+		for j, v := range recon[i] {
+			if math.Abs(v-100) > 5 { // data units: every column is 100 +- 3
+				t.Fatalf("reconstruction[%d][%d] = %g is not in the file's units (about 100)", i, j, v)
+			}
+		}
+	}
+	if math.Abs(recon[0][0]-100) > 3 || !math.IsNaN(x[0][0]) {
+		t.Errorf("imputed entry [0][0] = %g", recon[0][0])
+	}
+	for _, f := range []string{"curve.png", "latent_cells_vais.png", "ard_cells_vais.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("figure %s: %v", f, err)
+		}
+	}
+
+	// infer: raw new points, column g4 entirely missing, another entry missing.
+	newPts := filepath.Join(dir, "new.csv")
+	_ = os.WriteFile(newPts, []byte("g1,g2,g3,g4,g5\n100.5,99.5,100.1,,101\n99.2,NaN,100,,98.4\n"), 0o644)
+	ck := filepath.Join(out, "checkpoint.gob")
+	inferDir := filepath.Join(dir, "infer")
+	if code := run([]string{"infer", "--checkpoint", ck, "--data", newPts, "--out", inferDir, "--iters", "3"}, &stderr); code != 0 {
+		t.Fatalf("infer exited %d: %s", code, stderr.String())
+	}
+	var sum InferSummary
+	buf, _ = os.ReadFile(filepath.Join(inferDir, "infer.json"))
+	if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 2 || sum.Missing != 3 || !(sum.MSEObs < 25) || !(sum.NegBound < 1000) {
+		t.Errorf("infer.json: %s (%v)", buf, err)
+	}
+	for i, r := range readCSVRows(t, filepath.Join(inferDir, "reconstruction.csv")) {
+		for j, v := range r {
+			if math.Abs(v-100) > 5 {
+				t.Errorf("infer reconstruction[%d][%d] = %g is not in the file's units", i, j, v)
+			}
+		}
+	}
+
+	// A changed training file is refused; a missing label column is an error naming it.
+	_ = os.WriteFile(file, []byte("g1,g2,kind,g3,g4,g5\n1,2,a,3,4,5\n"), 0o644)
+	stderr.Reset()
+	if code := run([]string{"infer", "--checkpoint", ck, "--data", newPts, "--out", inferDir}, &stderr); code != 1 || !strings.Contains(stderr.String(), "has changed") {
+		t.Errorf("infer after the training file changed: exit %d, %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"train", "--data", file, "--labels", "type", "--out", out}, &stderr); code != 1 || !strings.Contains(stderr.String(), `no column named "type"`) {
+		t.Errorf("unknown label column: exit %d, %s", code, stderr.String())
+	}
+}
+
+func readCSVRows(t *testing.T, path string) [][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([][]float64, len(recs))
+	for i, r := range recs {
+		for _, s := range r {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				t.Fatalf("%s row %d: %v", path, i, err)
+			}
+			rows[i] = append(rows[i], v)
+		}
+	}
+	return rows
 }
 
 // TestReproduceIsIndependentOfJobs: the table is the same whether the trainings run one at a

@@ -8,12 +8,15 @@ import (
 	"path/filepath"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // Metrics is what train writes to DIR/metrics.json.
 type Metrics struct {
 	Dataset        string            `json:"dataset"`
+	DataFile       string            `json:"data_file,omitempty"` // --data: the file (absolute path)
+	MissingEntries int               `json:"missing_entries"`     // entries left out of the likelihood
 	Config         model.Config      `json:"config"`
 	Backend        string            `json:"backend"`
 	Iterations     int               `json:"iterations"`
@@ -57,6 +60,8 @@ func runTrain(args []string) error {
 	var mf modelFlags
 	mf.register(fs)
 	dataset := fs.String("dataset", "oilflow", "dataset: oilflow or wine")
+	file := fs.String("data", "", "train on your own data instead of --dataset: a delimited file (comma, semicolon or tab) with a header line and one row per point; empty, NaN, NA or ? fields are missing and left out of the likelihood")
+	labels := fs.String("labels", "", "with --data: the header name of a class-label column (not a feature), used for the latent plot's colours and the 1-NN error")
 	method := fs.String("method", "vais", "bound: mf, iwvi or vais")
 	iters := fs.Int("iters", 3000, "training iterations")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -65,7 +70,9 @@ func runTrain(args []string) error {
 	every := fs.Int("checkpoint-every", 500, "write the checkpoint every N iterations")
 	backendName := fs.String("backend", "", backendHelp)
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	if err := parse(fs, args); err != nil {
+	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
+	set, err := parseSet(fs, args)
+	if err != nil {
 		return err
 	}
 	if *out == "" {
@@ -74,11 +81,34 @@ func runTrain(args []string) error {
 	if *iters < 1 || *every < 1 {
 		return usagef("--iters and --checkpoint-every must be >= 1")
 	}
-	cfg, err := mf.config(*method, *dataset, *seed)
+	src := dataSource{Dataset: *dataset, Standardize: mf.standardize}
+	switch {
+	case *file != "" && set["dataset"]:
+		return usagef("--data and --dataset exclude each other")
+	case *file != "":
+		src = dataSource{File: *file, Labels: *labels, Standardize: mf.standardize}
+	case *labels != "":
+		return usagef("--labels names a column of --data")
+	}
+	var td *trainingData
+	if src.File != "" { // Q's default depends on the file's D
+		if td, err = src.load(); err != nil {
+			return err
+		}
+		if mf.q == 0 {
+			mf.q = defaultQ(len(td.X[0]))
+		}
+	}
+	cfg, err := mf.config(*method, src.Dataset, *seed)
 	if err != nil {
 		return err
 	}
-	tr, ds, err := newTrainer(cfg, *dataset, mf.standardize, *backendName)
+	if td == nil {
+		if td, err = src.load(); err != nil {
+			return err
+		}
+	}
+	tr, err := newTrainer(cfg, td, src.tag(), *backendName)
 	if err != nil {
 		return err
 	}
@@ -105,7 +135,7 @@ func runTrain(args []string) error {
 	if err := tr.Save(ckpt); err != nil {
 		return err
 	}
-	ev, err := tr.Evaluate(5, ds.Labels)
+	ev, err := tr.Evaluate(5, td.Labels)
 	if err != nil {
 		return err
 	}
@@ -113,11 +143,57 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	met := Metrics{Dataset: *dataset, Config: cfg, Backend: tr.Backend.Name(), Iterations: tr.Iter,
-		SecondsPerIter: tr.SecondsPerIter(), Eval: ev, Standardized: mf.standardize, Chain: chain}
+	if err := writeTrainOutputs(*out, tr, td, ev, !*noFigures); err != nil {
+		return err
+	}
+	met := Metrics{Dataset: td.Name, DataFile: src.File, MissingEntries: countMissing(td.Mask), Config: cfg,
+		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), Eval: ev,
+		Standardized: mf.standardize, Chain: chain}
 	buf, _ := json.MarshalIndent(met, "", "  ")
 	fmt.Println(string(buf))
 	return os.WriteFile(filepath.Join(*out, "metrics.json"), buf, 0o644)
+}
+
+// writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see train.Evaluate),
+// reconstruction.csv (the predictive means [N, D] in the data's units: with missing entries, their
+// imputed values) and, with figures, curve.png, latent_<data>_<method>.png and ard_<data>_<method>.png.
+func writeTrainOutputs(dir string, tr *train.Trainer, td *trainingData, ev *train.Evaluation, figures bool) error {
+	if err := writeMatrix(filepath.Join(dir, "latents.csv"), ev.Latent); err != nil {
+		return err
+	}
+	if err := writeMatrix(filepath.Join(dir, "reconstruction.csv"), td.toDataUnits(ev.Recon)); err != nil {
+		return err
+	}
+	if !figures {
+		return nil
+	}
+	method := tr.Model.Cfg.Method
+	if _, err := saveCurves(filepath.Join(dir, "curve.png"), td.Name, []plots.Series{{Name: method, Y: tr.Curve}}); err != nil {
+		return err
+	}
+	params, err := tr.Params()
+	if err != nil {
+		return err
+	}
+	names := td.LabelNames
+	if names == nil {
+		names = classNames(td.Name)
+	}
+	_, err = saveLatentAndARD(dir, td.Name, method, params, td.Labels, names)
+	return err
+}
+
+// countMissing counts the zeros of a mask (nil: none).
+func countMissing(mask [][]float64) int {
+	n := 0
+	for _, r := range mask {
+		for _, v := range r {
+			if v == 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func writeCurve(path string, curve []float64) error {
