@@ -86,6 +86,17 @@ func (s *dataSource) load() (*trainingData, error) {
 
 // toModelUnits standardises new points x [N, D] like the training data (NaN stays NaN).
 func (td *trainingData) toModelUnits(x [][]float64) [][]float64 {
+	return td.perColumn(x, func(v float64, j int) float64 { return (v - td.Mean[j]) / td.Std[j] })
+}
+
+// toDataUnits maps predictions y [N, D] of a standardised model back to the file's units.
+func (td *trainingData) toDataUnits(y [][]float64) [][]float64 {
+	return td.perColumn(y, func(v float64, j int) float64 { return v*td.Std[j] + td.Mean[j] })
+}
+
+// perColumn returns f applied to every entry of x (and its column), or x itself when the data is
+// not standardised.
+func (td *trainingData) perColumn(x [][]float64, f func(v float64, j int) float64) [][]float64 {
 	if td.Mean == nil {
 		return x
 	}
@@ -93,22 +104,7 @@ func (td *trainingData) toModelUnits(x [][]float64) [][]float64 {
 	for i, r := range x {
 		out[i] = make([]float64, len(r))
 		for j, v := range r {
-			out[i][j] = (v - td.Mean[j]) / td.Std[j]
-		}
-	}
-	return out
-}
-
-// toDataUnits maps predictions y [N, D] of a standardised model back to the file's units.
-func (td *trainingData) toDataUnits(y [][]float64) [][]float64 {
-	if td.Mean == nil {
-		return y
-	}
-	out := make([][]float64, len(y))
-	for i, r := range y {
-		out[i] = make([]float64, len(r))
-		for j, v := range r {
-			out[i][j] = v*td.Std[j] + td.Mean[j]
+			out[i][j] = f(v, j)
 		}
 	}
 	return out
