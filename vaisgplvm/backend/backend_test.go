@@ -20,6 +20,7 @@ func TestOpenSpecs(t *testing.T) {
 		t.Fatalf("go: %+v, %v", c, err)
 	}
 	t.Setenv("PJRT_PLUGIN_LIBRARY_PATH", t.TempDir()) // no plugins: auto must fall back to go
+	hidePythonPlugins(t)
 	c, err = Open("auto")
 	if err != nil || c.Spec != "go" || !strings.HasPrefix(c.Reason, "auto:") {
 		t.Fatalf("auto: %+v, %v", c, err)
@@ -38,6 +39,17 @@ func TestOpenSpecs(t *testing.T) {
 			t.Errorf("xla without XLA support: error %v should name -tags xla", err)
 		}
 	}
+}
+
+// hidePythonPlugins makes the plugin search see no Python prefix, so that a machine with JAX
+// installed (the GPU machines run these tests too) gives the same answers as one without.
+func hidePythonPlugins(t *testing.T) {
+	t.Setenv("VIRTUAL_ENV", "")
+	t.Setenv("CONDA_PREFIX", "")
+	t.Setenv("HOME", t.TempDir())
+	saved := systemPrefixes
+	systemPrefixes = nil
+	t.Cleanup(func() { systemPrefixes = saved })
 }
 
 func TestPluginCandidates(t *testing.T) {
@@ -91,6 +103,8 @@ func TestJAXCUDAPlugins(t *testing.T) {
 	if p := pythonPrefixes(); len(p) == 0 || p[0] != venv {
 		t.Errorf("pythonPrefixes %v should start with $VIRTUAL_ENV %s", p, venv)
 	}
+	hidePythonPlugins(t) // only the fake plugins from here on
+	t.Setenv("VIRTUAL_ENV", venv)
 	if xlaSupport != nil { // the fake plugins are not PJRT plugins: auto falls back to go and says why
 		t.Setenv("PJRT_PLUGIN_LIBRARY_PATH", t.TempDir())
 		c, err := Open("auto")

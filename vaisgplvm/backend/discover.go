@@ -16,8 +16,11 @@ var jaxPluginGlobs = []string{
 	"lib/python3/dist-packages/jax_plugins/xla_cuda*/xla_cuda_plugin.so",
 }
 
+// systemPrefixes are the system-wide Python prefixes searched after the user's (see pythonPrefixes).
+var systemPrefixes = []string{"/usr/local", "/usr", "/opt/conda", "/opt/venv"}
+
 // pythonPrefixes are the Python installation prefixes searched for JAX's CUDA plugin, in order:
-// the active virtual and conda environments, the user's ~/.local, then the system prefixes.
+// the active virtual and conda environments, the user's ~/.local, then systemPrefixes.
 func pythonPrefixes() []string {
 	var prefixes []string
 	for _, env := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
@@ -28,7 +31,7 @@ func pythonPrefixes() []string {
 	if home, err := os.UserHomeDir(); err == nil {
 		prefixes = append(prefixes, filepath.Join(home, ".local"))
 	}
-	return append(prefixes, "/usr/local", "/usr", "/opt/conda", "/opt/venv")
+	return append(prefixes, systemPrefixes...)
 }
 
 // jaxCUDAPlugins returns the absolute paths of JAX's CUDA PJRT plugins installed under prefixes
