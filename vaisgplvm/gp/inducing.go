@@ -90,7 +90,10 @@ func NewPosterior(ctx *context.Context, g *Graph, in *Inducing, k kernels.Kernel
 	if jitter == 0 {
 		jitter = linalg.DefaultJitter
 	}
-	kvar := ReduceAllMax(p.kz.Diag(p.Z)) // the kernel variance for stationary kernels
+	// The mean prior variance of u: the kernel variance for stationary kernels. A mean, not a max:
+	// GoMLX passes a max's gradient to every tied entry, which counted the jitter's dependence on
+	// the kernel variance M times.
+	kvar := ReduceAllMean(p.kz.Diag(p.Z))
 	eye := ConvertDType(Diagonal(g, in.M), kuu.DType())
 	kuu = Add(kuu, Mul(eye, MulScalar(kvar, jitter)))
 	p.L, p.LInv = linalg.CholeskyWithInverse(kuu)
