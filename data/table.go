@@ -58,6 +58,7 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the header line: %w", path, err)
 	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff") // the byte-order mark spreadsheets write
 	labelCol := -1
 	if opt.LabelColumn != "" {
 		if labelCol = slices.Index(header, opt.LabelColumn); labelCol < 0 {

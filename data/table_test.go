@@ -52,6 +52,11 @@ func TestReadTable(t *testing.T) {
 	if ds, err := ReadTable(writeFile(t, "one.csv", "x\n1\n2\n"), TableOptions{}); err != nil || len(ds.X) != 2 || ds.X[1][0] != 2 {
 		t.Errorf("one column: %+v, %v", ds, err)
 	}
+	// A spreadsheet's byte-order mark and CRLF line ends; the label is the first column.
+	if ds, err := ReadTable(writeFile(t, "excel.csv", "\ufeffkind,a\r\nx,1\r\ny,2\r\n"), TableOptions{LabelColumn: "kind"}); err != nil ||
+		!slices.Equal(ds.LabelNames, []string{"x", "y"}) || ds.X[1][0] != 2 {
+		t.Errorf("byte-order mark: %+v, %v", ds, err)
+	}
 	// New points may leave a whole column unobserved (to predict it) when asked.
 	p = writeFile(t, "new.csv", "a,b\n1,\n2,NaN\n")
 	if ds, err := ReadTable(p, TableOptions{Columns: 2, AllowUnobservedColumns: true}); err != nil || ds.Mask[1][1] != 0 || ds.Mask[1][0] != 1 {
