@@ -55,7 +55,7 @@ func writeFigures(dir string, table int, list []job, sets map[string]*data.Datas
 		files = append(files, path)
 		for _, j := range js {
 			// Fig. 2 / Fig. 5 right: latents in the two most relevant dimensions, and ARD bars.
-			paths, err := saveLatentAndARD(dir, name, j.method, j.art.params, ds.Labels, classNames(name))
+			paths, err := saveLatentAndARD(dir, name, j.method, j.art.params, ds.Labels, labelNames(ds))
 			files = append(files, paths...)
 			if err != nil {
 				return files, err
@@ -146,6 +146,14 @@ func saveLatentAndARD(dir, dataset, method string, params *train.Params, labels 
 		return []string{latent}, err
 	}
 	return []string{latent, ard}, nil
+}
+
+// labelNames names the classes of ds's labels: a text label column's names, else classNames.
+func labelNames(ds *data.Dataset) []string {
+	if ds.LabelNames != nil {
+		return ds.LabelNames
+	}
+	return classNames(ds.Name)
 }
 
 func classNames(dataset string) []string {

@@ -175,11 +175,7 @@ func writeTrainOutputs(dir string, tr *train.Trainer, td *trainingData, ev *trai
 	if err != nil {
 		return err
 	}
-	names := td.LabelNames
-	if names == nil {
-		names = classNames(td.Name)
-	}
-	_, err = saveLatentAndARD(dir, td.Name, method, params, td.Labels, names)
+	_, err = saveLatentAndARD(dir, td.Name, method, params, td.Labels, labelNames(td.Dataset))
 	return err
 }
 
