@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// jaxPluginGlob is where a pip-installed JAX keeps its CUDA PJRT plugin, relative to a Python
+// jaxPluginGlobs are where a pip-installed JAX keeps its CUDA PJRT plugin, relative to a Python
 // prefix (a virtual environment, a conda environment, ~/.local, /usr/local, ...). JAX names the
 // file xla_cuda_plugin.so, which GoMLX's search by name (pjrt_c_api_NAME_plugin.so on
 // $PJRT_PLUGIN_LIBRARY_PATH) does not match.

@@ -328,6 +328,7 @@ func TestReproduceOnOwnData(t *testing.T) {
 	for _, bad := range [][]string{
 		{"reproduce", "--data", file, "--datasets", "wine"},
 		{"reproduce", "--labels", "kind"},
+		{"reproduce", "--table", "2", "--labels", "kind"},
 		{"reproduce", "--table", "2", "--data", file},
 	} {
 		if code := run(bad, &stderr); code != 2 {

@@ -76,6 +76,9 @@ func runReproduce(args []string) error {
 	allowed := []string{"oilflow", "wine"}
 	var own *trainingData // --data
 	ownFile := ""
+	if *labels != "" && *file == "" {
+		return usagef("--labels names a column of --data")
+	}
 	switch *table {
 	case 1:
 		if *paper {
@@ -84,8 +87,6 @@ func runReproduce(args []string) error {
 		switch {
 		case *file != "" && set["datasets"]:
 			return usagef("--data and --datasets exclude each other")
-		case *labels != "" && *file == "":
-			return usagef("--labels names a column of --data")
 		case *file != "":
 			src := dataSource{File: *file, Labels: *labels, Standardize: mf.standardize}
 			if own, err = src.load(); err != nil {
