@@ -118,7 +118,7 @@ func verify(p, want string) error {
 	}
 	if got != want {
 		return fmt.Errorf("data file %s is corrupt or a different version: sha256 %s, want %s; "+
-			"replace it with the original (see data/README in the project)", p, got, want)
+			"replace it with the original (see data/README.md in the project)", p, got, want)
 	}
 	return nil
 }

@@ -188,3 +188,28 @@ func TestMissingMask(t *testing.T) {
 		t.Error("a fraction above 1 should be an error")
 	}
 }
+
+// TestReadmeListsEveryFile: data/README.md names every data file with its sha256, and says which
+// have a download URL, as the code does.
+func TestReadmeListsEveryFile(t *testing.T) {
+	buf, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(buf), "\n") {
+		if cells := strings.Split(line, " | "); len(cells) == 3 && strings.HasPrefix(line, "| `") {
+			rows[strings.Trim(cells[0], "| `")] = strings.Trim(cells[1], "`") + " " + cells[2]
+		}
+	}
+	files := []File{OilflowData, OilflowLabels, WineRed, FreyFaces, MNISTTestImages, MNISTTestLabels}
+	if len(rows) != len(files) {
+		t.Errorf("README.md lists %d files, the code has %d", len(rows), len(files))
+	}
+	for _, f := range files {
+		row, ok := rows[f.Path]
+		if !ok || !strings.HasPrefix(row, f.SHA256+" ") || strings.HasSuffix(row, "none |") != (f.URL == "") {
+			t.Errorf("README.md row for %s is %q; want sha256 %s and a URL only when the code has one", f.Path, row, f.SHA256)
+		}
+	}
+}
