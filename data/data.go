@@ -53,6 +53,19 @@ func (d *Dataset) Dims() (int, int) {
 	return len(d.X), len(d.X[0])
 }
 
+// Missing returns the number of missing entries: the zeros of Mask (0 when Mask is nil).
+func (d *Dataset) Missing() int {
+	n := 0
+	for _, r := range d.Mask {
+		for _, v := range r {
+			if v == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // Locate returns the path of a verified copy of f, downloading it into the user cache when no
 // local copy exists. Errors name every place looked at.
 func Locate(f File) (string, error) {

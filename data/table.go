@@ -117,7 +117,7 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 	if err := ds.checkColumnsObserved(); err != nil && !opt.AllowUnobservedColumns {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !ds.hasMissing() {
+	if ds.Missing() == 0 {
 		ds.Mask = nil
 	}
 	if labelCol >= 0 {
@@ -164,15 +164,6 @@ func (ds *Dataset) checkColumnsObserved() error {
 		}
 	}
 	return nil
-}
-
-func (ds *Dataset) hasMissing() bool {
-	for _, r := range ds.Mask {
-		if slices.Contains(r, 0) {
-			return true
-		}
-	}
-	return false
 }
 
 // parseLabels keeps integer labels as they are; otherwise it numbers the distinct text labels in

@@ -35,6 +35,9 @@ func TestReadTable(t *testing.T) {
 			}
 		}
 	}
+	if ds.Missing() != 3 {
+		t.Errorf("Missing() = %d, want 3", ds.Missing())
+	}
 	if ds.Name != "cells" || !slices.Equal(ds.Columns, []string{"g1", "g2", "g3"}) ||
 		!slices.Equal(ds.Labels, []int{0, 1, 0, 2}) || !slices.Equal(ds.LabelNames, []string{"a", "b", "c"}) {
 		t.Errorf("name %q columns %v labels %v names %v", ds.Name, ds.Columns, ds.Labels, ds.LabelNames)

@@ -101,7 +101,7 @@ func readPoints(path string, d int) (x, mask [][]float64, missing int, err error
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("--data: %w", err)
 	}
-	return ds.X, ds.Mask, countMissing(ds.Mask), nil
+	return ds.X, ds.Mask, ds.Missing(), nil
 }
 
 func writeMatrix(path string, rows [][]float64) error {

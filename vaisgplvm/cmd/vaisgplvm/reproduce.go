@@ -159,7 +159,7 @@ func runReproduce(args []string) error {
 		"precondition": mf.precondition, "schedule": mf.schedule, "parallel_jobs": *jobs, "table": *table,
 		"shared_q_sqrt": mf.sharedQSqrt}}
 	if own != nil {
-		res.Settings["data_file"], res.Settings["missing_entries"] = ownFile, countMissing(own.Mask)
+		res.Settings["data_file"], res.Settings["missing_entries"] = ownFile, own.Missing()
 	}
 	if *table == 3 && strings.Contains(*methods, "mf") {
 		return usagef("--methods: table 3 compares the weights of iwvi and vais; mf has none")

@@ -146,7 +146,7 @@ func runTrain(args []string) error {
 	if err := writeTrainOutputs(*out, tr, td, ev, !*noFigures); err != nil {
 		return err
 	}
-	met := Metrics{Dataset: td.Name, DataFile: src.File, MissingEntries: countMissing(td.Mask), Config: cfg,
+	met := Metrics{Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), Eval: ev,
 		Standardized: mf.standardize, Chain: chain}
 	buf, _ := json.MarshalIndent(met, "", "  ")
@@ -177,19 +177,6 @@ func writeTrainOutputs(dir string, tr *train.Trainer, td *trainingData, ev *trai
 	}
 	_, err = saveLatentAndARD(dir, td.Name, method, params, td.Labels, labelNames(td.Dataset))
 	return err
-}
-
-// countMissing counts the zeros of a mask (nil: none).
-func countMissing(mask [][]float64) int {
-	n := 0
-	for _, r := range mask {
-		for _, v := range r {
-			if v == 0 {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 func writeCurve(path string, curve []float64) error {
