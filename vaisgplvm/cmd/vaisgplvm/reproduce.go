@@ -75,7 +75,7 @@ func runReproduce(args []string) error {
 	}
 	allowed := []string{"oilflow", "wine"}
 	var own *trainingData // --data
-	ownFile := ""
+	var ownSrc dataSource
 	if *labels != "" && *file == "" {
 		return usagef("--labels names a column of --data")
 	}
@@ -88,15 +88,10 @@ func runReproduce(args []string) error {
 		case *file != "" && set["datasets"]:
 			return usagef("--data and --datasets exclude each other")
 		case *file != "":
-			src := dataSource{File: *file, Labels: *labels, Standardize: mf.standardize}
-			if own, err = src.load(); err != nil {
+			if ownSrc, own, err = mf.loadOwn(*file, *labels); err != nil {
 				return err
 			}
-			ownFile = src.File
 			*datasets, allowed = own.Name, []string{own.Name}
-			if mf.q == 0 {
-				mf.q = defaultQ(len(own.X[0]))
-			}
 			if !set["out"] {
 				*out = filepath.Join("out", "table1-"+own.Name)
 			}
@@ -159,7 +154,7 @@ func runReproduce(args []string) error {
 		"precondition": mf.precondition, "schedule": mf.schedule, "parallel_jobs": *jobs, "table": *table,
 		"shared_q_sqrt": mf.sharedQSqrt}}
 	if own != nil {
-		res.Settings["data_file"], res.Settings["missing_entries"] = ownFile, own.Missing()
+		res.Settings["data_file"], res.Settings["missing_entries"] = ownSrc.File, own.Missing()
 	}
 	if *table == 3 && strings.Contains(*methods, "mf") {
 		return usagef("--methods: table 3 compares the weights of iwvi and vais; mf has none")

@@ -110,6 +110,18 @@ func (td *trainingData) perColumn(x [][]float64, f func(v float64, j int) float6
 	return out
 }
 
-// defaultQ is Q for your own data when --q is not given: 10 (ARD switches off unneeded
-// dimensions), or D when the data has fewer columns.
-func defaultQ(d int) int { return min(10, d) }
+// loadOwn loads --data file (labels: its --labels column) for train and reproduce, standardised
+// with --standardize, and gives --q, when not set, its default for your own data: 10 (ARD switches
+// off unneeded dimensions), or D when the data has fewer columns. The returned source has the
+// file's absolute path and sha256.
+func (f *modelFlags) loadOwn(file, labels string) (dataSource, *trainingData, error) {
+	src := dataSource{File: file, Labels: labels, Standardize: f.standardize}
+	td, err := src.load()
+	if err != nil {
+		return src, nil, err
+	}
+	if f.q == 0 {
+		f.q = min(10, len(td.X[0]))
+	}
+	return src, td, nil
+}

@@ -81,22 +81,17 @@ func runTrain(args []string) error {
 	if *iters < 1 || *every < 1 {
 		return usagef("--iters and --checkpoint-every must be >= 1")
 	}
-	src := dataSource{Dataset: *dataset, Standardize: mf.standardize}
-	switch {
-	case *file != "" && set["dataset"]:
+	if *file != "" && set["dataset"] {
 		return usagef("--data and --dataset exclude each other")
-	case *file != "":
-		src = dataSource{File: *file, Labels: *labels, Standardize: mf.standardize}
-	case *labels != "":
+	}
+	if *labels != "" && *file == "" {
 		return usagef("--labels names a column of --data")
 	}
+	src := dataSource{Dataset: *dataset, Standardize: mf.standardize}
 	var td *trainingData
-	if src.File != "" { // Q's default depends on the file's D
-		if td, err = src.load(); err != nil {
+	if *file != "" { // read first: Q's default depends on the file's D
+		if src, td, err = mf.loadOwn(*file, *labels); err != nil {
 			return err
-		}
-		if mf.q == 0 {
-			mf.q = defaultQ(len(td.X[0]))
 		}
 	}
 	cfg, err := mf.config(*method, src.Dataset, *seed)
