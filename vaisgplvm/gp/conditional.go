@@ -43,10 +43,16 @@ func (p *Posterior) Predict(h *Node, perOutput bool) Marginals {
 		}
 		return Marginals{Mean: mean, Var: v, VarSum: ReduceSum(v, -1)}
 	}
+	return Marginals{Mean: mean, VarSum: p.summedVariance(kfu, kdiag)}
+}
+
+// summedVariance returns sum_d var_nd = D (k(h_n, h_n) - |L^-1 k_n|^2) + p_n^T Sigma p_n [N] from
+// kfu = K(h, Z) [N, M] and kdiag = k(h_n, h_n) [N] (see Predict).
+func (p *Posterior) summedVariance(kfu, kdiag *Node) *Node {
 	psi, proj := p.whiten(kfu)
 	resid := residualVariance(psi, kdiag)                      // [N]
 	quad := ReduceSum(Mul(MatMul(proj, p.sumSST()), proj), -1) // [N]
-	return Marginals{Mean: mean, VarSum: Add(MulScalar(resid, float64(p.In.D)), quad)}
+	return Add(MulScalar(resid, float64(p.In.D)), quad)
 }
 
 // whiten returns psi = K_fu L^-T [N, M] (rows L^-1 k_n) and proj = K_fu T [N, M] (rows T^T k_n):

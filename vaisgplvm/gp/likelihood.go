@@ -43,3 +43,13 @@ func (lk *Gaussian) ExpectedLogLik(ctx *context.Context, p *Posterior, x, mask, 
 	observed := ReduceSum(mask, -1)
 	return Sub(Mul(observed, logNorm), Div(Add(sq, varSum), MulScalar(s2, 2)))
 }
+
+// ExpectedLogLikProjected is ExpectedLogLik for fully observed data given as Projected
+// statistics pr (rows matching h [N, Q]): the same l_n [N], computed from the squared error
+// of ProjectedFit instead of the [N, D] predictive means.
+func (lk *Gaussian) ExpectedLogLikProjected(ctx *context.Context, p *Posterior, pr *Projected, h *Node) *Node {
+	s2 := lk.NoiseVariance(ctx, h.Graph())
+	logNorm := MulScalar(Log(MulScalar(s2, 2*math.Pi)), -0.5*float64(p.In.D))
+	sqErr, varSum := p.ProjectedFit(h, pr)
+	return Sub(Add(ZerosLike(sqErr), logNorm), Div(Add(sqErr, varSum), MulScalar(s2, 2)))
+}

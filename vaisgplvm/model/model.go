@@ -156,21 +156,62 @@ func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) 
 // BatchFor returns what the bounds need for the batch idx [B] with data x, mask [B, D].
 func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch {
 	post := gp.NewPosterior(ctx, x.Graph(), m.Inducing, m.Kernel)
-	tiles := map[int][2]*Node{} // x and mask tiled for S samples, built once per S
-	return &bounds.Batch{
-		N:  m.N,
-		Q0: latent.Batch(ctx, x.Graph(), m.Latent, idx),
-		LogLik: func(h *Node) *Node {
-			s := h.Shape().Dim(0)
-			t, ok := tiles[s]
-			if !ok {
-				t = [2]*Node{m.tile(x, s), m.tile(mask, s)}
-				tiles[s] = t
-			}
-			return m.logLik(ctx, post, t[0], t[1], h)
-		},
+	bt := &bounds.Batch{
+		N:   m.N,
+		Q0:  latent.Batch(ctx, x.Graph(), m.Latent, idx),
 		KLU: post.KL(),
 	}
+	if mask == nil && m.ProjectedFit(x.Shape().Dim(0)) {
+		bt.LogLik = m.projectedLogLik(ctx, post, post.Project(x))
+		return bt
+	}
+	tiles := map[int][2]*Node{} // x and mask tiled for S samples, built once per S
+	bt.LogLik = func(h *Node) *Node {
+		s := h.Shape().Dim(0)
+		t, ok := tiles[s]
+		if !ok {
+			t = [2]*Node{m.tile(x, s), m.tile(mask, s)}
+			tiles[s] = t
+		}
+		return m.logLik(ctx, post, t[0], t[1], h)
+	}
+	return bt
+}
+
+// projectedLogLik returns l_n(h) for h [S, B, Q] -> [S, B] from fully observed data reduced to
+// Projected statistics (gp.Projected: O(M^2) per point instead of O(M D)), tiled once per S.
+func (m *Model) projectedLogLik(ctx *context.Context, post *gp.Posterior, pr *gp.Projected) func(h *Node) *Node {
+	tiles := map[int]*gp.Projected{}
+	return func(h *Node) *Node {
+		s, b, q := h.Shape().Dim(0), h.Shape().Dim(1), h.Shape().Dim(2)
+		t, ok := tiles[s]
+		if !ok {
+			t = pr.Tile(s)
+			tiles[s] = t
+		}
+		return Reshape(m.Lik.ExpectedLogLikProjected(ctx, post, t, Reshape(h, s*b, q)), s, b)
+	}
+}
+
+// ProjectedFit reports whether the bounds on a fully observed batch of b points evaluate the
+// expected log-likelihood from projected data (gp.Projected; cost O(M^2) per latent point instead
+// of O(M D)) rather than from [B, D] predictive means: when the data has more dimensions than
+// inducing points and the bound evaluates enough latent points per data point for it to pay
+// (gp.Inducing.ProjectionPays). Both give the same values and gradients to rounding.
+func (m *Model) ProjectedFit(b int) bool {
+	return m.Inducing.ProjectionPays(b, m.evaluations()*b)
+}
+
+// evaluations returns how many latent points per data point one bound evaluates l_n at: S
+// samples for MF, K for IWVI, S chains x (K+1) states for VAIS.
+func (m *Model) evaluations() int {
+	switch m.Cfg.Method {
+	case "iwvi":
+		return m.Cfg.K
+	case "vais":
+		return m.Cfg.Samples * (m.Cfg.K + 1)
+	}
+	return m.Cfg.Samples
 }
 
 // tile repeats v [B, D] for s samples: [s*B, D] (v itself when s == 1 or v is nil).

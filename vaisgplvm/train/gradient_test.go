@@ -22,7 +22,8 @@ import (
 // annealed chain (second-order: the scores are gradients themselves) - must equal its central finite
 // differences. Checked along 3 random directions in all parameters at once, after 3 Adam steps
 // (away from the initial values), on the toy data with missing entries, for MF, IWVI and VAIS
-// (plain, preconditioned + tamed, shared q(u) root, unwhitened, learned schedule and eta).
+// (plain, preconditioned + tamed, shared q(u) root, unwhitened, learned schedule and eta), and on
+// fully observed 16-dimensional data, where IWVI and VAIS take the projected fit (gp.Projected).
 // The finite differences are Richardson-extrapolated central differences (steps 1e-4 and 5e-5 in
 // float64), which agree with autodiff to about 1e-10 relative; the tolerance is 1e-8 relative.
 // A max over tied entries in the jitter's scale (fixed: gp.Inducing now takes the mean) made
@@ -38,17 +39,22 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 			x[i] = append([]float64(nil), x[i]...)
 		}
 	}
+	wide := wideData(x)
 	for _, c := range []struct {
 		name   string
 		method string
 		mutate func(*model.Config)
+		wide   bool // fully observed data with D 16 > M 5: the projected fit (gp.Projected)
 	}{
-		{"mf", "mf", nil},
-		{"iwvi", "iwvi", nil},
-		{"vais default", "vais", nil},
-		{"vais plain", "vais", func(c *model.Config) { c.Precondition, c.Tamed, c.AdaptEta = false, false, false }},
-		{"vais shared unwhitened", "vais", func(c *model.Config) { c.SharedQSqrt, c.Whitened, c.Samples = true, false, 2 }},
-		{"vais learned", "vais", func(c *model.Config) { c.Schedule, c.LearnEta, c.AdaptEta = "learned", true, false }},
+		{"mf", "mf", nil, false},
+		{"iwvi", "iwvi", nil, false},
+		{"vais default", "vais", nil, false},
+		{"vais plain", "vais", func(c *model.Config) { c.Precondition, c.Tamed, c.AdaptEta = false, false, false }, false},
+		{"vais shared unwhitened", "vais", func(c *model.Config) { c.SharedQSqrt, c.Whitened, c.Samples = true, false, 2 }, false},
+		{"vais learned", "vais", func(c *model.Config) { c.Schedule, c.LearnEta, c.AdaptEta = "learned", true, false }, false},
+		{"iwvi projected", "iwvi", nil, true},
+		{"vais projected", "vais", nil, true},
+		{"vais projected mean-bias unwhitened", "vais", func(c *model.Config) { c.MeanBias, c.Whitened = true, false }, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := model.DefaultConfig(c.method, 2)
@@ -56,9 +62,16 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 			if c.mutate != nil {
 				c.mutate(&cfg)
 			}
-			m, err := model.New(cfg, x, mask)
+			data, dataMask := x, mask
+			if c.wide {
+				data, dataMask = wide, nil
+			}
+			m, err := model.New(cfg, data, dataMask)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if got := m.ProjectedFit(cfg.Batch); got != c.wide {
+				t.Fatalf("ProjectedFit = %v, want %v", got, c.wide)
 			}
 			tr := train.New(m, testutil.Backend())
 			for range 3 {
@@ -154,4 +167,32 @@ func names(vs []*context.Variable) string {
 		s += fmt.Sprintf("%s%v ", v.ScopeAndName(), v.Shape().Dimensions)
 	}
 	return s
+}
+
+// wideData maps the toy data [N, 4] to 16 dimensions through a fixed random linear map plus an
+// offset and noise: more outputs than the 5 inducing points, fully observed.
+func wideData(x [][]float64) [][]float64 {
+	rng := rand.New(rand.NewPCG(10, 10))
+	const d = 16
+	w := make([][]float64, len(x[0]))
+	for i := range w {
+		w[i] = make([]float64, d)
+		for j := range w[i] {
+			w[i][j] = rng.NormFloat64()
+		}
+	}
+	out := make([][]float64, len(x))
+	for n, r := range x {
+		out[n] = make([]float64, d)
+		for j := range out[n] {
+			v := 0.5 + 0.05*rng.NormFloat64()
+			for i, xi := range r {
+				if !math.IsNaN(xi) {
+					v += xi * w[i][j]
+				}
+			}
+			out[n][j] = v
+		}
+	}
+	return out
 }

@@ -1,0 +1,200 @@
+package gp_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+)
+
+// wideProblem is a problem with more outputs than inducing points (D > M), where the projected
+// fit is used: z [M, Q], h [N, Q], mu [M, D], x [N, D], s [nS, M, M], bias [D].
+type wideProblem struct {
+	z, h, mu, x [][]float64
+	s           [][][]float64
+	bias        []float64
+}
+
+const wideN, wideM, wideD, wideQ = 7, 5, 13, 2
+
+func newWideProblem(seed uint64, nS int, offset float64) wideProblem {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	p := wideProblem{z: randMat(rng, wideM, wideQ, 1), h: randMat(rng, wideN, wideQ, 1),
+		mu: randMat(rng, wideM, wideD, 1), x: randMat(rng, wideN, wideD, 1)}
+	for i := range p.x {
+		for j := range p.x[i] {
+			p.x[i][j] += offset
+		}
+	}
+	for d := 0; d < nS; d++ {
+		sd := randMat(rng, wideM, wideM, 0.3)
+		for i := range sd {
+			sd[i][i] = 0.5 + math.Abs(sd[i][i])
+		}
+		p.s = append(p.s, sd)
+	}
+	p.bias = randMat(rng, 1, wideD, 1)[0]
+	return p
+}
+
+// TestProjectedMatchesDirect: the projected expected log-likelihood (and its gradients with respect
+// to h and every variable: Z, q(u), bias, kernel and noise parameters) equals the direct form of
+// ExpectedLogLik (mask nil, [N, D] means), which TestPosteriorMatchesGonum checks against gonum:
+// whitened and not, shared and per-output square roots, with and without a mean function; values
+// to 1e-10 relative, gradients to 1e-9 relative (float64).
+func TestProjectedMatchesDirect(t *testing.T) {
+	for _, whitened := range []bool{true, false} {
+		for _, shared := range []bool{true, false} {
+			for _, withBias := range []bool{false, true} {
+				name := fmt.Sprintf("whitened=%v shared=%v bias=%v", whitened, shared, withBias)
+				nS := wideD
+				if shared {
+					nS = 1
+				}
+				p := newWideProblem(11, nS, 0.7)
+				in := &gp.Inducing{M: wideM, D: wideD, Q: wideQ, Whitened: whitened, Z0: p.z, UnwhitenedScale: 1,
+					SharedSqrt: shared}
+				if withBias {
+					in.Bias0 = p.bias
+				}
+				kern, _ := kernels.New("se", kernels.Config{Q: wideQ, Variance: kvar, Lengthscale: lscale})
+				lik := &gp.Gaussian{NoiseVariance0: noise}
+				ctx := context.New().Checked(false)
+				ctx.In("inducing").VariableWithValue("q_mu", p.mu)
+				ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+				eval := func(projected bool) [][]float64 {
+					out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x *Node) []*Node {
+						post := gp.NewPosterior(ctx, h.Graph(), in, kern)
+						var ell *Node
+						if projected {
+							ell = lik.ExpectedLogLikProjected(ctx, post, post.Project(x), h)
+						} else {
+							ell = lik.ExpectedLogLik(ctx, post, x, nil, h)
+						}
+						wrt := []*Node{h}
+						ctx.EnumerateVariables(func(v *context.Variable) {
+							wrt = append(wrt, v.ValueGraph(h.Graph()))
+						})
+						// A weighted sum so that every point's gradient counts differently.
+						w := AddScalar(MulScalar(Iota(h.Graph(), ell.Shape(), 0), 0.3), 1)
+						return append([]*Node{ell}, Gradient(ReduceAllSum(Mul(w, ell)), wrt...)...)
+					}, p.h, p.x)
+					var res [][]float64
+					for _, o := range out {
+						res = append(res, testutil.Flat(o))
+					}
+					return res
+				}
+				direct, projected := eval(false), eval(true)
+				if len(direct) < 6 {
+					t.Fatalf("%s: only %d outputs (variables missing from the gradient)", name, len(direct))
+				}
+				for i := range direct {
+					tol := 1e-9
+					if i == 0 {
+						tol = 1e-10
+					}
+					scale := 1.0
+					for _, v := range direct[i] {
+						scale = math.Max(scale, math.Abs(v))
+					}
+					if d := testutil.MaxAbsDiff(projected[i], direct[i]); !(d <= tol*scale) {
+						t.Errorf("%s: output %d (0 = l_n, then d/dh and d/dvariables) differs by %g (scale %g)", name, i, d, scale)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestProjectedFloat32: on data close to the predictive mean (x = mean + 0.05 noise, so |x_c|^2 is
+// hundreds of times the squared error and the expansion cancels two to three digits), float32
+// l_n stays within 1e-4 relative of float64's direct form (measured: up to 2.5e-5, against 2e-6
+// for float32's direct form).
+func TestProjectedFloat32(t *testing.T) {
+	p := newWideProblem(12, 1, 0)
+	in := &gp.Inducing{M: wideM, D: wideD, Q: wideQ, Whitened: true, Z0: p.z, SharedSqrt: true}
+	kern, _ := kernels.New("se", kernels.Config{Q: wideQ, Variance: kvar, Lengthscale: lscale})
+	lik := &gp.Gaussian{NoiseVariance0: 0.0025}
+	run := func(dt dtypes.DType, x [][]float64, projected bool) []float64 {
+		ctx := context.New().Checked(false)
+		if err := vars.SetDType(ctx, dt); err != nil {
+			t.Fatal(err)
+		}
+		ctx.In("inducing").VariableWithValue("q_mu", vars.Convert(tensors.FromValue(p.mu), dt))
+		ctx.In("inducing").VariableWithValue("q_sqrt", vars.Convert(tensors.FromValue(p.s), dt))
+		h := vars.Convert(tensors.FromValue(p.h), dt)
+		xt := vars.Convert(tensors.FromValue(x), dt)
+		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x *Node) []*Node {
+			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
+			if projected {
+				return []*Node{lik.ExpectedLogLikProjected(ctx, post, post.Project(x), h)}
+			}
+			return []*Node{lik.ExpectedLogLik(ctx, post, x, nil, h)}
+		}, h, xt)
+		return vars.Flat64(out[0])
+	}
+	ctx := context.New().Checked(false)
+	ctx.In("inducing").VariableWithValue("q_mu", p.mu)
+	ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+	means := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h *Node) []*Node {
+		return []*Node{gp.NewPosterior(ctx, h.Graph(), in, kern).Predict(h, false).Mean}
+	}, p.h)
+	rng := rand.New(rand.NewPCG(13, 0))
+	mf := testutil.Flat(means[0])
+	x := make([][]float64, wideN)
+	sq, fit := 0.0, 0.0
+	for i := range x {
+		x[i] = make([]float64, wideD)
+		for j := range x[i] {
+			e := 0.05 * rng.NormFloat64()
+			x[i][j] = mf[i*wideD+j] + e
+			sq += x[i][j] * x[i][j]
+			fit += e * e
+		}
+	}
+	if !(sq > 100*fit) {
+		t.Fatalf("test data: |x|^2 %g is not >> squared error %g", sq, fit)
+	}
+	want := run(dtypes.Float64, x, false)
+	got := run(dtypes.Float32, x, true)
+	direct32 := run(dtypes.Float32, x, false)
+	for n := range want {
+		rel := math.Abs(got[n]-want[n]) / math.Abs(want[n])
+		relDirect := math.Abs(direct32[n]-want[n]) / math.Abs(want[n])
+		t.Logf("point %d: l_n %.6g, float32 relative error projected %.2g, direct %.2g", n, want[n], rel, relDirect)
+		if !(rel < 1e-4) {
+			t.Errorf("point %d: float32 projected l_n %g, float64 %g (relative error %g; direct float32 %g)", n, got[n], want[n], rel, relDirect)
+		}
+	}
+}
+
+// TestProjectionPays: the cost rule picks the projected fit only when its multiply-adds are fewer.
+func TestProjectionPays(t *testing.T) {
+	cases := []struct {
+		m, d, b, rows int
+		want          bool
+	}{
+		{50, 560, 100, 100 * 26, true}, // VAIS K = 25 on Frey
+		{50, 560, 100, 100 * 5, true},  // IWVI K = 5
+		{50, 560, 100, 100, false},     // MF, one sample: G and Project cost more than one set of means
+		{50, 12, 100, 100 * 6, false},  // oilflow: D < M
+		{50, 12, 1000, 1000 * 6, false},
+	}
+	for _, c := range cases {
+		in := &gp.Inducing{M: c.m, D: c.d}
+		if got := in.ProjectionPays(c.b, c.rows); got != c.want {
+			t.Errorf("M %d D %d B %d rows %d: ProjectionPays %v, want %v", c.m, c.d, c.b, c.rows, got, c.want)
+		}
+	}
+}
