@@ -44,12 +44,18 @@ func (lk *Gaussian) ExpectedLogLik(ctx *context.Context, p *Posterior, x, mask, 
 	return Sub(Mul(observed, logNorm), Div(Add(sq, varSum), MulScalar(s2, 2)))
 }
 
-// ExpectedLogLikProjected is ExpectedLogLik for fully observed data given as Projected
-// statistics pr (rows matching h [N, Q]): the same l_n [N], computed from the squared error
-// of ProjectedFit instead of the [N, D] predictive means.
+// ExpectedLogLikProjected is ExpectedLogLik for data given as Projected statistics pr (rows
+// matching h [N, Q]): the same l_n [N], computed from the squared error of ProjectedFit instead
+// of the [N, D] predictive means.
 func (lk *Gaussian) ExpectedLogLikProjected(ctx *context.Context, p *Posterior, pr *Projected, h *Node) *Node {
 	s2 := lk.NoiseVariance(ctx, h.Graph())
-	logNorm := MulScalar(Log(MulScalar(s2, 2*math.Pi)), -0.5*float64(p.In.D))
+	logNorm := MulScalar(Log(MulScalar(s2, 2*math.Pi)), -0.5)
 	sqErr, varSum := p.ProjectedFit(h, pr)
-	return Sub(Add(ZerosLike(sqErr), logNorm), Div(Add(sqErr, varSum), MulScalar(s2, 2)))
+	var norm *Node
+	if pr.Observed == nil {
+		norm = Add(ZerosLike(sqErr), MulScalar(logNorm, float64(p.In.D)))
+	} else {
+		norm = Mul(pr.Observed, logNorm)
+	}
+	return Sub(norm, Div(Add(sqErr, varSum), MulScalar(s2, 2)))
 }

@@ -131,8 +131,9 @@ func (m *Model) NoiseShapes(b int) (eps0, chain []int) {
 	return []int{s, b, m.Cfg.Q}, []int{k, s, b, m.Cfg.Q}
 }
 
-// Bound evaluates the configured bound on a batch. x, mask: [B, D] (mask nil when the model has
-// none); idx: [B] int32 point indices; eps0 and chainEps as in NoiseShapes.
+// Bound evaluates the configured bound on a batch. x: [B, D]; mask: [R, D], the mask of the first
+// R <= B rows, the others fully observed (R < B only as ArrangeBatch arranges it), or nil when the
+// model has none; idx: [B] int32 point indices; eps0 and chainEps as in NoiseShapes.
 func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) (*bounds.Result, *anneal.Chain) {
 	g := x.Graph()
 	b := m.BatchFor(ctx, x, mask, idx)
@@ -153,7 +154,8 @@ func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) 
 		Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed})
 }
 
-// BatchFor returns what the bounds need for the batch idx [B] with data x, mask [B, D].
+// BatchFor returns what the bounds need for the batch idx [B] with data x [B, D] and mask (as in
+// Bound).
 func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch {
 	post := gp.NewPosterior(ctx, x.Graph(), m.Inducing, m.Kernel)
 	bt := &bounds.Batch{
@@ -161,8 +163,12 @@ func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch
 		Q0:  latent.Batch(ctx, x.Graph(), m.Latent, idx),
 		KLU: post.KL(),
 	}
-	if mask == nil && m.ProjectedFit(x.Shape().Dim(0)) {
+	switch b := x.Shape().Dim(0); {
+	case mask == nil && m.ProjectedFit(b, 0):
 		bt.LogLik = m.projectedLogLik(ctx, post, post.Project(x))
+		return bt
+	case mask != nil && mask.Shape().Dim(0) < b: // see ArrangeBatch
+		bt.LogLik = m.projectedLogLik(ctx, post, post.ProjectMasked(x, mask))
 		return bt
 	}
 	tiles := map[int][2]*Node{} // x and mask tiled for S samples, built once per S
@@ -193,13 +199,14 @@ func (m *Model) projectedLogLik(ctx *context.Context, post *gp.Posterior, pr *gp
 	}
 }
 
-// ProjectedFit reports whether the bounds on a fully observed batch of b points evaluate the
-// expected log-likelihood from projected data (gp.Projected; cost O(M^2) per latent point instead
-// of O(M D)) rather than from [B, D] predictive means: when the data has more dimensions than
-// inducing points and the bound evaluates enough latent points per data point for it to pay
-// (gp.Inducing.ProjectionPays). Both give the same values and gradients to rounding.
-func (m *Model) ProjectedFit(b int) bool {
-	return m.Inducing.ProjectionPays(b, m.evaluations()*b)
+// ProjectedFit reports whether the bounds on a batch of b points, r of them with missing entries,
+// evaluate the expected log-likelihood from projected data (gp.Projected; cost O(M^2) per latent
+// point, plus O(M D) for each masked one, instead of O(M D) per point) rather than from [B, D]
+// predictive means: when the data has more dimensions than inducing points and the bound
+// evaluates enough latent points per data point for it to pay (gp.Inducing.ProjectionPays).
+// Both give the same values and gradients to rounding.
+func (m *Model) ProjectedFit(b, r int) bool {
+	return m.Inducing.ProjectionPays(b, m.evaluations()*b, r)
 }
 
 // evaluations returns how many latent points per data point one bound evaluates l_n at: S
@@ -231,11 +238,11 @@ func (m *Model) logLik(ctx *context.Context, post *gp.Posterior, x, mask, h *Nod
 }
 
 // Predict returns the predictive mean [N, D] of f at latent points h [N, Q] and the expected
-// log-likelihood l_n(h) [N] of x (mask may be nil).
+// log-likelihood l_n(h) [N] of x (mask may be nil, or cover only the first rows: ArrangeBatch).
 func (m *Model) Predict(ctx *context.Context, x, mask, h *Node) (mean, ell *Node) {
 	post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
 	mg := post.Predict(h, false)
-	return mg.Mean, m.Lik.ExpectedLogLik(ctx, post, x, mask, h)
+	return mg.Mean, m.Lik.ExpectedLogLik(ctx, post, x, fullMask(mask, h.Shape().Dim(0)), h)
 }
 
 func fillMissing(x, mask [][]float64) [][]float64 {

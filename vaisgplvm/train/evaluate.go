@@ -81,8 +81,8 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev.Latent = matrix(out[0])
-	ev.Recon = matrix(out[1])
+	ev.Latent = unpermute(matrix(out[0]), idx)
+	ev.Recon = unpermute(matrix(out[1]), idx)
 	for _, v := range vars.Flat64(out[2]) {
 		ev.NELL -= v / float64(m.N)
 	}
@@ -100,6 +100,15 @@ func matrix(t *tensors.Tensor) [][]float64 {
 	out := make([][]float64, r)
 	for i := range out {
 		out[i] = flat[i*c : (i+1)*c]
+	}
+	return out
+}
+
+// unpermute returns the rows of a batch output in point order: row i of rows belongs to point idx[i].
+func unpermute(rows [][]float64, idx []int32) [][]float64 {
+	out := make([][]float64, len(rows))
+	for i, j := range idx {
+		out[j] = rows[i]
 	}
 	return out
 }

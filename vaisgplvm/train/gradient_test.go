@@ -23,7 +23,8 @@ import (
 // differences. Checked along 3 random directions in all parameters at once, after 3 Adam steps
 // (away from the initial values), on the toy data with missing entries, for MF, IWVI and VAIS
 // (plain, preconditioned + tamed, shared q(u) root, unwhitened, learned schedule and eta), and on
-// fully observed 16-dimensional data, where IWVI and VAIS take the projected fit (gp.Projected).
+// 16-dimensional data, fully observed and with missing entries, where IWVI and VAIS take the
+// projected fit (gp.Projected).
 // The finite differences are Richardson-extrapolated central differences (steps 1e-4 and 5e-5 in
 // float64), which agree with autodiff to about 1e-10 relative; the tolerance is 1e-8 relative.
 // A max over tied entries in the jitter's scale (fixed: gp.Inducing now takes the mean) made
@@ -40,21 +41,37 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 		}
 	}
 	wide := wideData(x)
+	wideMask := make([][]float64, len(wide))
+	for i := range wideMask {
+		wideMask[i] = make([]float64, len(wide[i]))
+		for j := range wideMask[i] {
+			wideMask[i][j] = 1
+			if i%4 == 1 && (j+i)%3 == 0 {
+				wideMask[i][j] = 0
+			}
+		}
+	}
 	for _, c := range []struct {
 		name   string
 		method string
 		mutate func(*model.Config)
-		wide   bool // fully observed data with D 16 > M 5: the projected fit (gp.Projected)
+		// wide: 16 > M = 5 dimensions, where the projected fit (gp.Projected) is used: 1 fully
+		// observed, 2 with missing entries in every 4th point.
+		wide int
 	}{
-		{"mf", "mf", nil, false},
-		{"iwvi", "iwvi", nil, false},
-		{"vais default", "vais", nil, false},
-		{"vais plain", "vais", func(c *model.Config) { c.Precondition, c.Tamed, c.AdaptEta = false, false, false }, false},
-		{"vais shared unwhitened", "vais", func(c *model.Config) { c.SharedQSqrt, c.Whitened, c.Samples = true, false, 2 }, false},
-		{"vais learned", "vais", func(c *model.Config) { c.Schedule, c.LearnEta, c.AdaptEta = "learned", true, false }, false},
-		{"iwvi projected", "iwvi", nil, true},
-		{"vais projected", "vais", nil, true},
-		{"vais projected mean-bias unwhitened", "vais", func(c *model.Config) { c.MeanBias, c.Whitened = true, false }, true},
+		{"mf", "mf", nil, 0},
+		{"iwvi", "iwvi", nil, 0},
+		{"vais default", "vais", nil, 0},
+		{"vais plain", "vais", func(c *model.Config) { c.Precondition, c.Tamed, c.AdaptEta = false, false, false }, 0},
+		{"vais shared unwhitened", "vais", func(c *model.Config) { c.SharedQSqrt, c.Whitened, c.Samples = true, false, 2 }, 0},
+		{"vais learned", "vais", func(c *model.Config) { c.Schedule, c.LearnEta, c.AdaptEta = "learned", true, false }, 0},
+		{"iwvi projected", "iwvi", nil, 1},
+		{"vais projected", "vais", nil, 1},
+		{"vais projected mean-bias unwhitened", "vais", func(c *model.Config) { c.MeanBias, c.Whitened = true, false }, 1},
+		{"vais projected masked", "vais", func(c *model.Config) { c.Batch, c.K = 0, 5 }, 2},
+		{"vais projected masked shared mean-bias", "vais", func(c *model.Config) {
+			c.Batch, c.K, c.SharedQSqrt, c.MeanBias, c.Samples = 0, 5, true, true, 2
+		}, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := model.DefaultConfig(c.method, 2)
@@ -63,15 +80,20 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 				c.mutate(&cfg)
 			}
 			data, dataMask := x, mask
-			if c.wide {
+			switch c.wide {
+			case 1:
 				data, dataMask = wide, nil
+			case 2:
+				data, dataMask = withNaN(wide, wideMask), wideMask
 			}
 			m, err := model.New(cfg, data, dataMask)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := m.ProjectedFit(cfg.Batch); got != c.wide {
-				t.Fatalf("ProjectedFit = %v, want %v", got, c.wide)
+			b := m.BatchSize()
+			_, mb, _, _, _ := train.Inputs(m, 77, 7)
+			if got := (dataMask == nil && m.ProjectedFit(b, 0)) || len(mb) < b; got != (c.wide > 0) {
+				t.Fatalf("projected fit = %v, want %v", got, c.wide > 0)
 			}
 			tr := train.New(m, testutil.Backend())
 			for range 3 {
@@ -110,7 +132,7 @@ func checkDirectionalDerivatives(t *testing.T, tr *train.Trainer) {
 	xb, mb, idx, eps0, chain := train.Inputs(m, 77, 7)
 	for i := range xb { // missing entries hold NaN in real data; the trainer zeroes them
 		for j := range xb[i] {
-			if mb[i][j] == 0 {
+			if i < len(mb) && mb[i][j] == 0 {
 				xb[i][j] = 0
 			}
 		}
@@ -192,6 +214,20 @@ func wideData(x [][]float64) [][]float64 {
 				}
 			}
 			out[n][j] = v
+		}
+	}
+	return out
+}
+
+// withNaN returns a copy of x with NaN at the entries mask hides.
+func withNaN(x, mask [][]float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for i := range x {
+		out[i] = append([]float64(nil), x[i]...)
+		for j, v := range mask[i] {
+			if v == 0 {
+				out[i][j] = math.NaN()
+			}
 		}
 	}
 	return out

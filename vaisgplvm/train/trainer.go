@@ -64,6 +64,8 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 }
 
 // Inputs draws the inputs of iteration it: batch rows, mask, indices and noise (from PCG(seed, it)).
+// The batch is in model.ArrangeBatch's order and mask covers its first rows as that says (all
+// ones, ignored, when the model has no mask): idx[i] is the point of row i.
 func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int32, eps0, chain *tensors.Tensor) {
 	rng := rand.New(rand.NewPCG(seed, uint64(it)+1))
 	b := m.BatchSize()
@@ -77,14 +79,19 @@ func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int
 			idx[i] = int32(j)
 		}
 	}
+	idx, r := m.ArrangeBatch(idx)
 	x = make([][]float64, b)
-	mask = make([][]float64, b)
+	if m.Mask == nil {
+		r = b
+	}
+	mask = make([][]float64, r)
 	for i, j := range idx {
 		x[i] = m.X[j]
-		if m.Mask != nil {
-			mask[i] = m.Mask[j]
-		} else {
+		switch {
+		case m.Mask == nil:
 			mask[i] = ones(m.D)
+		case i < r:
+			mask[i] = m.Mask[j] // the rows after r are fully observed
 		}
 	}
 	s0, sc := m.NoiseShapes(b)

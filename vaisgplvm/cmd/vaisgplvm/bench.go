@@ -35,8 +35,9 @@ type BenchResult struct {
 	// (Dot and DotGeneral).
 	GraphOps int `json:"graph_ops"`
 	MatMuls  int `json:"matmuls"`
-	// Fit says how the expected log-likelihood was evaluated: "projected" (fully observed data with
-	// D > M: O(M^2) per latent point, gp.Projected) or "means" ([B, D] predictive means).
+	// Fit says how the expected log-likelihood was evaluated (for the first batch): "projected"
+	// (D > M: O(M^2) per latent point, plus O(M D) per point with missing entries; gp.Projected) or
+	// "means" ([B, D] predictive means).
 	Fit string `json:"fit"`
 }
 
@@ -120,7 +121,8 @@ func runBench(args []string) error {
 		r.CompiledGraphs = tr.CompiledGraphs()
 		r.GraphOps, r.MatMuls = tr.GraphOps()
 		r.Fit = "means"
-		if mask == nil && m.ProjectedFit(m.BatchSize()) {
+		if _, maskRows, _, _, _ := train.Inputs(m, cfg.Seed, 0); (mask == nil && m.ProjectedFit(r.Batch, 0)) ||
+			(mask != nil && len(maskRows) < r.Batch) {
 			r.Fit = "projected"
 		}
 		results = append(results, r)

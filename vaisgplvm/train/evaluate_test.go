@@ -1,0 +1,74 @@
+package train_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// TestEvaluateArrangedBatch: when the batch is rearranged for the projected fit (points with
+// missing entries first, model.ArrangeBatch), Evaluate still returns its per-point outputs in point
+// order: each reconstruction is far closer to its own point's observed entries than to the
+// next point's (a misplaced row would be as far as a random point), and each reconstruction latent
+// closer to its own q0 mean than to the next point's.
+func TestEvaluateArrangedBatch(t *testing.T) {
+	x := wideData(toyData(24))
+	mask := make([][]float64, len(x))
+	for i := range mask {
+		mask[i] = make([]float64, len(x[i]))
+		for j := range mask[i] {
+			mask[i][j] = 1
+			if i%4 == 1 && (j+i)%3 == 0 {
+				mask[i][j] = 0
+			}
+		}
+	}
+	cfg := model.DefaultConfig("iwvi", 2)
+	cfg.M, cfg.K, cfg.Batch = 5, 5, 0
+	m, err := model.New(cfg, withNaN(x, mask), mask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, mb, idx, _, _ := train.Inputs(m, 1, 0); len(mb) != 8 || idx[0] != 1 {
+		t.Fatalf("batch not rearranged: %d mask rows (want 8), first point %d (want 1)", len(mb), idx[0])
+	}
+	tr := train.New(m, testutil.Backend())
+	if err := tr.Run(150, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := tr.Evaluate(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tr.Params()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ownX, nextX, ownH, nextH float64
+	for n := range x {
+		next := (n + 1) % len(x)
+		for j := range x[n] {
+			if mask[n][j] != 0 {
+				ownX += sq(x[n][j] - ev.Recon[n][j])
+				nextX += sq(x[n][j] - ev.Recon[next][j])
+			}
+		}
+		for q := range ev.Latent[n] {
+			ownH += sq(ev.Latent[n][q] - p.LatentMean[n][q])
+			nextH += sq(ev.Latent[n][q] - p.LatentMean[next][q])
+		}
+	}
+	t.Logf("squared distances: reconstruction own %.3g next %.3g; latent own %.3g next %.3g", ownX, nextX, ownH, nextH)
+	if !(ownX < 0.2*nextX) || !(ownH < 0.2*nextH) {
+		t.Errorf("per-point outputs out of order: reconstruction own %g vs next %g, latent own %g vs next %g",
+			ownX, nextX, ownH, nextH)
+	}
+	if math.IsNaN(ev.MSE) || ev.MSE > 0.2*nextX/float64(len(x)*len(x[0])) {
+		t.Errorf("MSE %g", ev.MSE)
+	}
+}
+
+func sq(v float64) float64 { return v * v }
