@@ -47,6 +47,36 @@ func newWideProblem(seed uint64, nS int, offset float64) wideProblem {
 	return p
 }
 
+// withGradients returns ell [N] and the gradients of a weighted sum of it (each point's weight
+// different) with respect to h and every variable of ctx.
+func withGradients(ctx *context.Context, h, ell *Node) []*Node {
+	wrt := []*Node{h}
+	ctx.EnumerateVariables(func(v *context.Variable) {
+		wrt = append(wrt, v.ValueGraph(h.Graph()))
+	})
+	w := AddScalar(MulScalar(Iota(h.Graph(), ell.Shape(), 0), 0.3), 1)
+	return append([]*Node{ell}, Gradient(ReduceAllSum(Mul(w, ell)), wrt...)...)
+}
+
+// compareWithGradients checks the outputs of withGradients: the values (index 0) to 1e-10 and the
+// gradients to 1e-9, relative to the largest magnitude of each output (at least 1).
+func compareWithGradients(t *testing.T, name string, got, want [][]float64) {
+	t.Helper()
+	for i := range want {
+		tol := 1e-9
+		if i == 0 {
+			tol = 1e-10
+		}
+		scale := 1.0
+		for _, v := range want[i] {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		if d := testutil.MaxAbsDiff(got[i], want[i]); !(d <= tol*scale) {
+			t.Errorf("%s: output %d (0 = l_n, then d/dh and d/dvariables) differs by %g (scale %g)", name, i, d, scale)
+		}
+	}
+}
+
 // TestProjectedMatchesDirect: the projected expected log-likelihood (and its gradients with respect
 // to h and every variable: Z, q(u), bias, kernel and noise parameters) equals the direct form of
 // ExpectedLogLik (mask nil, [N, D] means), which TestPosteriorMatchesGonum checks against gonum:
@@ -81,13 +111,7 @@ func TestProjectedMatchesDirect(t *testing.T) {
 						} else {
 							ell = lik.ExpectedLogLik(ctx, post, x, nil, h)
 						}
-						wrt := []*Node{h}
-						ctx.EnumerateVariables(func(v *context.Variable) {
-							wrt = append(wrt, v.ValueGraph(h.Graph()))
-						})
-						// A weighted sum so that every point's gradient counts differently.
-						w := AddScalar(MulScalar(Iota(h.Graph(), ell.Shape(), 0), 0.3), 1)
-						return append([]*Node{ell}, Gradient(ReduceAllSum(Mul(w, ell)), wrt...)...)
+						return withGradients(ctx, h, ell)
 					}, p.h, p.x)
 					var res [][]float64
 					for _, o := range out {
@@ -99,19 +123,7 @@ func TestProjectedMatchesDirect(t *testing.T) {
 				if len(direct) < 6 {
 					t.Fatalf("%s: only %d outputs (variables missing from the gradient)", name, len(direct))
 				}
-				for i := range direct {
-					tol := 1e-9
-					if i == 0 {
-						tol = 1e-10
-					}
-					scale := 1.0
-					for _, v := range direct[i] {
-						scale = math.Max(scale, math.Abs(v))
-					}
-					if d := testutil.MaxAbsDiff(projected[i], direct[i]); !(d <= tol*scale) {
-						t.Errorf("%s: output %d (0 = l_n, then d/dh and d/dvariables) differs by %g (scale %g)", name, i, d, scale)
-					}
-				}
+				compareWithGradients(t, name, projected, direct)
 			}
 		}
 	}
@@ -173,12 +185,7 @@ func TestProjectedMaskedMatchesDirect(t *testing.T) {
 							}
 							ell = lik.ExpectedLogLik(ctx, post, tile(x), tile(mask), h)
 						}
-						wrt := []*Node{h}
-						ctx.EnumerateVariables(func(v *context.Variable) {
-							wrt = append(wrt, v.ValueGraph(h.Graph()))
-						})
-						w := AddScalar(MulScalar(Iota(h.Graph(), ell.Shape(), 0), 0.3), 1)
-						return append([]*Node{ell}, Gradient(ReduceAllSum(Mul(w, ell)), wrt...)...)
+						return withGradients(ctx, h, ell)
 					}, hs, p.x, mask)
 					var res [][]float64
 					for _, o := range out {
@@ -194,19 +201,7 @@ func TestProjectedMaskedMatchesDirect(t *testing.T) {
 						t.Errorf("%s: the row with no observed entry has l_n %g, want 0", name, v)
 					}
 				}
-				for i := range direct {
-					tol := 1e-9
-					if i == 0 {
-						tol = 1e-10
-					}
-					scale := 1.0
-					for _, v := range direct[i] {
-						scale = math.Max(scale, math.Abs(v))
-					}
-					if d := testutil.MaxAbsDiff(projected[i], direct[i]); !(d <= tol*scale) {
-						t.Errorf("%s: output %d (0 = l_n, then d/dh and d/dvariables) differs by %g (scale %g)", name, i, d, scale)
-					}
-				}
+				compareWithGradients(t, name, projected, direct)
 			}
 		}
 	}

@@ -16,16 +16,7 @@ import (
 // closer to its own q0 mean than to the next point's.
 func TestEvaluateArrangedBatch(t *testing.T) {
 	x := wideData(toyData(24))
-	mask := make([][]float64, len(x))
-	for i := range mask {
-		mask[i] = make([]float64, len(x[i]))
-		for j := range mask[i] {
-			mask[i][j] = 1
-			if i%4 == 1 && (j+i)%3 == 0 {
-				mask[i][j] = 0
-			}
-		}
-	}
+	mask := wideMask(x)
 	cfg := model.DefaultConfig("iwvi", 2)
 	cfg.M, cfg.K, cfg.Batch = 5, 5, 0
 	m, err := model.New(cfg, withNaN(x, mask), mask)

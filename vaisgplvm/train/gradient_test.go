@@ -41,16 +41,6 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 		}
 	}
 	wide := wideData(x)
-	wideMask := make([][]float64, len(wide))
-	for i := range wideMask {
-		wideMask[i] = make([]float64, len(wide[i]))
-		for j := range wideMask[i] {
-			wideMask[i][j] = 1
-			if i%4 == 1 && (j+i)%3 == 0 {
-				wideMask[i][j] = 0
-			}
-		}
-	}
 	for _, c := range []struct {
 		name   string
 		method string
@@ -84,7 +74,7 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 			case 1:
 				data, dataMask = wide, nil
 			case 2:
-				data, dataMask = withNaN(wide, wideMask), wideMask
+				data, dataMask = withNaN(wide, wideMask(wide)), wideMask(wide)
 			}
 			m, err := model.New(cfg, data, dataMask)
 			if err != nil {
@@ -217,6 +207,21 @@ func wideData(x [][]float64) [][]float64 {
 		}
 	}
 	return out
+}
+
+// wideMask hides a third of the entries of every 4th point of x (points 1, 5, 9, ...).
+func wideMask(x [][]float64) [][]float64 {
+	mask := make([][]float64, len(x))
+	for i := range mask {
+		mask[i] = make([]float64, len(x[i]))
+		for j := range mask[i] {
+			mask[i][j] = 1
+			if i%4 == 1 && (j+i)%3 == 0 {
+				mask[i][j] = 0
+			}
+		}
+	}
+	return mask
 }
 
 // withNaN returns a copy of x with NaN at the entries mask hides.
