@@ -184,8 +184,9 @@ func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch
 	return bt
 }
 
-// projectedLogLik returns l_n(h) for h [S, B, Q] -> [S, B] from fully observed data reduced to
-// Projected statistics (gp.Projected: O(M^2) per point instead of O(M D)), tiled once per S.
+// projectedLogLik returns l_n(h) for h [S, B, Q] -> [S, B] from the batch reduced to Projected
+// statistics (gp.Projected: O(M^2) per point, plus O(M D) per masked one, instead of O(M D) per
+// point), tiled once per S.
 func (m *Model) projectedLogLik(ctx *context.Context, post *gp.Posterior, pr *gp.Projected) func(h *Node) *Node {
 	tiles := map[int]*gp.Projected{}
 	return func(h *Node) *Node {
