@@ -68,7 +68,7 @@ type Posterior struct {
 	kz kernels.Prepared
 	// Built on first use and shared by every Predict on this graph (see conditional.go).
 	sigma, proj, meanProj *Node
-	gram                  *Node // W W^T with W = T Mu (see Projected)
+	vFactor, gram         *Node // V = L^-1 Mu (unwhitened) and V V^T (see Projected)
 	masked, maskedFor     *Node // A_n for the mask node maskedFor (see MaskedMarginals)
 }
 

@@ -45,17 +45,17 @@ func (lk *Gaussian) ExpectedLogLik(ctx *context.Context, p *Posterior, x, mask, 
 }
 
 // ExpectedLogLikProjected is ExpectedLogLik for data given as Projected statistics pr (rows
-// matching h [N, Q]): the same l_n [N], computed from the squared error of ProjectedFit instead
-// of the [N, D] predictive means.
+// matching h [N, Q]): the same l_n [N], computed from ExpectedSqError instead of the [N, D]
+// predictive means.
 func (lk *Gaussian) ExpectedLogLikProjected(ctx *context.Context, p *Posterior, pr *Projected, h *Node) *Node {
 	s2 := lk.NoiseVariance(ctx, h.Graph())
 	logNorm := MulScalar(Log(MulScalar(s2, 2*math.Pi)), -0.5)
-	sqErr, varSum := p.ProjectedFit(h, pr)
+	e := p.ExpectedSqError(h, pr)
 	var norm *Node
 	if pr.Observed == nil {
-		norm = Add(ZerosLike(sqErr), MulScalar(logNorm, float64(p.In.D)))
+		norm = Add(ZerosLike(e), MulScalar(logNorm, float64(p.In.D)))
 	} else {
 		norm = Mul(pr.Observed, logNorm)
 	}
-	return Sub(norm, Div(Add(sqErr, varSum), MulScalar(s2, 2)))
+	return Sub(norm, Div(e, MulScalar(s2, 2)))
 }

@@ -6,17 +6,17 @@ import (
 )
 
 // Projected is a batch of data x [B, D] reduced to the statistics that the Gaussian expected
-// log-likelihood needs at any latent point (see ExpectedLogLikProjected). With W = T Mu [M, D]
-// (the mean projection of Predict: mean_n = W^T k_n + b) and x_c = mask ∘ (x - b) (missing
-// entries set to 0):
+// log-likelihood needs at any latent point (see ExpectedSqError). The predictive mean is
+// mean_n = V^T psi_n + b with psi_n = L^-1 k_n [M] and V = L^T T Mu [M, D] (Mu itself when
+// whitened, L^-1 Mu when not). With x_c = mask ∘ (x - b) (missing entries set to 0):
 //
 //	SqNorm_n = |x_c,n|^2     [B]
-//	Cross_n  = W x_c,n       [B, M]
+//	Cross_n  = V x_c,n       [B, M]
 //
 // so that, for a fully observed row, the squared error of the predictive mean at h_n needs only
 // [M]-sized terms:
 //
-//	sum_d (x_nd - mean_nd)^2 = SqNorm_n - 2 k_n^T Cross_n + k_n^T G k_n,   G = W W^T [M, M].
+//	sum_d (x_nd - mean_nd)^2 = SqNorm_n - 2 psi_n^T Cross_n + psi_n^T V V^T psi_n.
 //
 // A row with missing entries subtracts what the missing ones add to that sum: (mean_nd - b_d)^2
 // and var_nd for every missing d. ProjectMasked takes the mask of the first R rows only (the rows
@@ -25,12 +25,13 @@ import (
 // Building it costs one [B, D] x [D, M] product; each evaluation then costs O(M^2) per point (plus
 // O(M D) for each of the R masked rows) instead of the O(M D) per point of forming the [B, D]
 // means, which is what the annealed chain (K+1 evaluations per step) and IWVI (K samples) pay for
-// images (D = 560, 784 > M = 50). The expansion subtracts terms as large as |x_c,n|^2 to get the
-// squared error: in float64 the rounding is negligible; in float32 it is about 1e-7 |x_c,n|^2
-// (gp_test.go bounds it against the direct form).
+// images (D = 560, 784 > M = 50). psi is bounded (|psi_n|^2 <= k(h_n, h_n)), so no factor of
+// cond(Kuu) enters, but the expansion subtracts terms as large as |x_c,n|^2 to get the squared
+// error: in float64 the rounding is negligible; in float32 it is about 1e-7 |x_c,n|^2 (the tests
+// bound it against the direct form).
 type Projected struct {
 	SqNorm *Node // |x_c,n|^2: [B]
-	Cross  *Node // W x_c,n: [B, M]
+	Cross  *Node // V x_c,n: [B, M]
 	// For ProjectMasked (else nil): Observed [B] counts each row's observed entries and Missing
 	// [R, D] marks the missing entries (1 = missing) of the first R rows.
 	Observed, Missing *Node
@@ -41,8 +42,7 @@ type Projected struct {
 // Project reduces fully observed data x [B, D] to Projected statistics for this Posterior.
 func (p *Posterior) Project(x *Node) *Projected {
 	xc := p.centre(x)
-	return &Projected{SqNorm: ReduceSum(Square(xc), -1), Cross: MatMul(xc, Transpose(p.meanProjection(), 0, 1)),
-		b: x.Shape().Dim(0)}
+	return &Projected{SqNorm: ReduceSum(Square(xc), -1), Cross: p.cross(xc), b: x.Shape().Dim(0)}
 }
 
 // ProjectMasked reduces data x [B, D] whose first R rows have the observation mask mask [R, D]
@@ -52,8 +52,8 @@ func (p *Posterior) ProjectMasked(x, mask *Node) *Projected {
 	b, r, d := x.Shape().Dim(0), mask.Shape().Dim(0), x.Shape().Dim(1)
 	full := Concatenate([]*Node{mask, Ones(x.Graph(), shapes.Make(x.DType(), b-r, d))}, 0) // [B, D]
 	xc := Mul(full, p.centre(x))
-	pr := &Projected{SqNorm: ReduceSum(Square(xc), -1), Cross: MatMul(xc, Transpose(p.meanProjection(), 0, 1)),
-		Observed: ReduceSum(full, -1), Missing: OneMinus(mask), b: b, r: r}
+	pr := &Projected{SqNorm: ReduceSum(Square(xc), -1), Cross: p.cross(xc), Observed: ReduceSum(full, -1),
+		Missing: OneMinus(mask), b: b, r: r}
 	pr.rows = maskedRows(x.Graph(), b, r, 1)
 	return pr
 }
@@ -100,36 +100,63 @@ func tileRows(v *Node, s int) *Node {
 	return Reshape(BroadcastToDims(InsertAxes(v, 0), out...), merged...)
 }
 
-// ProjectedFit returns, at latent points h [N, Q] whose rows match pr's, the squared error of
-// the predictive mean over the observed entries sum_d mask_nd (x_nd - mean_nd)^2 [N] and the
-// summed predictive variance over them sum_d mask_nd var_nd [N], without forming the [N, D]
-// means of the fully observed rows.
-func (p *Posterior) ProjectedFit(h *Node, pr *Projected) (sqErr, varSum *Node) {
-	kfu := p.kz.Cross(h) // [N, M]
-	fit := ReduceSum(Mul(Sub(MatMul(kfu, p.meanGram()), MulScalar(pr.Cross, 2)), kfu), -1)
-	sqErr, varSum = Add(pr.SqNorm, fit), p.summedVariance(kfu, p.kz.Diag(h))
+// ExpectedSqError returns, at latent points h [N, Q] whose rows match pr's, the expected squared
+// error over the observed entries under q(f), sum_d mask_nd E_q[(x_nd - f_d(h_n))^2] =
+// sum_d mask_nd ((x_nd - mean_nd)^2 + var_nd) [N], without forming the [N, D] means of the fully
+// observed rows. Whitened, the mean and variance quadratic forms share one product:
+// psi_n^T (V V^T + Sigma) psi_n with Sigma = sum_d S_d S_d^T (both positive semi-definite).
+func (p *Posterior) ExpectedSqError(h *Node, pr *Projected) *Node {
+	psi, proj := p.whiten(p.kz.Cross(h)) // [N, M] each
+	resid := residualVariance(psi, p.kz.Diag(h))
+	var quad *Node
+	if p.In.Whitened {
+		quad = quadForm(psi, Add(p.meanGram(), p.sumSST()))
+	} else {
+		quad = Add(quadForm(psi, p.meanGram()), quadForm(proj, p.sumSST()))
+	}
+	quad = Sub(quad, MulScalar(ReduceSum(Mul(psi, pr.Cross), -1), 2))
+	e := Add(Add(pr.SqNorm, MulScalar(resid, float64(p.In.D))), quad)
 	if pr.Missing == nil {
-		return sqErr, varSum
+		return e
 	}
 	// The masked rows: remove what their missing entries contributed.
-	meanR, lostVar := p.MaskedMarginals(Gather(h, pr.rows, true), pr.Missing) // [R, D], [R]
-	lostSq := ReduceSum(Mul(pr.Missing, Square(p.centre(meanR))), -1)         // [R]
-	zeros := ZerosLike(sqErr)
-	sqErr = Sub(sqErr, ScatterSum(zeros, pr.rows, lostSq, true, true))
-	varSum = Sub(varSum, ScatterSum(zeros, pr.rows, lostVar, true, true))
-	return sqErr, varSum
+	meanR, lostVar := p.MaskedMarginals(Gather(h, pr.rows, true), pr.Missing)     // [R, D], [R]
+	lost := Add(ReduceSum(Mul(pr.Missing, Square(p.centre(meanR))), -1), lostVar) // [R]
+	return Sub(e, ScatterSum(ZerosLike(e), pr.rows, lost, true, true))
 }
 
-// meanGram returns G = W W^T [M, M] with W = T Mu, cached.
+// quadForm returns a_n^T A a_n for the rows of a [N, M]: [N].
+func quadForm(a, m *Node) *Node {
+	return ReduceSum(Mul(MatMul(a, m), a), -1)
+}
+
+// meanFactor returns V = L^T T Mu [M, D]: Mu (whitened) or L^-1 Mu (unwhitened), so that the
+// predictive mean is V^T psi_n + b.
+func (p *Posterior) meanFactor() *Node {
+	if p.In.Whitened {
+		return p.Mu
+	}
+	if p.vFactor == nil {
+		p.vFactor = MatMul(p.LInv, p.Mu)
+	}
+	return p.vFactor
+}
+
+// cross returns V x_c for rows x_c [B, D]: [B, M].
+func (p *Posterior) cross(xc *Node) *Node {
+	return DotGeneral(xc, []int{1}, nil, p.meanFactor(), []int{1}, nil)
+}
+
+// meanGram returns V V^T [M, M], cached.
 func (p *Posterior) meanGram() *Node {
 	if p.gram == nil {
-		w := p.meanProjection()
-		p.gram = DotGeneral(w, []int{1}, nil, w, []int{1}, nil)
+		v := p.meanFactor()
+		p.gram = DotGeneral(v, []int{1}, nil, v, []int{1}, nil)
 	}
 	return p.gram
 }
 
-// ProjectionPays reports whether ProjectedFit is cheaper than forming the means when a batch of b
+// ProjectionPays reports whether ExpectedSqError is cheaper than forming the means when a batch of b
 // points, r of them with missing entries (0 when fully observed), is evaluated at rows latent
 // points in all (samples x evaluations x b): in multiply-adds, rows·M·D for the means against
 // b·M·D + M²·D (Project and G) + rows·M² + (rows·r/b)·M·D (the masked rows' means).
