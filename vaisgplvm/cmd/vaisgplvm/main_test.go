@@ -58,6 +58,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"bench", "--methods", "mf,xx"},
 		{"bench", "--iters", "0"},
 		{"bench", "--dataset", "iris"},
+		{"bench", "--dataset", "oilflow", "--observed"},
 		{"train", "--out", out, "--labels", "kind"},                     // --labels without --data
 		{"train", "--out", out, "--data", "x.csv", "--dataset", "wine"}, // both
 		{"infer", "--out", out},
@@ -511,7 +512,7 @@ func TestReproduceTable6Smoke(t *testing.T) {
 }
 
 // TestBenchFreyJSON: bench on the Frey missing-data task writes one JSON row per method with the
-// dataset, K, graph size and one compiled graph.
+// dataset, K, graph size, one compiled graph and how the data fit was evaluated.
 func TestBenchFreyJSON(t *testing.T) {
 	if _, err := data.Locate(data.FreyFaces); err != nil {
 		t.Skipf("frey data not available: %v", err)
@@ -542,6 +543,11 @@ func TestBenchFreyJSON(t *testing.T) {
 			b.GraphOps <= 0 || b.MatMuls <= 0 || math.IsNaN(b.NegELBOAtLast) {
 			t.Errorf("row %+v", b)
 		}
+	}
+	// MF with one sample evaluates the means directly; VAIS (3 evaluations per point, D 560 > M 5)
+	// takes the projected fit with its batch's damaged images first.
+	if rows[0].Fit != "means" || rows[1].Fit != "projected" {
+		t.Errorf("fit: mf %q, vais %q; want means, projected", rows[0].Fit, rows[1].Fit)
 	}
 	if rows[1].GraphOps <= rows[0].GraphOps {
 		t.Errorf("VAIS K=2 graph (%d ops) should be larger than MF's (%d)", rows[1].GraphOps, rows[0].GraphOps)
