@@ -36,7 +36,7 @@ type Projected struct {
 	// [R, D] marks the missing entries (1 = missing) of the first R rows.
 	Observed, Missing *Node
 	b, r              int   // rows, and masked rows (0 when fully observed)
-	rows              *Node // row numbers of the masked rows [R*s, 1] int32 (set by Tile)
+	rows              *Node // row numbers of the masked rows, [R, 1] int32 ([s*R, 1] after Tile(s))
 }
 
 // Project reduces fully observed data x [B, D] to Projected statistics for this Posterior.
@@ -49,13 +49,23 @@ func (p *Posterior) Project(x *Node) *Projected {
 // (1 = observed) and whose other B - R rows are fully observed (R < B; missing entries of x may
 // hold any finite value).
 func (p *Posterior) ProjectMasked(x, mask *Node) *Projected {
-	b, r, d := x.Shape().Dim(0), mask.Shape().Dim(0), x.Shape().Dim(1)
-	full := Concatenate([]*Node{mask, Ones(x.Graph(), shapes.Make(x.DType(), b-r, d))}, 0) // [B, D]
+	b, r := x.Shape().Dim(0), mask.Shape().Dim(0)
+	full := ExpandMask(mask, b)
 	xc := Mul(full, p.centre(x))
 	pr := &Projected{SqNorm: ReduceSum(Square(xc), -1), Cross: p.cross(xc), Observed: ReduceSum(full, -1),
 		Missing: OneMinus(mask), b: b, r: r}
 	pr.rows = maskedRows(x.Graph(), b, r, 1)
 	return pr
+}
+
+// ExpandMask returns the [B, D] mask of a batch of b rows given the mask [R, D] of its first R rows,
+// the other rows fully observed (mask itself when R = B; nil stays nil).
+func ExpandMask(mask *Node, b int) *Node {
+	if mask == nil || mask.Shape().Dim(0) == b {
+		return mask
+	}
+	r, d := mask.Shape().Dim(0), mask.Shape().Dim(1)
+	return Concatenate([]*Node{mask, Ones(mask.Graph(), shapes.Make(mask.DType(), b-r, d))}, 0)
 }
 
 // centre returns x - b (x itself for a zero mean function).
@@ -159,7 +169,7 @@ func (p *Posterior) meanGram() *Node {
 // ProjectionPays reports whether ExpectedSqError is cheaper than forming the means when a batch of b
 // points, r of them with missing entries (0 when fully observed), is evaluated at rows latent
 // points in all (samples x evaluations x b): in multiply-adds, rows·M·D for the means against
-// b·M·D + M²·D (Project and G) + rows·M² + (rows·r/b)·M·D (the masked rows' means).
+// b·M·D + M²·D (Project and V V^T) + rows·M² + (rows·r/b)·M·D (the masked rows' means).
 func (in *Inducing) ProjectionPays(b, rows, r int) bool {
 	m, d := in.M, in.D
 	return rows*m*d > b*m*d+m*m*d+rows*m*m+rows*r/b*m*d

@@ -1,10 +1,5 @@
 package model
 
-import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/shapes"
-)
-
 // maskRowQuantum rounds the number of masked rows of a batch up to a multiple of this, so that
 // batches with a few more or fewer damaged points share one compiled graph.
 const maskRowQuantum = 8
@@ -44,14 +39,4 @@ func hasMissing(mask []float64) bool {
 		}
 	}
 	return false
-}
-
-// fullMask returns the [B, D] mask of a batch of b rows given the mask of its first R rows (see
-// ArrangeBatch): the other rows are observed. nil stays nil.
-func fullMask(mask *Node, b int) *Node {
-	if mask == nil || mask.Shape().Dim(0) == b {
-		return mask
-	}
-	r, d := mask.Shape().Dim(0), mask.Shape().Dim(1)
-	return Concatenate([]*Node{mask, Ones(mask.Graph(), shapes.Make(mask.DType(), b-r, d))}, 0)
 }

@@ -243,7 +243,7 @@ func (m *Model) logLik(ctx *context.Context, post *gp.Posterior, x, mask, h *Nod
 func (m *Model) Predict(ctx *context.Context, x, mask, h *Node) (mean, ell *Node) {
 	post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
 	mg := post.Predict(h, false)
-	return mg.Mean, m.Lik.ExpectedLogLik(ctx, post, x, fullMask(mask, h.Shape().Dim(0)), h)
+	return mg.Mean, m.Lik.ExpectedLogLik(ctx, post, x, gp.ExpandMask(mask, h.Shape().Dim(0)), h)
 }
 
 func fillMissing(x, mask [][]float64) [][]float64 {
