@@ -50,9 +50,7 @@ func (p *Posterior) Predict(h *Node, perOutput bool) Marginals {
 // kfu = K(h, Z) [N, M] and kdiag = k(h_n, h_n) [N] (see Predict).
 func (p *Posterior) summedVariance(kfu, kdiag *Node) *Node {
 	psi, proj := p.whiten(kfu)
-	resid := residualVariance(psi, kdiag)                      // [N]
-	quad := ReduceSum(Mul(MatMul(proj, p.sumSST()), proj), -1) // [N]
-	return Add(MulScalar(resid, float64(p.In.D)), quad)
+	return Add(MulScalar(residualVariance(psi, kdiag), float64(p.In.D)), quadForm(proj, p.sumSST()))
 }
 
 // whiten returns psi = K_fu L^-T [N, M] (rows L^-1 k_n) and proj = K_fu T [N, M] (rows T^T k_n):

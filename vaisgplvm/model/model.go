@@ -210,6 +210,16 @@ func (m *Model) ProjectedFit(b, r int) bool {
 	return m.Inducing.ProjectionPays(b, m.evaluations()*b, r)
 }
 
+// UsesProjectedFit reports whether Bound takes the projected fit for a batch of b points whose
+// mask, as train.Inputs builds it with ArrangeBatch, has maskRows rows (ignored when the model has
+// no mask): the same choice as BatchFor, for reports and tests.
+func (m *Model) UsesProjectedFit(b, maskRows int) bool {
+	if m.Mask == nil {
+		return m.ProjectedFit(b, 0)
+	}
+	return maskRows < b
+}
+
 // evaluations returns how many latent points per data point one bound evaluates l_n at: S
 // samples for MF, K for IWVI, S chains x (K+1) states for VAIS.
 func (m *Model) evaluations() int {

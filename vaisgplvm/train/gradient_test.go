@@ -82,7 +82,7 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 			}
 			b := m.BatchSize()
 			_, mb, _, _, _ := train.Inputs(m, 77, 7)
-			if got := (dataMask == nil && m.ProjectedFit(b, 0)) || len(mb) < b; got != (c.wide > 0) {
+			if got := m.UsesProjectedFit(b, len(mb)); got != (c.wide > 0) {
 				t.Fatalf("projected fit = %v, want %v", got, c.wide > 0)
 			}
 			tr := train.New(m, testutil.Backend())

@@ -121,8 +121,7 @@ func runBench(args []string) error {
 		r.CompiledGraphs = tr.CompiledGraphs()
 		r.GraphOps, r.MatMuls = tr.GraphOps()
 		r.Fit = "means"
-		if _, maskRows, _, _, _ := train.Inputs(m, cfg.Seed, 0); (mask == nil && m.ProjectedFit(r.Batch, 0)) ||
-			(mask != nil && len(maskRows) < r.Batch) {
+		if _, maskRows, _, _, _ := train.Inputs(m, cfg.Seed, 0); m.UsesProjectedFit(r.Batch, len(maskRows)) {
 			r.Fit = "projected"
 		}
 		results = append(results, r)
