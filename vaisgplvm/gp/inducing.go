@@ -69,6 +69,7 @@ type Posterior struct {
 	// Built on first use and shared by every Predict on this graph (see conditional.go).
 	sigma, proj, meanProj *Node
 	vFactor, gram         *Node // V = L^-1 Mu (unwhitened) and V V^T (see Projected)
+	kGram                 *Node // G of Projected's kernel-space form
 	masked, maskedFor     *Node // A_n for the mask node maskedFor (see MaskedMarginals)
 }
 
