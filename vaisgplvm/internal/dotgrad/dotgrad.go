@@ -111,7 +111,10 @@ func dotVJP(node, v *Node) []*Node {
 	case a.Rank() == 2 && b.Rank() == 1: // [I, J] x [J] -> [I]
 		return []*Node{Mul(InsertAxes(v, -1), InsertAxes(b, 0)), Dot(Transpose(a, 0, 1), v)}
 	case a.Rank() == 2 && b.Rank() == 2: // [I, J] x [J, K] -> [I, K]
-		return []*Node{Dot(v, Transpose(b, 0, 1)), Dot(Transpose(a, 0, 1), v)}
+		// Contract the shared axes in place (dA = v B^T, dB = A^T v) instead of transposing an
+		// operand first: the pure-Go backend's DotGeneral takes the rhs as [free, contracting], so
+		// dA needs no copy of B at all, and no Transpose node is added per product.
+		return []*Node{DotGeneral(v, []int{1}, nil, b, []int{1}, nil), DotGeneral(a, []int{0}, nil, v, []int{0}, nil)}
 	}
 	return nil
 }
