@@ -47,6 +47,16 @@ func newWideProblem(seed uint64, nS int, offset float64) wideProblem {
 	return p
 }
 
+// setup returns the SE kernel, Gaussian likelihood and a context holding the problem's q(u) (mu,
+// s) that the projected-fit tests evaluate.
+func (p wideProblem) setup() (kernels.Kernel, *gp.Gaussian, *context.Context) {
+	kern, _ := kernels.New("se", kernels.Config{Q: wideQ, Variance: kvar, Lengthscale: lscale})
+	ctx := context.New().Checked(false)
+	ctx.In("inducing").VariableWithValue("q_mu", p.mu)
+	ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+	return kern, &gp.Gaussian{NoiseVariance0: noise}, ctx
+}
+
 // withGradients returns ell [N] and the gradients of a weighted sum of it (each point's weight
 // different) with respect to h and every variable of ctx.
 func withGradients(ctx *context.Context, h, ell *Node) []*Node {
@@ -97,11 +107,7 @@ func TestProjectedMatchesDirect(t *testing.T) {
 				if withBias {
 					in.Bias0 = p.bias
 				}
-				kern, _ := kernels.New("se", kernels.Config{Q: wideQ, Variance: kvar, Lengthscale: lscale})
-				lik := &gp.Gaussian{NoiseVariance0: noise}
-				ctx := context.New().Checked(false)
-				ctx.In("inducing").VariableWithValue("q_mu", p.mu)
-				ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+				kern, lik, ctx := p.setup()
 				eval := func(projected bool) [][]float64 {
 					out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x *Node) []*Node {
 						post := gp.NewPosterior(ctx, h.Graph(), in, kern)
@@ -167,11 +173,7 @@ func TestProjectedMaskedMatchesDirect(t *testing.T) {
 				if withBias {
 					in.Bias0 = p.bias
 				}
-				kern, _ := kernels.New("se", kernels.Config{Q: wideQ, Variance: kvar, Lengthscale: lscale})
-				lik := &gp.Gaussian{NoiseVariance0: noise}
-				ctx := context.New().Checked(false)
-				ctx.In("inducing").VariableWithValue("q_mu", p.mu)
-				ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+				kern, lik, ctx := p.setup()
 				eval := func(projected bool) [][]float64 {
 					out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
 						post := gp.NewPosterior(ctx, h.Graph(), in, kern)
@@ -288,11 +290,7 @@ func TestProjectedKernelSpaceConditioning(t *testing.T) {
 		}
 	}
 	in := &gp.Inducing{M: wideM, D: wideD, Q: wideQ, Whitened: true, Z0: p.z, SharedSqrt: true}
-	kern, _ := kernels.New("se", kernels.Config{Q: wideQ, Variance: kvar, Lengthscale: lscale})
-	lik := &gp.Gaussian{NoiseVariance0: noise}
-	ctx := context.New().Checked(false)
-	ctx.In("inducing").VariableWithValue("q_mu", p.mu)
-	ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+	kern, lik, ctx := p.setup()
 	eval := func(projected bool) [][]float64 {
 		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
