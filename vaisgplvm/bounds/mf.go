@@ -16,7 +16,7 @@ func MF(b *Batch, eps *Node, monteCarloKL bool) *Result {
 	ll := b.LogLik(h) // [S, B]
 	var per *Node
 	if monteCarloKL {
-		per = ReduceMean(Sub(b.logJoint(h), b.Q0.LogProb(h)), 0)
+		per = ReduceMean(Sub(b.logJoint(h), b.Q0.LogProbWhitened(eps)), 0)
 	} else {
 		per = Sub(ReduceMean(ll, 0), b.Q0.KLToPrior())
 	}

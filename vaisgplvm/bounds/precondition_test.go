@@ -54,11 +54,10 @@ func gaussianGap(t *testing.T, k int, eta float64, opt anneal.Options) (gap, se 
 	out := MustExecOnce(testutil.Backend(), func(e0, ek *Node) *Node {
 		g := e0.Graph()
 		eye := ConstAsDType(g, e0.DType(), [][][]float64{identity(q, scale)})
-		inv := ConstAsDType(g, e0.DType(), [][][]float64{identity(q, 1/scale)})
 		mean := Const(g, [][]float64{constVec(q, postMean)})
 		b := &bounds.Batch{
 			N:  1,
-			Q0: &latent.Q0{Q: q, Mean: mean, Scale: eye, Inv: inv},
+			Q0: &latent.Q0{Q: q, Mean: mean, Scale: eye},
 			LogLik: func(h *Node) *Node {
 				return MulScalar(ReduceSum(Square(AddScalar(h, -mu)), -1), -0.5/(tau*tau))
 			},

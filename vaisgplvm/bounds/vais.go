@@ -17,7 +17,9 @@ import (
 // With opt.Precondition the chain runs in q0's whitened coordinates z = L_n^-1 (h - a_n)
 // (z_0 = eps0, target log p(x, a_n + L_n z), reference log q0(a_n + L_n z)); the returned chain
 // (H0, HK, Path) is mapped back to h. The weight is the same function of (h_0, h_K, R) because
-// the Jacobian |L_n| of the affine map is the same for both densities.
+// the Jacobian |L_n| of the affine map is the same for both densities. Without it (the paper's
+// plain Langevin), log q0 and its score at the chain's points go through L_n^-1, which loses
+// accuracy when L_n is ill-conditioned (see latent.Q0.LogProb).
 func VAIS(b *Batch, eps0 *Node, chainEps []*Node, betas, etas *Node, opt anneal.Options) (*Result, *anneal.Chain) {
 	var c *anneal.Chain
 	if opt.Precondition {
