@@ -28,6 +28,16 @@ type problem struct {
 	s                 [][][]float64
 }
 
+// setup returns the tests' SE kernel (variance kvar, lengthscales lscale) and a float64 context
+// holding q(u): mean p.mu and square roots qSqrt.
+func (p *problem) setup(qSqrt [][][]float64) (kernels.Kernel, *context.Context) {
+	kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
+	ctx := context.New().Checked(false)
+	ctx.In("inducing").VariableWithValue("q_mu", p.mu)
+	ctx.In("inducing").VariableWithValue("q_sqrt", qSqrt)
+	return kern, ctx
+}
+
 func randMat(rng *rand.Rand, r, c int, scale float64) [][]float64 {
 	out := make([][]float64, r)
 	for i := range out {
@@ -168,11 +178,8 @@ func TestPosteriorMatchesGonum(t *testing.T) {
 	for _, whitened := range []bool{true, false} {
 		mean, vr, kl, ell := reference(p, whitened)
 		in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: whitened, Z0: p.z, UnwhitenedScale: 1}
-		kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
 		lik := &gp.Gaussian{NoiseVariance0: noise}
-		ctx := context.New().Checked(false)
-		ctx.In("inducing").VariableWithValue("q_mu", p.mu)
-		ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+		kern, ctx := p.setup(p.s)
 		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 			per := post.Predict(h, true)
@@ -217,11 +224,8 @@ func TestUnmaskedELLMatchesAllOnesMask(t *testing.T) {
 		ones[i] = []float64{1, 1, 1}
 	}
 	in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: true, Z0: p.z}
-	kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
 	lik := &gp.Gaussian{NoiseVariance0: noise}
-	ctx := context.New().Checked(false)
-	ctx.In("inducing").VariableWithValue("q_mu", p.mu)
-	ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+	kern, ctx := p.setup(p.s)
 	out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
 		post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 		return []*Node{lik.ExpectedLogLik(ctx, post, x, nil, h), lik.ExpectedLogLik(ctx, post, x, mask, h)}
@@ -241,14 +245,11 @@ func TestSharedSqrtEqualsRepeatedS(t *testing.T) {
 	lik := &gp.Gaussian{NoiseVariance0: noise}
 	eval := func(shared, whitened bool) [][]float64 {
 		in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: whitened, Z0: p.z, UnwhitenedScale: 1, SharedSqrt: shared}
-		kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
-		ctx := context.New().Checked(false)
-		ctx.In("inducing").VariableWithValue("q_mu", p.mu)
+		qSqrt := p.s
 		if shared {
-			ctx.In("inducing").VariableWithValue("q_sqrt", p.s[:1])
-		} else {
-			ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+			qSqrt = p.s[:1]
 		}
+		kern, ctx := p.setup(qSqrt)
 		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 			per := post.Predict(h, true)
@@ -287,10 +288,7 @@ func TestMeanBias(t *testing.T) {
 	lik := &gp.Gaussian{NoiseVariance0: noise}
 	eval := func(b0 []float64, x [][]float64) [][]float64 {
 		in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: true, Z0: p.z, Bias0: b0}
-		kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
-		ctx := context.New().Checked(false)
-		ctx.In("inducing").VariableWithValue("q_mu", p.mu)
-		ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+		kern, ctx := p.setup(p.s)
 		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 			per := post.Predict(h, true)
