@@ -16,10 +16,14 @@ type Gaussian struct {
 	NoiseVariance0 float64 // initial s^2 > 0
 }
 
-// NoiseVariance returns s^2 (a scalar node).
+// NoiseVarianceFloor is the smallest noise variance s^2 the likelihood allows (data scale squared):
+// s^2 = softplus(raw) + NoiseVarianceFloor.
+const NoiseVarianceFloor = 1e-6
+
+// NoiseVariance returns s^2 (a scalar node), at least NoiseVarianceFloor.
 func (lk *Gaussian) NoiseVariance(ctx *context.Context, g *Graph) *Node {
 	v := vars.New(ctx.In("likelihood"), "raw_noise_variance", kernels.InvSoftplus(lk.NoiseVariance0))
-	return AddScalar(Softplus(v.ValueGraph(g)), 1e-6)
+	return AddScalar(Softplus(v.ValueGraph(g)), NoiseVarianceFloor)
 }
 
 // ExpectedLogLik returns l_n(h) = sum_d mask_nd E_q(f_d)[log N(x_nd | f_d(h_n), s^2)], [N]:

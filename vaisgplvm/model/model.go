@@ -232,6 +232,27 @@ func (m *Model) evaluations() int {
 	return m.Cfg.Samples
 }
 
+// BoundCeiling returns a value, in nats per data point, that no correctly computed bound of this
+// model can exceed: a training step whose bound does is a numerical failure (for example rounding
+// that the optimiser has learned to exploit), not a fit. Every bound's per-point term is at most
+// its largest log weight, and every log weight is at most
+//
+//	max_f log N(x_n | f, s^2) + log|L_n| + 0.5 sum_k |eps_k|^2
+//
+// (MF's Monte Carlo KL, IWVI: log p(h) - log q0(a + L eps) <= 0.5 |eps|^2 + log|L_n|; VAIS adds
+// -R_{k-1} <= 0.5 |eps_{k-1}|^2 per transition), with max_f log N(x_n | f, s^2) =
+// (D/2) log(1 / (2 pi s^2)) <= (D/2) log(1 / (2 pi gp.NoiseVarianceFloor)), and KL(q(u)||p(u)) >= 0.
+// The noise terms 0.5 |eps_k|^2 average Q/2 each; the ceiling allows 10 Q per draw (K + 1 draws for
+// VAIS, 1 otherwise), which also covers log|L_n| up to several nats per latent dimension.
+func (m *Model) BoundCeiling() float64 {
+	draws := 1
+	if m.Cfg.Method == "vais" {
+		draws = m.Cfg.K + 1
+	}
+	lik := 0.5 * float64(m.D) * math.Log(1/(2*math.Pi*gp.NoiseVarianceFloor))
+	return lik + 10*float64(m.Cfg.Q*draws)
+}
+
 // tile repeats v [B, D] for s samples: [s*B, D] (v itself when s == 1 or v is nil).
 func (m *Model) tile(v *Node, s int) *Node {
 	if v == nil || s == 1 {

@@ -18,6 +18,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
@@ -99,8 +100,8 @@ func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int
 }
 
 // Step runs one Adam iteration and returns the batch estimate of -ELBO per data point. A
-// non-finite value stops with an error naming the iteration (the parameters are then unusable;
-// the last checkpoint is untouched).
+// non-finite value, or a bound above model.BoundCeiling, stops with an error naming the iteration
+// (the parameters are then unusable; the last checkpoint is untouched).
 func (t *Trainer) Step() (float64, error) {
 	x, mask, idx, eps0, chain := Inputs(t.Model, t.Model.Cfg.Seed, t.Iter)
 	start := time.Now()
@@ -117,13 +118,27 @@ func (t *Trainer) Step() (float64, error) {
 		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
 	}
 	v := scalar(out[0])
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return v, fmt.Errorf("diverged at iteration %d: -ELBO per point is %g (a non-finite bound: a Kuu that is "+
-			"not positive definite after jitter, or a too large step size eta or learning rate)", t.Iter+1, v)
+	if err := checkBound(t.Iter+1, v, t.Model.BoundCeiling()); err != nil {
+		return v, err
 	}
 	t.Iter++
 	t.Curve = append(t.Curve, v)
 	return v, nil
+}
+
+// checkBound returns an error naming iteration iter when the batch -ELBO per point v is not finite
+// or when the bound -v exceeds ceiling (see model.Model.BoundCeiling).
+func checkBound(iter int, v, ceiling float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("diverged at iteration %d: -ELBO per point is %g (a non-finite bound: a Kuu that is "+
+			"not positive definite after jitter, or a too large step size eta or learning rate)", iter, v)
+	}
+	if -v > ceiling {
+		return fmt.Errorf("diverged at iteration %d: -ELBO per point is %g, below -%.4g, the lowest any correctly "+
+			"computed bound of this model can reach (noise variance >= %g); a numerical failure that the optimiser "+
+			"exploits (try --dtype float64), not a fit", iter, v, ceiling, gp.NoiseVarianceFloor)
+	}
+	return nil
 }
 
 // Run trains until Iter reaches iters. With progress non-nil it draws a progress bar with the

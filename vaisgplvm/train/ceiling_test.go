@@ -1,0 +1,70 @@
+package train_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// TestBoundAboveCeilingStops: a bound that no correct computation can reach stops training with an
+// error naming the iteration. Unpreconditioned VAIS still evaluates log q0 through L_n^-1; with
+// L_n lower triangular in Q = 12 with diagonal 0.05 and strict lower part 0.5, L^-1 is useless in
+// float32 and 0.5 |L^-1 (h - a)|^2 makes the float32 bound astronomically high, far above
+// model.BoundCeiling; in float64 the same step is accurate (off by ~1e-5 nats) and stays below it.
+func TestBoundAboveCeilingStops(t *testing.T) {
+	const n, q, d = 30, 12, 14
+	rng := rand.New(rand.NewPCG(31, 31))
+	x := make([][]float64, n)
+	for i := range x {
+		x[i] = make([]float64, d)
+		for j := range x[i] {
+			x[i][j] = rng.NormFloat64()
+		}
+	}
+	raw := make([][][]float64, n)
+	for i := range raw {
+		raw[i] = make([][]float64, q)
+		for r := range raw[i] {
+			raw[i][r] = make([]float64, q)
+			for c := 0; c < r; c++ {
+				raw[i][r][c] = 0.5
+			}
+			raw[i][r][r] = kernels.InvSoftplus(0.05)
+		}
+	}
+	for _, dt := range []string{"float64", "float32"} {
+		cfg := model.DefaultConfig("vais", q)
+		cfg.M, cfg.K, cfg.Batch, cfg.Precondition, cfg.DType = 6, 3, 10, false, dt
+		m, err := model.New(cfg, x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := train.New(m, testutil.Backend())
+		tr.Ctx.In("latent").VariableWithValue("raw_scale", vars.Convert(tensors.FromValue(raw), m.DType()))
+		v, err := tr.Step()
+		ceiling := m.BoundCeiling()
+		want := 0.5*d*math.Log(1/(2*math.Pi*1e-6)) + float64(10*q*(cfg.K+1))
+		if math.Abs(ceiling-want) > 1e-9*want {
+			t.Errorf("ceiling %g, want (D/2) log(1/(2 pi 1e-6)) + 10 Q (K+1) = %g", ceiling, want)
+		}
+		switch {
+		case dt == "float64" && err != nil:
+			t.Errorf("float64: %v", err)
+		case dt == "float64" && !(-v < ceiling):
+			t.Errorf("float64: bound %g not below the ceiling %g", -v, ceiling)
+		case dt == "float32" && (err == nil || !strings.Contains(err.Error(), "diverged at iteration 1:") ||
+			!strings.Contains(err.Error(), "lowest any correctly computed bound")):
+			t.Errorf("float32: step gave -ELBO/N %g and error %v; want the ceiling error (ceiling %g)", v, err, ceiling)
+		}
+		t.Logf("%s: -ELBO per point %g, ceiling %g", dt, v, ceiling)
+	}
+}
