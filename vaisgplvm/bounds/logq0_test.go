@@ -12,7 +12,6 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
@@ -27,24 +26,8 @@ func TestLogQ0ExactForIllConditionedScale(t *testing.T) {
 	const n, q, d, s = 12, 12, 14, 5
 	const diag, off = 0.05, 0.5
 	rng := rand.New(rand.NewPCG(21, 21))
-	x := make([][]float64, n)
-	for i := range x {
-		x[i] = make([]float64, d)
-		for j := range x[i] {
-			x[i][j] = rng.NormFloat64()
-		}
-	}
-	raw := make([][][]float64, n)
-	for i := range raw {
-		raw[i] = make([][]float64, q)
-		for r := range raw[i] {
-			raw[i][r] = make([]float64, q)
-			for c := 0; c < r; c++ {
-				raw[i][r][c] = off
-			}
-			raw[i][r][r] = kernels.InvSoftplus(diag)
-		}
-	}
+	x := testutil.Normal(rng, n, d).Value().([][]float64)
+	raw := testutil.TriangularRawScale(n, q, diag, off)
 	const b = 3 // the points in the batch
 	epsVals := testutil.Flat(testutil.Normal(rng, s, b, q))
 	want := make([]float64, s*b) // -log q0(a + L eps) per [s, b]

@@ -10,7 +10,6 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -23,24 +22,8 @@ import (
 func TestBoundAboveCeilingStops(t *testing.T) {
 	const n, q, d = 30, 12, 14
 	rng := rand.New(rand.NewPCG(31, 31))
-	x := make([][]float64, n)
-	for i := range x {
-		x[i] = make([]float64, d)
-		for j := range x[i] {
-			x[i][j] = rng.NormFloat64()
-		}
-	}
-	raw := make([][][]float64, n)
-	for i := range raw {
-		raw[i] = make([][]float64, q)
-		for r := range raw[i] {
-			raw[i][r] = make([]float64, q)
-			for c := 0; c < r; c++ {
-				raw[i][r][c] = 0.5
-			}
-			raw[i][r][r] = kernels.InvSoftplus(0.05)
-		}
-	}
+	x := testutil.Normal(rng, n, d).Value().([][]float64)
+	raw := testutil.TriangularRawScale(n, q, 0.05, 0.5)
 	for _, dt := range []string{"float64", "float32"} {
 		cfg := model.DefaultConfig("vais", q)
 		cfg.M, cfg.K, cfg.Batch, cfg.Precondition, cfg.DType = 6, 3, 10, false, dt

@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -124,4 +125,23 @@ func Normal(rng *rand.Rand, dims ...int) *tensors.Tensor {
 		v[i] = rng.NormFloat64()
 	}
 	return tensors.FromFlatDataAndDimensions(v, dims...)
+}
+
+// TriangularRawScale returns the q0 variable raw_scale [n, q, q] (package latent) for which every
+// L_n is lower triangular with diagonal diag (stored through softplus) and every strict-lower entry
+// off. With off much larger than diag, L_n^-1 grows like (off/diag)^q: the tests' ill-conditioned
+// q0 scale.
+func TriangularRawScale(n, q int, diag, off float64) [][][]float64 {
+	raw := make([][][]float64, n)
+	for i := range raw {
+		raw[i] = make([][]float64, q)
+		for r := range raw[i] {
+			raw[i][r] = make([]float64, q)
+			for c := 0; c < r; c++ {
+				raw[i][r][c] = off
+			}
+			raw[i][r][r] = kernels.InvSoftplus(diag)
+		}
+	}
+	return raw
 }
