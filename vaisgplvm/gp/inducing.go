@@ -9,6 +9,7 @@ package gp
 
 import (
 	"fmt"
+
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
@@ -96,7 +97,7 @@ func NewPosterior(ctx *context.Context, g *Graph, in *Inducing, k kernels.Kernel
 	// GoMLX passes a max's gradient to every tied entry, which counted the jitter's dependence on
 	// the kernel variance M times.
 	kvar := ReduceAllMean(p.kz.Diag(p.Z))
-	eye := ConvertDType(Diagonal(g, in.M), kuu.DType())
+	eye := linalg.Eye(g, in.M, kuu.DType())
 	kuu = Add(kuu, Mul(eye, MulScalar(kvar, jitter)))
 	p.L, p.LInv = linalg.CholeskyWithInverse(kuu)
 

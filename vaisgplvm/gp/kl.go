@@ -15,7 +15,7 @@ import (
 // for either sign, and a zero diagonal entry (a singular q(u)) gives +Inf.
 func (p *Posterior) KL() *Node {
 	m, d := float64(p.In.M), float64(p.In.D)
-	eye := InsertAxes(ConvertDType(Diagonal(p.S.Graph(), p.In.M), p.S.DType()), 0)
+	eye := InsertAxes(linalg.Eye(p.S.Graph(), p.In.M, p.S.DType()), 0)
 	logDetS := ReduceSum(Log(Square(ReduceSum(Mul(p.S, eye), -1))), -1) // [D]: log |S_d S_d^T|
 	var tr, maha, logDetK *Node
 	if p.In.Whitened {

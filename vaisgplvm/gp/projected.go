@@ -4,6 +4,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
 )
 
 // Projected is a batch of data x [B, D] reduced to the statistics that the Gaussian expected
@@ -194,7 +195,7 @@ func (p *Posterior) kernelCross(cross *Node) *Node {
 func (p *Posterior) kernelGram() *Node {
 	if p.kGram == nil {
 		a := Add(p.meanGram(), p.sumSST())
-		eye := ConvertDType(Diagonal(a.Graph(), p.In.M), a.DType())
+		eye := linalg.Eye(a.Graph(), p.In.M, a.DType())
 		a = Sub(a, MulScalar(eye, float64(p.In.D)))
 		p.kGram = MatMul(Transpose(p.LInv, 0, 1), MatMul(a, p.LInv))
 	}

@@ -8,8 +8,9 @@ package latent
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -59,7 +60,7 @@ func Batch(ctx *context.Context, g *Graph, c *Config, idx *Node) *Q0 {
 			}
 		}
 		diag := Softplus(Gather(vars.New(lc, "raw_scale", init).ValueGraph(g), InsertAxes(idx, -1)))
-		eye := InsertAxes(ConvertDType(Diagonal(g, c.Q), diag.DType()), 0)
+		eye := InsertAxes(linalg.Eye(g, c.Q, diag.DType()), 0)
 		q.Scale, q.diag = Mul(InsertAxes(diag, -1), eye), true
 		return q
 	}
@@ -72,7 +73,7 @@ func Batch(ctx *context.Context, g *Graph, c *Config, idx *Node) *Q0 {
 		}
 	}
 	raw := Gather(vars.New(lc, "raw_scale", init).ValueGraph(g), InsertAxes(idx, -1)) // [B, Q, Q]
-	eye := InsertAxes(ConvertDType(Diagonal(g, c.Q), raw.DType()), 0)
+	eye := InsertAxes(linalg.Eye(g, c.Q, raw.DType()), 0)
 	strict := TakeLowerTriangular(raw, -1)
 	q.Scale = Add(strict, Mul(Softplus(raw), eye))
 	return q
@@ -124,7 +125,7 @@ func LogPrior(h *Node) *Node {
 
 // diagonal extracts the diagonals of a batch [B, Q, Q] -> [B, Q].
 func diagonal(m *Node) *Node {
-	eye := InsertAxes(ConvertDType(Diagonal(m.Graph(), m.Shape().Dim(-1)), m.DType()), 0)
+	eye := InsertAxes(linalg.Eye(m.Graph(), m.Shape().Dim(-1), m.DType()), 0)
 	return ReduceSum(Mul(m, eye), -1)
 }
 
@@ -132,7 +133,7 @@ func diagonal(m *Node) *Node {
 func (q *Q0) inverse() *Node {
 	if q.inv == nil {
 		if q.diag {
-			eye := InsertAxes(ConvertDType(Diagonal(q.Scale.Graph(), q.Q), q.Scale.DType()), 0)
+			eye := InsertAxes(linalg.Eye(q.Scale.Graph(), q.Q, q.Scale.DType()), 0)
 			q.inv = Mul(InsertAxes(Inverse(diagonal(q.Scale)), -1), eye)
 		} else {
 			q.inv = linalg.TriangularInverse(q.Scale)

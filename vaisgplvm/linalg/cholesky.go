@@ -181,5 +181,10 @@ func phi(m *Node) *Node {
 
 // diagonalMask is the identity matrix of size n with the dtype and rank of x (leading axes of size 1).
 func diagonalMask(x *Node, n int) *Node {
-	return ExpandLeftToRank(ConvertDType(Diagonal(x.Graph(), n), x.DType()), x.Rank())
+	return ExpandLeftToRank(Eye(x.Graph(), n, x.DType()), x.Rank())
+}
+
+// Eye returns the identity matrix I_n [n, n] of the given dtype.
+func Eye(g *Graph, n int, dtype dtypes.DType) *Node {
+	return ConvertDType(Diagonal(g, n), dtype)
 }

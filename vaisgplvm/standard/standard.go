@@ -44,7 +44,7 @@ func (m *GP) factor(ctx *context.Context, h *Node) (l, s2 *Node) {
 		jit = linalg.DefaultJitter
 	}
 	diag := Add(s2, MulScalar(ReduceAllMean(m.Kernel.Diag(ctx, h)), jit))
-	eye := ConvertDType(Diagonal(g, n), h.DType())
+	eye := linalg.Eye(g, n, h.DType())
 	return linalg.Cholesky(Add(k, Mul(eye, diag))), s2
 }
 
