@@ -38,23 +38,12 @@ func (p *problem) setup(qSqrt [][][]float64) (kernels.Kernel, *context.Context) 
 	return kern, ctx
 }
 
-func randMat(rng *rand.Rand, r, c int, scale float64) [][]float64 {
-	out := make([][]float64, r)
-	for i := range out {
-		out[i] = make([]float64, c)
-		for j := range out[i] {
-			out[i][j] = scale * rng.NormFloat64()
-		}
-	}
-	return out
-}
-
 func newProblem(seed uint64) problem {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	p := problem{z: randMat(rng, mTest, qTest, 1), h: randMat(rng, nTest, qTest, 1), mu: randMat(rng, mTest, dTest, 1),
-		x: randMat(rng, nTest, dTest, 1)}
+	p := problem{z: testutil.NormalRows(rng, mTest, qTest, 1), h: testutil.NormalRows(rng, nTest, qTest, 1), mu: testutil.NormalRows(rng, mTest, dTest, 1),
+		x: testutil.NormalRows(rng, nTest, dTest, 1)}
 	for d := 0; d < dTest; d++ {
-		sd := randMat(rng, mTest, mTest, 0.3)
+		sd := testutil.NormalRows(rng, mTest, mTest, 0.3)
 		for i := range sd {
 			sd[i][i] = 0.5 + math.Abs(sd[i][i])
 			if i == 1 {

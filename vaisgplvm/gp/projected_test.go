@@ -29,21 +29,21 @@ const wideN, wideM, wideD, wideQ = 7, 5, 13, 2
 
 func newWideProblem(seed uint64, nS int, offset float64) wideProblem {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	p := wideProblem{z: randMat(rng, wideM, wideQ, 1), h: randMat(rng, wideN, wideQ, 1),
-		mu: randMat(rng, wideM, wideD, 1), x: randMat(rng, wideN, wideD, 1)}
+	p := wideProblem{z: testutil.NormalRows(rng, wideM, wideQ, 1), h: testutil.NormalRows(rng, wideN, wideQ, 1),
+		mu: testutil.NormalRows(rng, wideM, wideD, 1), x: testutil.NormalRows(rng, wideN, wideD, 1)}
 	for i := range p.x {
 		for j := range p.x[i] {
 			p.x[i][j] += offset
 		}
 	}
 	for d := 0; d < nS; d++ {
-		sd := randMat(rng, wideM, wideM, 0.3)
+		sd := testutil.NormalRows(rng, wideM, wideM, 0.3)
 		for i := range sd {
 			sd[i][i] = 0.5 + math.Abs(sd[i][i])
 		}
 		p.s = append(p.s, sd)
 	}
-	p.bias = randMat(rng, 1, wideD, 1)[0]
+	p.bias = testutil.NormalRows(rng, 1, wideD, 1)[0]
 	return p
 }
 

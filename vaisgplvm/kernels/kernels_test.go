@@ -34,16 +34,7 @@ func reference(name string, a, b []float64, v, l float64) float64 {
 func TestKernelsAgainstDirectFormulas(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 3))
 	const n1, n2, q = 7, 5, 3
-	mk := func(n int) [][]float64 {
-		x := make([][]float64, n)
-		for i := range x {
-			x[i] = make([]float64, q)
-			for j := range x[i] {
-				x[i][j] = rng.NormFloat64()
-			}
-		}
-		return x
-	}
+	mk := func(n int) [][]float64 { return testutil.NormalRows(rng, n, q, 1) }
 	x1, x2 := mk(n1), mk(n2)
 	x2[0] = append([]float64(nil), x1[0]...) // a zero distance
 	for _, name := range []string{"se", "matern32", "matern52", "linear"} {

@@ -5,19 +5,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
 func randomData(n, d int, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	x := make([][]float64, n)
-	for i := range x {
-		x[i] = make([]float64, d)
-		for j := range x[i] {
-			x[i][j] = rng.NormFloat64()
-		}
-	}
-	return x
+	return testutil.NormalRows(rand.New(rand.NewPCG(seed, 1)), n, d, 1)
 }
 
 // TestArrangeBatch: with the projected fit on masked data (D 80 > M 5, VAIS, shared q(u) root),

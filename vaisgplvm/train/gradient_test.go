@@ -186,13 +186,7 @@ func names(vs []*context.Variable) string {
 func wideData(x [][]float64) [][]float64 {
 	rng := rand.New(rand.NewPCG(10, 10))
 	const d = 16
-	w := make([][]float64, len(x[0]))
-	for i := range w {
-		w[i] = make([]float64, d)
-		for j := range w[i] {
-			w[i][j] = rng.NormFloat64()
-		}
-	}
+	w := testutil.NormalRows(rng, len(x[0]), d, 1)
 	out := make([][]float64, len(x))
 	for n, r := range x {
 		out[n] = make([]float64, d)

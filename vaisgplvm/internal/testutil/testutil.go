@@ -127,6 +127,19 @@ func Normal(rng *rand.Rand, dims ...int) *tensors.Tensor {
 	return tensors.FromFlatDataAndDimensions(v, dims...)
 }
 
+// NormalRows returns an [n][d] matrix of normal draws with standard deviation scale from rng,
+// drawn row by row.
+func NormalRows(rng *rand.Rand, n, d int, scale float64) [][]float64 {
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, d)
+		for j := range out[i] {
+			out[i][j] = scale * rng.NormFloat64()
+		}
+	}
+	return out
+}
+
 // TriangularRawScale returns the q0 variable raw_scale [n, q, q] (package latent) for which every
 // L_n is lower triangular with diagonal diag (stored through softplus) and every strict-lower entry
 // off. With off much larger than diag, L_n^-1 grows like (off/diag)^q: the tests' ill-conditioned
