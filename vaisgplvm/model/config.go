@@ -44,12 +44,15 @@ type Config struct {
 	Precondition bool `json:"precondition"`
 	// Tamed uses the tamed drift g / (1 + eta |g|) in the chain (default true; see
 	// anneal.Options.Tamed).
-	Tamed  bool    `json:"tamed"`
-	LR     float64 `json:"lr"`     // Adam learning rate
-	Batch  int     `json:"batch"`  // mini-batch size B; 0 = full batch
-	Seed   uint64  `json:"seed"`   // seeds initialisation, batches and noise
-	Noise0 float64 `json:"noise0"` // initial noise variance as a fraction of the mean data variance
-	Jitter float64 `json:"jitter"` // relative jitter on Kuu
+	Tamed bool    `json:"tamed"`
+	LR    float64 `json:"lr"` // Adam learning rate
+	// ClipGrad clips the global norm of each step's gradient at ClipGrad times the root mean square
+	// of the recent (clipped) norms (see train's gradient clipping); 0 = off (the default).
+	ClipGrad float64 `json:"clip_grad,omitempty"`
+	Batch    int     `json:"batch"`  // mini-batch size B; 0 = full batch
+	Seed     uint64  `json:"seed"`   // seeds initialisation, batches and noise
+	Noise0   float64 `json:"noise0"` // initial noise variance as a fraction of the mean data variance
+	Jitter   float64 `json:"jitter"` // relative jitter on Kuu
 	// DType is the floating-point type of every parameter and graph: "float64" (default, also
 	// when empty) or "float32".
 	DType string `json:"dtype,omitempty"`
@@ -136,6 +139,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DType != "" && c.DType != "float64" && c.DType != "float32" {
 		return fmt.Errorf("dtype %q: want float64 or float32", c.DType)
+	}
+	if !(c.ClipGrad == 0 || c.ClipGrad >= 1) || math.IsInf(c.ClipGrad, 0) {
+		return fmt.Errorf("clip-grad = %g: want 0 (off) or a finite factor >= 1", c.ClipGrad)
 	}
 	if c.Jitter < 0 {
 		return fmt.Errorf("jitter = %g: want >= 0", c.Jitter)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -47,13 +48,19 @@ func toyTrainer(t *testing.T, method string, mutate func(*model.Config)) *train.
 }
 
 // TestResumeIsExact: 3 iterations, a checkpoint, a fresh trainer loading it and 3 more give the
-// same curve as 6 iterations in one go (batches and noise depend only on seed and iteration).
+// same curve as 6 iterations in one go (batches and noise depend only on seed and iteration),
+// also with the adaptive step size's and gradient clipping's state (clipping at 1x the running
+// RMS, so that most steps are clipped and the state matters).
 func TestResumeIsExact(t *testing.T) {
-	adaptive := func(c *model.Config) { c.AdaptEta, c.Eta = true, 1 }
-	for _, method := range append(model.Methods, "vais+adapt-eta") {
+	variants := map[string]func(c *model.Config){
+		"vais+adapt-eta": func(c *model.Config) { c.AdaptEta, c.Eta = true, 1 },
+		"vais+clip-grad": func(c *model.Config) { c.ClipGrad = 1 },
+	}
+	var states []float64 // gradient clipping's running mean of squared norms, straight and resumed
+	for _, method := range append(model.Methods, "vais+adapt-eta", "vais+clip-grad") {
 		mutate := func(*model.Config) {}
-		if method == "vais+adapt-eta" {
-			method, mutate = "vais", adaptive
+		if v, ok := variants[method]; ok {
+			method, mutate = "vais", v
 		}
 		toyTrainer := func(t *testing.T, method string, _ func(*model.Config)) *train.Trainer {
 			return toyTrainer(t, method, mutate)
@@ -80,6 +87,15 @@ func TestResumeIsExact(t *testing.T) {
 		if d := testutil.MaxAbsDiff(straight.Curve, resumed.Curve); d != 0 || len(resumed.Curve) != 6 {
 			t.Errorf("%s: resumed curve %v differs from straight %v (max diff %g)", method, resumed.Curve, straight.Curve, d)
 		}
+		for _, tr := range []*train.Trainer{straight, resumed} {
+			if v := tr.Ctx.In("gradient_clip").GetVariable("sq_norm"); v != nil {
+				val, _ := v.Value()
+				states = append(states, vars.Flat64(val)[0])
+			}
+		}
+	}
+	if len(states) != 2 || states[0] != states[1] || !(states[0] > 0) {
+		t.Errorf("gradient clipping state after 6 steps, straight and resumed: %v; want two equal positive values", states)
 	}
 }
 
@@ -117,6 +133,49 @@ func TestAdaptiveEtaInTraining(t *testing.T) {
 				t.Errorf("eta0 %g: step %d acceptance %.3f after adaptation, want 0.8 ± 0.15", eta0, k+1, after.Accept[k])
 			}
 		}
+	}
+}
+
+// TestClipGradOnlyActsWhenClipping: with a clipping factor no step reaches (1e9), training through
+// the clipped-gradient path gives the same curve as without clipping (the gradients are multiplied
+// by exactly 1); with the running mean of squared norms preset to 1e-20, every step is clipped to
+// a norm of ~1e-10 and Adam barely moves the parameters (its epsilon is 1e-7: steps ~1e-3 of the
+// learning rate and less), while unclipped training moves them by about the learning rate per step
+// (measured: 0.4% against 41%).
+func TestClipGradOnlyActsWhenClipping(t *testing.T) {
+	// moved returns the largest relative change of the lengthscales and noise variance.
+	run := func(clip, preset float64) (curve []float64, clipped int, moved float64) {
+		tr := toyTrainer(t, "vais", func(c *model.Config) { c.ClipGrad = clip })
+		if preset > 0 {
+			tr.Ctx.In("gradient_clip").VariableWithValue("sq_norm", preset)
+		}
+		before, err := tr.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Run(20, nil, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		after, err := tr.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := append([]float64{before.NoiseVariance}, before.Lengthscales...)
+		b := append([]float64{after.NoiseVariance}, after.Lengthscales...)
+		for i := range a {
+			moved = math.Max(moved, math.Abs(b[i]/a[i]-1))
+		}
+		return tr.Curve, tr.ClippedSteps(), moved
+	}
+	plain, n0, m0 := run(0, 0)
+	loose, n1, _ := run(1e9, 0)
+	if d := testutil.MaxAbsDiff(plain, loose); d > 1e-12 || n0 != 0 || n1 != 0 {
+		t.Errorf("clip 1e9: curve differs from unclipped by %g (clipped steps %d, %d), want 0", d, n0, n1)
+	}
+	_, n2, m2 := run(5, 1e-20)
+	t.Logf("largest relative change of noise variance and lengthscales in 20 steps: unclipped %.3g, clipped to ~1e-10 %.3g (%d steps clipped)", m0, m2, n2)
+	if n2 != 20 || !(m0 > 0.05) || !(m2 < 0.02*m0) {
+		t.Errorf("preset clipping: %d of 20 steps clipped, parameters moved %.3g vs %.3g unclipped; want 20, and under 2%% of a change above 0.05", n2, m2, m0)
 	}
 }
 

@@ -5,13 +5,15 @@ package train
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"io"
 	"math"
 	"math/rand/v2"
 	"time"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -55,13 +57,24 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		}
 		res, c := m.Bound(ctx, x, mask, idx, eps0, chain)
 		loss := DivScalar(Neg(res.ELBO), float64(m.N))
-		opt.UpdateGraph(ctx, x.Graph(), loss)
+		if m.Cfg.ClipGrad > 0 {
+			clip := newGradientClip(ctx)
+			grads := clip.apply(ctx.BuildTrainableVariablesGradientsGraph(loss), m.Cfg.ClipGrad)
+			opt.(gradientUpdater).UpdateGraphWithGradients(ctx, grads, loss.DType())
+		} else {
+			opt.UpdateGraph(ctx, x.Graph(), loss)
+		}
 		if c != nil {
 			m.Step.Adapt(ctx, c)
 		}
 		return loss
 	})
 	return t
+}
+
+// gradientUpdater is the part of GoMLX's Adam that applies given gradients (used to clip them).
+type gradientUpdater interface {
+	UpdateGraphWithGradients(ctx *context.Context, grads []*Node, lossDType dtypes.DType)
 }
 
 // Inputs draws the inputs of iteration it: batch rows, mask, indices and noise (from PCG(seed, it)).

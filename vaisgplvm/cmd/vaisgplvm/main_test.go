@@ -42,6 +42,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"train", "--out", out, "--dtype", "float16"},
 		{"train", "--out", out, "--accept-target", "1.2"},
 		{"train", "--out", out, "--adapt-rate", "0"},
+		{"train", "--out", out, "--clip-grad", "0.5"},
+		{"train", "--out", out, "--clip-grad", "NaN"},
 		{"reproduce", "--table", "9"},
 		{"reproduce", "--table", "5", "--datasets", "oilflow,nope"},
 		{"reproduce", "--table", "5", "--subset", "-1"},

@@ -21,6 +21,7 @@ type Metrics struct {
 	Backend        string            `json:"backend"`
 	Iterations     int               `json:"iterations"`
 	SecondsPerIter float64           `json:"seconds_per_iteration"`
+	ClippedSteps   int               `json:"clipped_steps,omitempty"` // steps whose gradient --clip-grad clipped
 	Eval           *train.Evaluation `json:"metrics"`
 	Standardized   bool              `json:"standardized"`
 	Chain          *ChainReport      `json:"chain,omitempty"`
@@ -142,7 +143,7 @@ func runTrain(args []string) error {
 		return err
 	}
 	met := Metrics{Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: cfg,
-		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), Eval: ev,
+		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(), Eval: ev,
 		Standardized: mf.standardize, Chain: chain}
 	buf, _ := json.MarshalIndent(met, "", "  ")
 	fmt.Println(string(buf))
