@@ -153,6 +153,9 @@ func runReproduce(args []string) error {
 		"k": mf.k, "m": mf.m, "eta": mf.etaSetting(), "lr": mf.lr, "standardized": mf.standardize,
 		"precondition": mf.precondition, "schedule": mf.schedule, "parallel_jobs": *jobs, "table": *table,
 		"shared_q_sqrt": mf.sharedQSqrt}}
+	if mf.clipGrad > 0 {
+		res.Settings["clip_grad"] = mf.clipGrad
+	}
 	if own != nil {
 		res.Settings["data_file"], res.Settings["missing_entries"] = ownSrc.File, own.Missing()
 	}
