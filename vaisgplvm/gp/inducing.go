@@ -10,11 +10,10 @@ package gp
 import (
 	"fmt"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
-
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
 )

@@ -11,12 +11,12 @@ package infer
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 	"strings"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"

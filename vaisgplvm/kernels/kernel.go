@@ -7,11 +7,12 @@ package kernels
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
 
 // Kernel is a covariance function k(h, h') over Q latent dimensions.

@@ -10,8 +10,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
-
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
@@ -21,6 +19,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
