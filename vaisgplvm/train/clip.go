@@ -75,5 +75,5 @@ func (t *Trainer) ClippedSteps() int {
 	if err != nil {
 		return 0
 	}
-	return int(vars.Flat64(val)[0] + 0.5)
+	return int(scalar(val) + 0.5)
 }
