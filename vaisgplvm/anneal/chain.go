@@ -63,7 +63,8 @@ type Options struct {
 //	log w   = log p(x, H_K) - log q0(H_0) - sum_k R_{k-1}
 //
 // logJoint is log p(x_n, h) = l_n(h) + log p(h), logQ0 is log q0(h_n); both [S, B, Q] -> [S, B].
-// eps: [K, S, B, Q] standard normal noise; betas, etas: [K] nodes. K = 0 (eps with leading
+// eps: [K, S, B, Q] standard normal noise; betas: [K]; etas: [K], or [K, B] for a step size per
+// transition and point (see StepSize.PerPoint). K = 0 (eps with leading
 // dimension 0 is not allowed in GoMLX, so pass nil eps) gives the importance-sampling weight.
 func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, opt Options) *Chain {
 	c := &Chain{H0: h0, Path: []*Node{h0}}
@@ -72,12 +73,13 @@ func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, o
 	h := h0
 	sumR := ZerosLike(ReduceSum(h0, -1))
 	for k, e := range eps {
-		beta, eta := element(betas, k), element(etas, k)
-		gPrev := drift(mix(beta, cur.gradJ, cur.gradQ), eta, opt.Tamed)
+		beta := element(betas, k)
+		eta, etaPoint := stepEta(etas, k)
+		gPrev := drift(mix(beta, cur.gradJ, cur.gradQ), etaPoint, opt.Tamed)
 		hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
 		prev := cur
 		cur = evaluate(hNew, logJoint, logQ0, opt)
-		gNew := drift(mix(beta, cur.gradJ, cur.gradQ), eta, opt.Tamed)
+		gNew := drift(mix(beta, cur.gradJ, cur.gradQ), etaPoint, opt.Tamed)
 		sign := -1.0
 		if opt.Algorithm1Sign {
 			sign = 1
@@ -153,6 +155,21 @@ func drift(g, eta *Node, tamed bool) *Node {
 // mix returns beta gj + (1 - beta) gq.
 func mix(beta, gj, gq *Node) *Node {
 	return Add(Mul(gj, beta), Mul(gq, OneMinus(beta)))
+}
+
+// stepEta returns transition k's step size shaped for the [S, B, Q] moves and for the [S, B]
+// per-point terms: the scalar eta_k twice for etas [K], or row k of etas [K, B] as [1, B, 1] and
+// [1, B].
+func stepEta(etas *Node, k int) (move, point *Node) {
+	if etas.Rank() == 1 {
+		e := element(etas, k)
+		return e, e
+	}
+	oneHot := make([]float64, etas.Shape().Dim(0))
+	oneHot[k] = 1
+	row := ReduceSum(Mul(etas, InsertAxes(ConstAsDType(etas.Graph(), etas.DType(), oneHot), -1)), 0) // [B]
+	b := row.Shape().Dim(0)
+	return Reshape(row, 1, b, 1), Reshape(row, 1, b)
 }
 
 // element returns v[k] of a [K] node as a scalar through a one-hot product: Slice's gradient needs

@@ -16,6 +16,8 @@ const (
 	DefaultAdaptRate    = 0.05 // Robbins-Monro gain on log eta_k per training iteration
 	minLogEta           = -16  // adaptive log eta_k is kept in [minLogEta, maxLogEta]
 	maxLogEta           = 2
+	minLogScale         = -12 // per-point log s_n is kept in [minLogScale, maxLogScale]
+	maxLogScale         = 4
 )
 
 // StepSize gives the Langevin step size eta (latent units squared; relative to q0's spread when the
@@ -46,6 +48,18 @@ type StepSize struct {
 	Adaptive bool    // adapt log eta_k toward TargetAccept (exclusive with Learned)
 	// TargetAccept in (0, 1) and AdaptRate > 0 tune the adaptive rule (0: the defaults above).
 	TargetAccept, AdaptRate float64
+	// PerPoint (with Adaptive) multiplies every eta_k of point n by its own factor s_n, adapted
+	// once per training iteration for the B points of the batch (out of N) by
+	//
+	//	log s_n <- log s_n + AdaptRate (N / B) (r_n - mean over the batch of r_m),  r_n = mean_k min(1, a_k,n)
+	//
+	// so that the points' chains move toward equal acceptance rates while eta_k sets the level. A
+	// point is in one batch per epoch, so its gain is AdaptRate times the batches per epoch.
+	// One global eta_k fits the typical point: where q0 is much broader than a point's posterior
+	// its chain takes steps far beyond stability (acceptance e^-100), which loosens that point's
+	// weight and makes the gradient through its chain explode. Like eta_k, s_n is a constant inside
+	// one evaluation of the bound. See PointScales and AdaptPoints.
+	PerPoint bool
 }
 
 // Validate reports a non-positive eta, both Learned and Adaptive, or adaptive settings out of range.
@@ -61,6 +75,9 @@ func (s StepSize) Validate() error {
 	}
 	if r := s.AdaptRate; r != 0 && !(r > 0 && r <= 1) {
 		return fmt.Errorf("anneal: adaptation rate must be in (0, 1], got %g", r)
+	}
+	if s.PerPoint && !s.Adaptive {
+		return fmt.Errorf("anneal: per-point step sizes need the adaptive step size")
 	}
 	return nil
 }
@@ -89,6 +106,49 @@ func (s StepSize) Adapt(ctx *context.Context, c *Chain) {
 	logEta := v.ValueGraph(rates.Graph())
 	step := MulScalar(AddScalar(ConvertDType(rates, logEta.DType()), -target), gain)
 	v.SetValueGraph(ClipScalar(Add(logEta, step), minLogEta, maxLogEta))
+}
+
+// PointScales returns the per-point factors s_n of the points idx [B] (int32): [B], from the
+// variable "log_eta_scale" [n] in ctx's scope (not trainable; created at 0, i.e. s_n = 1). The
+// caller chooses the scope: the factors belong to the points, not to the model (model.Model keeps
+// them with the latents, so that a model fitted to new points starts them afresh).
+func PointScales(ctx *context.Context, g *Graph, n int, idx *Node) *Node {
+	return Exp(Gather(pointScaleVar(ctx, n).ValueGraph(g), InsertAxes(idx, -1)))
+}
+
+// AdaptPoints adds to the graph the update of log s_n for the points idx [B] of the batch (see
+// PerPoint; a no-op unless PerPoint, or when the chain has no transitions). Call it only in the
+// training step, with the ctx given to PointScales.
+func (s StepSize) AdaptPoints(ctx *context.Context, c *Chain, idx *Node, n int) {
+	if !s.PerPoint || len(c.LogAccept) == 0 {
+		return
+	}
+	var rate *Node // [B]: mean over transitions and chains of min(1, a_k,n)
+	for _, la := range c.LogAccept {
+		r := ReduceMean(Exp(MinScalar(la, 0)), 0)
+		if rate == nil {
+			rate = r
+		} else {
+			rate = Add(rate, r)
+		}
+	}
+	rate = DivScalar(rate, float64(len(c.LogAccept)))
+	v := pointScaleVar(ctx, n)
+	old := v.ValueGraph(rate.Graph())
+	gain := orDefault(s.AdaptRate, DefaultAdaptRate) * float64(n) / float64(idx.Shape().Dim(0))
+	step := MulScalar(Sub(rate, ReduceAllMean(rate)), gain)
+	upd := ScatterSum(ZerosLike(old), InsertAxes(idx, -1), ConvertDType(step, old.DType()), false, true)
+	v.SetValueGraph(ClipScalar(Add(old, upd), minLogScale, maxLogScale))
+}
+
+// pointScaleVar returns the variable "log_eta_scale" [n] of ctx's scope, created at 0 if new.
+func pointScaleVar(ctx *context.Context, n int) *context.Variable {
+	v := ctx.GetVariable("log_eta_scale")
+	if v == nil {
+		v = vars.New(ctx, "log_eta_scale", make([]float64, n))
+	}
+	v.SetTrainable(false)
+	return v
 }
 
 // logEtaVar returns the variable "anneal/log_eta" [k], created at log Eta0 if new (not trainable

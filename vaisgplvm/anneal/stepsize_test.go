@@ -41,13 +41,13 @@ func goGradLogN(h []float64, m, sd float64) []float64 {
 }
 
 // goMALALogRatio is the Metropolis-Hastings log ratio of the Langevin move h -> h2 under
-// log pi = beta log gamma + (1 - beta) log q0, written with the Gaussian kernel densities
+// log pi = beta log gamma + (1 - beta) log q0 (gamma with standard deviation sigma), written with the Gaussian kernel densities
 // F(h2|h) = N(h2 | h + eta g(h), 2 eta I) and B(h|h2) = N(h | h2 + eta g(h2), 2 eta I):
 // an independent form of Chain.LogAccept (which uses R_{k-1}).
-func goMALALogRatio(h, h2 []float64, beta, eta float64) float64 {
-	logPi := func(x []float64) float64 { return beta*goLogN(x, accMu, accSigma) + (1-beta)*goLogN(x, 0, 1) }
+func goMALALogRatio(h, h2 []float64, beta, eta, sigma float64) float64 {
+	logPi := func(x []float64) float64 { return beta*goLogN(x, accMu, sigma) + (1-beta)*goLogN(x, 0, 1) }
 	grad := func(x []float64) []float64 {
-		a, b := goGradLogN(x, accMu, accSigma), goGradLogN(x, 0, 1)
+		a, b := goGradLogN(x, accMu, sigma), goGradLogN(x, 0, 1)
 		for i := range a {
 			a[i] = beta*a[i] + (1-beta)*b[i]
 		}
@@ -95,7 +95,7 @@ func TestLogAcceptMatchesKernelDensities(t *testing.T) {
 		from, to := testutil.Flat(out[k+step]), testutil.Flat(out[k+step+1])
 		mean, meanLog := 0.0, 0.0
 		for n := 0; n < s; n++ {
-			want := goMALALogRatio(from[n*accDim:(n+1)*accDim], to[n*accDim:(n+1)*accDim], betas[step], etas[step])
+			want := goMALALogRatio(from[n*accDim:(n+1)*accDim], to[n*accDim:(n+1)*accDim], betas[step], etas[step], accSigma)
 			worst = math.Max(worst, math.Abs(la[n]-want)/(1+math.Abs(want)))
 			mean += math.Min(1, math.Exp(want)) / s
 			meanLog += want / s
@@ -113,8 +113,9 @@ func TestLogAcceptMatchesKernelDensities(t *testing.T) {
 }
 
 // goAcceptRates runs n chains of the (untamed) annealed Langevin transitions in float64 with the
-// given betas and etas and returns the mean min(1, a_k) of each step: a brute-force reference.
-func goAcceptRates(betas, etas []float64, n int, seed uint64) []float64 {
+// given betas and etas (target standard deviation sigma) and returns the mean min(1, a_k) of each
+// step: a brute-force reference.
+func goAcceptRates(betas, etas []float64, sigma float64, n int, seed uint64) []float64 {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	rates := make([]float64, len(betas))
 	for c := 0; c < n; c++ {
@@ -123,13 +124,13 @@ func goAcceptRates(betas, etas []float64, n int, seed uint64) []float64 {
 			h[i] = rng.NormFloat64()
 		}
 		for k, beta := range betas {
-			g := goGradLogN(h, accMu, accSigma)
+			g := goGradLogN(h, accMu, sigma)
 			q := goGradLogN(h, 0, 1)
 			h2 := make([]float64, accDim)
 			for i := range h {
 				h2[i] = h[i] + etas[k]*(beta*g[i]+(1-beta)*q[i]) + math.Sqrt(2*etas[k])*rng.NormFloat64()
 			}
-			rates[k] += math.Min(1, math.Exp(goMALALogRatio(h, h2, beta, etas[k]))) / float64(n)
+			rates[k] += math.Min(1, math.Exp(goMALALogRatio(h, h2, beta, etas[k], sigma))) / float64(n)
 			h = h2
 		}
 	}
@@ -179,7 +180,7 @@ func TestAdaptiveStepSizeReachesTarget(t *testing.T) {
 	for i, l := range logEta {
 		etas[i] = math.Exp(l)
 	}
-	ref := goAcceptRates(betas, etas, 200000, 7)
+	ref := goAcceptRates(betas, etas, accSigma, 200000, 7)
 	t.Logf("acceptance at eta0 = 2: %.3f; adapted etas %.4f; float64 reference acceptance %.3f (target 0.7)", first, etas, ref)
 	for i := range ref {
 		if first[i] > 0.5 {

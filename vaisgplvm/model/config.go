@@ -38,7 +38,10 @@ type Config struct {
 	AdaptEta     bool    `json:"adapt_eta,omitempty"`
 	AcceptTarget float64 `json:"accept_target,omitempty"`
 	AdaptRate    float64 `json:"adapt_rate,omitempty"`
-	StopGrad     bool    `json:"stop_grad"` // stop gradients through the chain's scores
+	// PointEta (with AdaptEta) gives every point its own factor on eta_k, adapted toward equal
+	// acceptance rates across points (see anneal.StepSize.PerPoint; kept with the latents).
+	PointEta bool `json:"point_eta,omitempty"`
+	StopGrad bool `json:"stop_grad"` // stop gradients through the chain's scores
 	// Precondition runs the Langevin chain in q0's whitened coordinates (default true; see
 	// anneal.Options.Precondition). Eta is then relative to q0's spread.
 	Precondition bool `json:"precondition"`
@@ -87,7 +90,7 @@ func (c *Config) StepSize() float64 {
 // StepRule returns the chain's step-size rule: eta from StepSize, fixed, learned or adaptive.
 func (c *Config) StepRule() anneal.StepSize {
 	return anneal.StepSize{Eta0: c.StepSize(), Learned: c.LearnEta, Adaptive: c.AdaptEta,
-		TargetAccept: c.AcceptTarget, AdaptRate: c.AdaptRate}
+		TargetAccept: c.AcceptTarget, AdaptRate: c.AdaptRate, PerPoint: c.PointEta}
 }
 
 // Validate checks every setting and names the first bad one.

@@ -150,8 +150,33 @@ func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) 
 	}
 	betas := ConvertDType(m.Schedule.Betas(ctx, g, max(k, 1)), x.DType())
 	etas := ConvertDType(m.Step.Etas(ctx, g, max(k, 1)), x.DType())
+	if f := m.PointEtaFactors(ctx, g, idx); f != nil {
+		etas = Mul(InsertAxes(etas, -1), InsertAxes(ConvertDType(f, x.DType()), 0)) // [K, B]
+	}
 	return bounds.VAIS(b, eps0, eps, betas, etas, anneal.Options{StopScoreGradient: m.Cfg.StopGrad,
 		Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed})
+}
+
+// AdaptStep adds to the training step's graph the adaptive step-size updates (eta_k and, with
+// PointEta, the per-point factors of the batch idx [B]) from the chain of that step's bound.
+func (m *Model) AdaptStep(ctx *context.Context, c *anneal.Chain, idx *Node) {
+	m.Step.Adapt(ctx, c)
+	m.Step.AdaptPoints(m.pointScope(ctx), c, idx, m.N)
+}
+
+// PointEtaFactors returns the per-point step-size factors s_n of the points idx [B] (int32): [B],
+// or nil without Cfg.PointEta (see anneal.StepSize.PerPoint).
+func (m *Model) PointEtaFactors(ctx *context.Context, g *Graph, idx *Node) *Node {
+	if !m.Step.PerPoint {
+		return nil
+	}
+	return anneal.PointScales(m.pointScope(ctx), g, m.N, idx)
+}
+
+// pointScope is where the per-point step-size factors live: with the latents, so that a model
+// fitted to new points (package infer) starts its own.
+func (m *Model) pointScope(ctx *context.Context) *context.Context {
+	return ctx.In("latent")
 }
 
 // BatchFor returns what the bounds need for the batch idx [B] with data x [B, D] and mask (as in

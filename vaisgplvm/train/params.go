@@ -29,6 +29,9 @@ type Params struct {
 	// only; nil otherwise).
 	Betas []float64 `json:"betas,omitempty"`
 	Etas  []float64 `json:"etas,omitempty"`
+	// PointEtaFactors are the per-point factors s_n on eta_k [N] (VAIS with Cfg.PointEta; nil
+	// otherwise): point n's chain steps with eta_k s_n.
+	PointEtaFactors []float64 `json:"-"`
 }
 
 // Params reads the fitted values out of the trainer's variables (creating them from their
@@ -45,6 +48,9 @@ func (t *Trainer) Params() (*Params, error) {
 		if vais {
 			k := max(m.Cfg.K, 1)
 			out = append(out, m.Schedule.Betas(ctx, g, k), m.Step.Etas(ctx, g, k))
+			if f := m.PointEtaFactors(ctx, g, idx); f != nil {
+				out = append(out, f)
+			}
 		}
 		return out
 	})
@@ -68,6 +74,9 @@ func (t *Trainer) Params() (*Params, error) {
 	}
 	if vais {
 		p.Betas, p.Etas = vars.Flat64(out[5]), vars.Flat64(out[6])
+		if len(out) > 7 {
+			p.PointEtaFactors = vars.Flat64(out[7])
+		}
 	}
 	return p, nil
 }

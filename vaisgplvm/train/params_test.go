@@ -11,7 +11,8 @@ import (
 
 // TestParamsAtInitialisation: before any step the fitted values are the documented initial
 // values (PCA means, lengthscale 1, q0 sd Scale0, noise Noise0 x mean data variance + 1e-6,
-// linear schedule k/K, eta = 0.25/K).
+// linear schedule k/K, eta = 0.25/K, per-point step-size factors 1 with PointEta and none
+// without).
 func TestParamsAtInitialisation(t *testing.T) {
 	tr := toyTrainer(t, "vais", nil)
 	p, err := tr.Params()
@@ -47,6 +48,21 @@ func TestParamsAtInitialisation(t *testing.T) {
 		if math.Abs(p.Betas[i]-float64(i+1)/float64(k)) > 1e-12 || math.Abs(p.Etas[i]-model.EtaTimesK/float64(k)) > 1e-12 {
 			t.Errorf("step %d: beta %g eta %g", i, p.Betas[i], p.Etas[i])
 		}
+	}
+	if p.PointEtaFactors != nil {
+		t.Errorf("per-point step-size factors %v without PointEta, want nil", p.PointEtaFactors)
+	}
+	tp := toyTrainer(t, "vais", func(c *model.Config) { c.PointEta = true })
+	if p, err = tp.Params(); err != nil {
+		t.Fatal(err)
+	}
+	for n, f := range p.PointEtaFactors {
+		if f != 1 {
+			t.Errorf("point %d: step-size factor %g before training, want 1", n, f)
+		}
+	}
+	if len(p.PointEtaFactors) != m.N {
+		t.Errorf("%d per-point step-size factors, want N = %d", len(p.PointEtaFactors), m.N)
 	}
 }
 

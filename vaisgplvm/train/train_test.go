@@ -49,15 +49,17 @@ func toyTrainer(t *testing.T, method string, mutate func(*model.Config)) *train.
 
 // TestResumeIsExact: 3 iterations, a checkpoint, a fresh trainer loading it and 3 more give the
 // same curve as 6 iterations in one go (batches and noise depend only on seed and iteration),
-// also with the adaptive step size's and gradient clipping's state (clipping at 1x the running
-// RMS, so that most steps are clipped and the state matters).
+// also with the adaptive step size's, the per-point step-size factors' and gradient clipping's
+// state (clipping at 1x the running RMS, so that most steps are clipped and the state matters).
 func TestResumeIsExact(t *testing.T) {
 	variants := map[string]func(c *model.Config){
 		"vais+adapt-eta": func(c *model.Config) { c.AdaptEta, c.Eta = true, 1 },
 		"vais+clip-grad": func(c *model.Config) { c.ClipGrad = 1 },
+		"vais+point-eta": func(c *model.Config) { c.PointEta, c.Eta = true, 1 },
 	}
-	var states []float64 // gradient clipping's running mean of squared norms, straight and resumed
-	for _, method := range append(model.Methods, "vais+adapt-eta", "vais+clip-grad") {
+	var states []float64        // gradient clipping's running mean of squared norms, straight and resumed
+	var pointScales [][]float64 // per-point step-size factors, straight and resumed
+	for _, method := range append(model.Methods, "vais+adapt-eta", "vais+clip-grad", "vais+point-eta") {
 		mutate := func(*model.Config) {}
 		if v, ok := variants[method]; ok {
 			method, mutate = "vais", v
@@ -92,7 +94,14 @@ func TestResumeIsExact(t *testing.T) {
 				val, _ := v.Value()
 				states = append(states, vars.Flat64(val)[0])
 			}
+			if v := tr.Ctx.In("latent").GetVariable("log_eta_scale"); v != nil {
+				val, _ := v.Value()
+				pointScales = append(pointScales, vars.Flat64(val))
+			}
 		}
+	}
+	if len(pointScales) != 2 || testutil.MaxAbsDiff(pointScales[0], pointScales[1]) != 0 || testutil.MaxAbsDiff(pointScales[0], make([]float64, 30)) == 0 {
+		t.Errorf("per-point step-size factors after 6 steps, straight and resumed: %v; want two equal vectors, not all 0", pointScales)
 	}
 	if len(states) != 2 || states[0] != states[1] || !(states[0] > 0) {
 		t.Errorf("gradient clipping state after 6 steps, straight and resumed: %v; want two equal positive values", states)

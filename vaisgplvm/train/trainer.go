@@ -64,7 +64,7 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 			opt.UpdateGraph(ctx, x.Graph(), loss)
 		}
 		if c != nil {
-			m.Step.Adapt(ctx, c)
+			m.AdaptStep(ctx, c, idx)
 		}
 		return loss
 	})

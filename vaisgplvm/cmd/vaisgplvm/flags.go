@@ -23,7 +23,7 @@ type modelFlags struct {
 	eta, lr, scale0, noise0    float64
 	clipGrad                   float64
 	acceptTarget, adaptRate    float64
-	adaptEta                   bool
+	adaptEta, pointEta         bool
 	unwhitened, diag, stopGrad bool
 	learnEta, standardize      bool
 	precondition, tamed        bool
@@ -46,6 +46,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.adaptEta, "adapt-eta", d.AdaptEta, "adapt log eta_k from --eta toward --accept-target (the Metropolis-Hastings acceptance rate of each transition; the chain stays unadjusted); --adapt-eta=false keeps eta fixed; --learn-eta turns it off")
 	fs.Float64Var(&f.acceptTarget, "accept-target", anneal.DefaultTargetAccept, "target acceptance rate of --adapt-eta, in (0, 1)")
 	fs.Float64Var(&f.adaptRate, "adapt-rate", anneal.DefaultAdaptRate, "gain of --adapt-eta on log eta_k per iteration, in (0, 1]")
+	fs.BoolVar(&f.pointEta, "point-eta", d.PointEta, "with --adapt-eta: give every point its own factor on eta_k, adapted toward equal acceptance rates across points (VAIS)")
 	fs.BoolVar(&f.precondition, "precondition", d.Precondition, "run the Langevin chain in q0's whitened coordinates (false = plain Langevin as printed in the paper)")
 	fs.BoolVar(&f.tamed, "tamed", d.Tamed, "tamed Langevin drift g/(1+eta|g|) (false = the paper's plain drift)")
 	fs.Float64Var(&f.lr, "lr", d.LR, "Adam learning rate")
@@ -78,6 +79,7 @@ func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, 
 	if c.AdaptEta {
 		c.AcceptTarget, c.AdaptRate = f.acceptTarget, f.adaptRate
 	}
+	c.PointEta = f.pointEta && method == "vais"
 	if f.dtype != "float64" {
 		c.DType = f.dtype
 	}

@@ -44,6 +44,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"train", "--out", out, "--adapt-rate", "0"},
 		{"train", "--out", out, "--clip-grad", "0.5"},
 		{"train", "--out", out, "--clip-grad", "NaN"},
+		{"train", "--out", out, "--point-eta", "--adapt-eta=false"},
+		{"train", "--out", out, "--point-eta", "--learn-eta"},
 		{"reproduce", "--table", "9"},
 		{"reproduce", "--table", "5", "--datasets", "oilflow,nope"},
 		{"reproduce", "--table", "5", "--subset", "-1"},

@@ -153,9 +153,7 @@ func runReproduce(args []string) error {
 		"k": mf.k, "m": mf.m, "eta": mf.etaSetting(), "lr": mf.lr, "standardized": mf.standardize,
 		"precondition": mf.precondition, "schedule": mf.schedule, "parallel_jobs": *jobs, "table": *table,
 		"shared_q_sqrt": mf.sharedQSqrt}}
-	if mf.clipGrad > 0 {
-		res.Settings["clip_grad"] = mf.clipGrad
-	}
+	mf.recordOptions(res.Settings)
 	if own != nil {
 		res.Settings["data_file"], res.Settings["missing_entries"] = ownSrc.File, own.Missing()
 	}
@@ -442,6 +440,19 @@ func withNaN(x, mask [][]float64) [][]float64 {
 		}
 	}
 	return out
+}
+
+// recordOptions adds to a table's settings the options that are off by default, when they are on.
+func (f *modelFlags) recordOptions(settings map[string]any) {
+	if f.clipGrad > 0 {
+		settings["clip_grad"] = f.clipGrad
+	}
+	if f.stopGrad {
+		settings["stop_grad"] = true
+	}
+	if f.pointEta {
+		settings["point_eta"] = true
+	}
 }
 
 // etaSetting describes the step-size rule of the flags: the (initial) eta and whether it is fixed,

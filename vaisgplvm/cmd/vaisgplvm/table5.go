@@ -188,9 +188,7 @@ func runTable5(args []string) error {
 		Rows     []Row5         `json:"rows"`
 	}{Settings: map[string]any{"iters": *iters, "runs": *runs, "subset": *subset, "paper": *paper, "batch": mf.batch,
 		"backend": b.Name(), "pixels": "unit", "standardized": mf.standardize, "k": "5 (oilflow, wine), 25 (frey, mnist) unless --k"}}
-	if mf.clipGrad > 0 {
-		res.Settings["clip_grad"] = mf.clipGrad
-	}
+	mf.recordOptions(res.Settings)
 	for i := 0; i < len(list); i += *runs {
 		cell := list[i : i+*runs]
 		row := Row5{Dataset: cell[0].dataset, Method: cell[0].method, N: cell[0].n, Test: cell[0].test, Iterations: *iters, Runs: *runs}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
@@ -34,6 +37,28 @@ type ChainReport struct {
 	Betas  []float64 `json:"betas"`
 	Etas   []float64 `json:"etas"`
 	Accept []float64 `json:"accept_rates"`
+	// PointEtaFactors summarises the per-point factors s_n on eta_k over all N points (--point-eta).
+	PointEtaFactors *Quantiles `json:"point_eta_factors,omitempty"`
+}
+
+// Quantiles summarises a sample: its minimum, 10%, 50% and 90% quantiles and maximum.
+type Quantiles struct {
+	Min    float64 `json:"min"`
+	P10    float64 `json:"p10"`
+	Median float64 `json:"median"`
+	P90    float64 `json:"p90"`
+	Max    float64 `json:"max"`
+}
+
+// quantiles returns the Quantiles of x (nil when x is empty).
+func quantiles(x []float64) *Quantiles {
+	if len(x) == 0 {
+		return nil
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	q := func(p float64) float64 { return stat.Quantile(p, stat.Empirical, s, nil) }
+	return &Quantiles{Min: s[0], P10: q(0.1), Median: q(0.5), P90: q(0.9), Max: s[len(s)-1]}
 }
 
 // chainReport returns the chain report of a VAIS trainer (nil for MF and IWVI, or K = 0).
@@ -53,7 +78,7 @@ func chainReport(tr *train.Trainer, seed uint64) (*ChainReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ChainReport{Betas: p.Betas, Etas: p.Etas, Accept: w.Accept}, nil
+	return &ChainReport{Betas: p.Betas, Etas: p.Etas, Accept: w.Accept, PointEtaFactors: quantiles(p.PointEtaFactors)}, nil
 }
 
 func runTrain(args []string) error {
