@@ -1,12 +1,12 @@
 package gp
 
 import (
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 )
 

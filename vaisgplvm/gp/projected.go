@@ -4,6 +4,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/core/shapes"
+
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
 )
 

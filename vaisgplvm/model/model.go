@@ -2,10 +2,10 @@ package model
 
 import (
 	"fmt"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"math"
 	"math/rand/v2"
 
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
 

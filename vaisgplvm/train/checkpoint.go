@@ -3,14 +3,14 @@ package train
 import (
 	"encoding/gob"
 	"fmt"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"os"
 	"path/filepath"
 
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 

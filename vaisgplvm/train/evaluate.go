@@ -4,8 +4,8 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 )
 

@@ -10,9 +10,10 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
-	"gonum.org/v1/gonum/mat"
 )
 
 var (
