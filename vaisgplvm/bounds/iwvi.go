@@ -1,9 +1,9 @@
 package bounds
 
 import (
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
-
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 )
 
 // IWVI is the importance-weighted bound with K samples h_k ~ q0(h_n) (eps [K, B, Q]) and one

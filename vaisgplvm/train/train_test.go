@@ -2,15 +2,14 @@ package train_test
 
 import (
 	"math"
-
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
-
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
