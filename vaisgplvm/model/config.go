@@ -52,10 +52,12 @@ type Config struct {
 	// ClipGrad clips the global norm of each step's gradient at ClipGrad times the root mean square
 	// of the recent (clipped) norms (see train's gradient clipping); 0 = off (the default).
 	ClipGrad float64 `json:"clip_grad,omitempty"`
-	Batch    int     `json:"batch"`  // mini-batch size B; 0 = full batch
-	Seed     uint64  `json:"seed"`   // seeds initialisation, batches and noise
-	Noise0   float64 `json:"noise0"` // initial noise variance as a fraction of the mean data variance
-	Jitter   float64 `json:"jitter"` // relative jitter on Kuu
+	// AdamBeta2 is the decay of Adam's second-moment average, in (0, 1); 0 = DefaultAdamBeta2.
+	AdamBeta2 float64 `json:"adam_beta2,omitempty"`
+	Batch     int     `json:"batch"`  // mini-batch size B; 0 = full batch
+	Seed      uint64  `json:"seed"`   // seeds initialisation, batches and noise
+	Noise0    float64 `json:"noise0"` // initial noise variance as a fraction of the mean data variance
+	Jitter    float64 `json:"jitter"` // relative jitter on Kuu
 	// DType is the floating-point type of every parameter and graph: "float64" (default, also
 	// when empty) or "float32".
 	DType string `json:"dtype,omitempty"`
@@ -72,6 +74,10 @@ func DefaultConfig(method string, q int) Config {
 		Seed: 1, Noise0: 0.1,
 	}
 }
+
+// DefaultAdamBeta2 is Adam's usual second-moment decay (Kingma & Ba 2015; GoMLX's, PyTorch's and
+// GPflow's default), used when Config.AdamBeta2 is 0.
+const DefaultAdamBeta2 = 0.999
 
 // EtaTimesK is the default total chain time eta * K: with the preconditioned, tamed chain the step
 // size defaults to EtaTimesK / K (0.05 for K = 5, 0.01 for K = 25). Measured: on oilflow with K = 5,
@@ -142,6 +148,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DType != "" && c.DType != "float64" && c.DType != "float32" {
 		return fmt.Errorf("dtype %q: want float64 or float32", c.DType)
+	}
+	if b := c.AdamBeta2; b != 0 && !(b > 0 && b < 1) {
+		return fmt.Errorf("adam-beta2 = %g: want a decay in (0, 1)", b)
 	}
 	if !(c.ClipGrad == 0 || c.ClipGrad >= 1) || math.IsInf(c.ClipGrad, 0) {
 		return fmt.Errorf("clip-grad = %g: want 0 (off) or a finite factor >= 1", c.ClipGrad)

@@ -422,3 +422,45 @@ func TestGraphOpsGrowLinearlyInK(t *testing.T) {
 		t.Errorf("ops added per 2 steps: %d then %d, want equal within 5%% (linear in K)", step1, step2)
 	}
 }
+
+// TestAdamBeta2: after one step Adam's second moment is (1 - beta2) g^2, so with the same first
+// gradient (same parameters and noise) AdamBeta2 = 0.5 gives 500 times the default 0.999's, entry
+// by entry; an out-of-range decay is rejected.
+func TestAdamBeta2(t *testing.T) {
+	moments := func(beta2 float64) []float64 {
+		tr := toyTrainer(t, "vais", func(c *model.Config) { c.AdamBeta2 = beta2 })
+		if _, err := tr.Step(); err != nil {
+			t.Fatal(err)
+		}
+		var out []float64
+		tr.Ctx.EnumerateVariables(func(v *context.Variable) {
+			if strings.HasSuffix(v.Name(), "_2nd_moment") {
+				val, _ := v.Value()
+				out = append(out, vars.Flat64(val)...)
+			}
+		})
+		return out
+	}
+	def, half := moments(0), moments(0.5)
+	if len(def) == 0 || len(def) != len(half) {
+		t.Fatalf("found %d and %d second-moment entries", len(def), len(half))
+	}
+	worst, nonzero := 0.0, 0
+	for i := range def {
+		if def[i] == 0 {
+			continue
+		}
+		nonzero++
+		worst = math.Max(worst, math.Abs(half[i]/def[i]-500)/500)
+	}
+	if nonzero < len(def)/4 || worst > 1e-9 { // rows of points outside the batch have no gradient
+		t.Errorf("second moments with beta2 0.5 / 0.999: %d of %d nonzero, worst relative deviation from 500: %.3g", nonzero, len(def), worst)
+	}
+	for _, bad := range []float64{1, -0.1, math.NaN()} {
+		c := model.DefaultConfig("vais", 2)
+		c.AdamBeta2 = bad
+		if c.Validate() == nil {
+			t.Errorf("AdamBeta2 = %g should be rejected", bad)
+		}
+	}
+}

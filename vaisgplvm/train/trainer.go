@@ -49,7 +49,11 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		panic(err) // Config.Validate accepts only float64 and float32
 	}
 	t := &Trainer{Model: m, Backend: b, Ctx: ctx}
-	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Done()
+	beta2 := m.Cfg.AdamBeta2
+	if beta2 == 0 {
+		beta2 = model.DefaultAdamBeta2
+	}
+	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Betas(0.9, beta2).Done()
 	t.step = context.MustNewExec(b, ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) *Node {
 		if !m.HasMask() {
 			mask = nil

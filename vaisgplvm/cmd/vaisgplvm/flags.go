@@ -21,7 +21,7 @@ type modelFlags struct {
 	q, m, k, samples, batch    int
 	kernel, schedule, dtype    string
 	eta, lr, scale0, noise0    float64
-	clipGrad                   float64
+	clipGrad, adamBeta2        float64
 	acceptTarget, adaptRate    float64
 	adaptEta, pointEta         bool
 	unwhitened, diag, stopGrad bool
@@ -51,6 +51,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.tamed, "tamed", d.Tamed, "tamed Langevin drift g/(1+eta|g|) (false = the paper's plain drift)")
 	fs.Float64Var(&f.lr, "lr", d.LR, "Adam learning rate")
 	fs.Float64Var(&f.clipGrad, "clip-grad", d.ClipGrad, "clip each step's global gradient norm at this many times the RMS of the last ~100 steps' norms (0 = off; e.g. 5)")
+	fs.Float64Var(&f.adamBeta2, "adam-beta2", model.DefaultAdamBeta2, "decay of Adam's second-moment average, in (0, 1)")
 	fs.Float64Var(&f.scale0, "q0-scale", d.Scale0, "initial standard deviation of q0(h)")
 	fs.Float64Var(&f.noise0, "noise0", d.Noise0, "initial noise variance as a fraction of the mean data variance")
 	fs.BoolVar(&f.unwhitened, "unwhitened", !d.Whitened, "parameterise q(u) directly instead of whitened")
@@ -70,6 +71,12 @@ func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, 
 	c.M, c.K, c.Samples, c.Batch, c.Kernel, c.Schedule = f.m, f.k, f.samples, f.batch, f.kernel, f.schedule
 	c.Eta, c.LearnEta, c.LR, c.Scale0, c.Noise0 = f.eta, f.learnEta, f.lr, f.scale0, f.noise0
 	c.ClipGrad = f.clipGrad
+	if f.adamBeta2 != model.DefaultAdamBeta2 {
+		c.AdamBeta2 = f.adamBeta2 // 0 means the default, so that checkpoints of either spelling match
+		if f.adamBeta2 == 0 {
+			return c, usagef("--adam-beta2 = 0: want a decay in (0, 1)")
+		}
+	}
 	c.Whitened, c.DiagQ0, c.StopGrad, c.Seed = !f.unwhitened, f.diag, f.stopGrad, seed
 	c.Precondition, c.Tamed, c.SharedQSqrt, c.MeanBias = f.precondition, f.tamed, f.sharedQSqrt, f.meanBias
 	if !(f.acceptTarget > 0 && f.acceptTarget < 1) || !(f.adaptRate > 0 && f.adaptRate <= 1) {

@@ -46,6 +46,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"train", "--out", out, "--clip-grad", "NaN"},
 		{"train", "--out", out, "--point-eta", "--adapt-eta=false"},
 		{"train", "--out", out, "--point-eta", "--learn-eta"},
+		{"train", "--out", out, "--adam-beta2", "1"},
+		{"train", "--out", out, "--adam-beta2", "0"},
 		{"reproduce", "--table", "9"},
 		{"reproduce", "--table", "5", "--datasets", "oilflow,nope"},
 		{"reproduce", "--table", "5", "--subset", "-1"},

@@ -453,6 +453,9 @@ func (f *modelFlags) recordOptions(settings map[string]any) {
 	if f.pointEta {
 		settings["point_eta"] = true
 	}
+	if f.adamBeta2 != model.DefaultAdamBeta2 {
+		settings["adam_beta2"] = f.adamBeta2
+	}
 }
 
 // etaSetting describes the step-size rule of the flags: the (initial) eta and whether it is fixed,
