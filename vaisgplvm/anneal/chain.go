@@ -64,8 +64,8 @@ type Options struct {
 //
 // logJoint is log p(x_n, h) = l_n(h) + log p(h), logQ0 is log q0(h_n); both [S, B, Q] -> [S, B].
 // eps: [K, S, B, Q] standard normal noise; betas: [K]; etas: [K], or [K, B] for a step size per
-// transition and point (see StepSize.PerPoint). K = 0 (eps with leading
-// dimension 0 is not allowed in GoMLX, so pass nil eps) gives the importance-sampling weight.
+// transition and point (see StepSize.PerPoint). K = 0 (eps with leading dimension 0 is not
+// allowed in GoMLX, so pass nil eps) gives the importance-sampling weight.
 func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, opt Options) *Chain {
 	c := &Chain{H0: h0, Path: []*Node{h0}}
 	cur := evaluate(h0, logJoint, logQ0, opt)

@@ -55,10 +55,10 @@ type StepSize struct {
 	//
 	// so that the points' chains move toward equal acceptance rates while eta_k sets the level. A
 	// point is in one batch per epoch, so its gain is AdaptRate times the batches per epoch.
-	// One global eta_k fits the typical point: where q0 is much broader than a point's posterior
-	// its chain takes steps far beyond stability (acceptance e^-100), which loosens that point's
-	// weight and makes the gradient through its chain explode. Like eta_k, s_n is a constant inside
-	// one evaluation of the bound. See PointScales and AdaptPoints.
+	// One global eta_k fits the typical point: where a point's posterior is much sharper than
+	// the others', its chain steps far beyond stability (acceptance near 0) and its log weight,
+	// which carries sum_k log a_k, is loose. Like eta_k, s_n is a constant inside one evaluation
+	// of the bound. See PointScales and AdaptPoints.
 	PerPoint bool
 }
 
