@@ -309,7 +309,7 @@ func TestReproduceOnOwnData(t *testing.T) {
 	out := filepath.Join(dir, "cmp")
 	var stderr bytes.Buffer
 	args := []string{"reproduce", "--table", "1", "--data", file, "--labels", "kind", "--iters", "3", "--batch", "20",
-		"--m", "6", "--k", "2", "--jobs", "1", "--out", out}
+		"--m", "6", "--k", "2", "--runs", "2", "--jobs", "1", "--out", out}
 	if code := run(args, &stderr); code != 0 {
 		t.Fatalf("reproduce --data exited %d: %s", code, stderr.String())
 	}
@@ -326,6 +326,7 @@ func TestReproduceOnOwnData(t *testing.T) {
 		if r.Dataset != "cells" || r.OneNNError == nil || math.IsNaN(r.MSE[0]) || math.IsNaN(r.NegELBO[0]) {
 			t.Errorf("row %+v", r)
 		}
+		checkPerRun(t, r)
 	}
 	for _, f := range []string{"curves_cells.png", "latent_cells_vais.png", "ard_cells_mf.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
@@ -341,6 +342,37 @@ func TestReproduceOnOwnData(t *testing.T) {
 		if code := run(bad, &stderr); code != 2 {
 			t.Errorf("%v exited %d, want 2", bad, code)
 		}
+	}
+}
+
+// checkPerRun checks a row of two runs against its per-run values: seeds 1 and 2, the row's mean
+// their mean, and its two standard errors |a - b| (for two values, sd = |a - b| / sqrt 2); to 1e-12
+// relative.
+func checkPerRun(t *testing.T, r Row) {
+	t.Helper()
+	if len(r.PerRun) != 2 || r.PerRun[0].Seed != 1 || r.PerRun[1].Seed != 2 {
+		t.Fatalf("%s %s %d: per_run %+v, want seeds 1 and 2", r.Dataset, r.Method, r.Iterations, r.PerRun)
+	}
+	a, b := r.PerRun[0], r.PerRun[1]
+	for _, c := range []struct {
+		name   string
+		row    [2]float64
+		va, vb float64
+	}{
+		{"neg_elbo", r.NegELBO, a.NegELBO, b.NegELBO},
+		{"mse", r.MSE, a.MSE, b.MSE},
+		{"nell", r.NELL, a.NELL, b.NELL},
+	} {
+		mean, twoSE := (c.va+c.vb)/2, math.Abs(c.va-c.vb)
+		if math.Abs(c.row[0]-mean) > 1e-12*math.Abs(mean) || math.Abs(c.row[1]-twoSE) > 1e-12*math.Abs(mean)+1e-300 {
+			t.Errorf("%s %s %d %s: row %v, runs %g and %g", r.Dataset, r.Method, r.Iterations, c.name, c.row, c.va, c.vb)
+		}
+	}
+	if a.NegELBO == b.NegELBO {
+		t.Errorf("%s %s %d: both seeds gave -ELBO %g", r.Dataset, r.Method, r.Iterations, a.NegELBO)
+	}
+	if r.OneNNError != nil && (a.OneNNError == nil || b.OneNNError == nil) {
+		t.Errorf("%s %s %d: per-run 1-NN errors missing", r.Dataset, r.Method, r.Iterations)
 	}
 }
 
@@ -481,6 +513,58 @@ func TestReproduceTable5Smoke(t *testing.T) {
 	for _, r := range tab.Rows {
 		if r.N != 40 || r.Test != 4 || !(r.MSE[0] > 0) || !(r.TrainMSE[0] > 0) || math.IsNaN(r.NELL[0]) || r.OneNNError == nil || r.SecPerIter <= 0 {
 			t.Errorf("row %+v", r)
+		}
+		if len(r.PerRun) != 1 || r.PerRun[0].Seed != 1 || r.PerRun[0].MSE != r.MSE[0] || r.PerRun[0].NELL != r.NELL[0] ||
+			r.PerRun[0].TrainNELL != r.TrainNELL[0] || r.PerRun[0].OneNNError == nil || *r.PerRun[0].OneNNError != r.OneNNError[0] {
+			t.Errorf("%s: per_run %+v does not hold the one run's values", r.Method, r.PerRun)
+		}
+	}
+}
+
+// TestReproduceTable3PerRun: table 3's ESS and weight entropy per run, two seeds, 3 iterations on
+// Frey: each between its bounds (1..K, 0..log K) and the row's mean and 2 s.e. those of the runs.
+func TestReproduceTable3PerRun(t *testing.T) {
+	if _, err := data.Locate(data.FreyFaces); err != nil {
+		t.Skipf("frey data not available: %v", err)
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	args := []string{"reproduce", "--table", "3", "--iters", "3", "--m", "5", "--k", "3", "--runs", "2", "--no-figures", "--out", dir}
+	if code := run(args, &stderr); code != 0 {
+		t.Fatalf("reproduce --table 3 exited %d: %s", code, stderr.String())
+	}
+	var tab Table1
+	buf, err := os.ReadFile(filepath.Join(dir, "table3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf, &tab); err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 6 {
+		t.Fatalf("want 6 rows (iwvi, vais x 3 snapshots), got %d", len(tab.Rows))
+	}
+	for _, r := range tab.Rows {
+		checkPerRun(t, r)
+		a, b := r.PerRun[0], r.PerRun[1]
+		if r.ESS == nil || a.ESS == nil || b.ESS == nil || a.Entropy == nil || b.Entropy == nil {
+			t.Fatalf("%s %d: ESS or entropy missing: %+v", r.Method, r.Iterations, r)
+		}
+		for _, e := range []float64{*a.ESS, *b.ESS} {
+			if !(e >= 1-1e-12 && e <= 3+1e-12) {
+				t.Errorf("%s %d: ESS %g outside [1, K = 3]", r.Method, r.Iterations, e)
+			}
+		}
+		for _, h := range []float64{*a.Entropy, *b.Entropy} {
+			if !(h >= -1e-12 && h <= math.Log(3)+1e-12) {
+				t.Errorf("%s %d: weight entropy %g outside [0, log 3]", r.Method, r.Iterations, h)
+			}
+		}
+		if m := (*a.ESS + *b.ESS) / 2; math.Abs(r.ESS[0]-m) > 1e-12*m || math.Abs(r.ESS[1]-math.Abs(*a.ESS-*b.ESS)) > 1e-12*m {
+			t.Errorf("%s %d: row ESS %v, runs %g and %g", r.Method, r.Iterations, *r.ESS, *a.ESS, *b.ESS)
+		}
+		if m := (*a.Entropy + *b.Entropy) / 2; math.Abs(r.Entropy[0]-m) > 1e-12*math.Max(m, 1e-3) {
+			t.Errorf("%s %d: row entropy %v, runs %g and %g", r.Method, r.Iterations, *r.Entropy, *a.Entropy, *b.Entropy)
 		}
 	}
 }

@@ -23,7 +23,7 @@ import (
 )
 
 // Row is one line of Table 1: a dataset, a method and an iteration count, with each metric's
-// mean and two standard errors over the runs.
+// mean and two standard errors over the runs, and each run's own values in PerRun.
 type Row struct {
 	Dataset    string      `json:"dataset"`
 	Method     string      `json:"method"`
@@ -37,6 +37,20 @@ type Row struct {
 	// ESS and weight entropy of K weights per damaged image (table 3 only).
 	ESS     *[2]float64 `json:"ess,omitempty"`
 	Entropy *[2]float64 `json:"weight_entropy,omitempty"`
+	// PerRun holds every run's values, in seed order, so that methods can be compared seed by
+	// seed (run r of every method uses seed r: the same noise for the data's hidden pixels).
+	PerRun []RunResult `json:"per_run"`
+}
+
+// RunResult is one run's values in a Row: its seed and the metrics in the Row's units.
+type RunResult struct {
+	Seed       uint64   `json:"seed"`
+	NegELBO    float64  `json:"neg_elbo_per_point"`
+	MSE        float64  `json:"mse"`
+	NELL       float64  `json:"nell_per_point"`
+	OneNNError *float64 `json:"one_nn_error,omitempty"`
+	ESS        *float64 `json:"ess,omitempty"`
+	Entropy    *float64 `json:"weight_entropy,omitempty"`
 }
 
 // Table1 is the JSON written by reproduce --table 1.
@@ -259,16 +273,19 @@ func runReproduce(args []string) error {
 		cell := list[i : i+*runs]
 		for s, it := range snaps {
 			var evs []*train.Evaluation
+			var seeds []uint64
 			secs := 0.0
 			for _, j := range cell {
-				evs = append(evs, j.evals[s])
+				evs, seeds = append(evs, j.evals[s]), append(seeds, j.seed)
 				secs += j.secs / float64(len(cell))
 			}
-			row := summarise(cell[0].dataset, cell[0].method, it, evs, secs)
+			row := summarise(cell[0].dataset, cell[0].method, it, evs, seeds, secs)
 			if *table == 3 {
 				var ess, ent []float64
-				for _, j := range cell {
-					ess, ent = append(ess, j.weights[s].ESS), append(ent, j.weights[s].Entropy)
+				for r, j := range cell {
+					w := j.weights[s]
+					ess, ent = append(ess, w.ESS), append(ent, w.Entropy)
+					row.PerRun[r].ESS, row.PerRun[r].Entropy = &w.ESS, &w.Entropy
 				}
 				m, se := metrics.MeanAndTwoSE(ess)
 				row.ESS = &[2]float64{m, se}
@@ -305,7 +322,8 @@ func runReproduce(args []string) error {
 	return os.WriteFile(filepath.Join(*out, name+".md"), []byte(md), 0o644)
 }
 
-func summarise(ds, method string, iters int, evs []*train.Evaluation, secs float64) Row {
+// summarise returns the Row of the evaluations evs of one cell, run r with seed seeds[r].
+func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []uint64, secs float64) Row {
 	col := func(f func(*train.Evaluation) float64) [2]float64 {
 		v := make([]float64, len(evs))
 		for i, e := range evs {
@@ -314,11 +332,16 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, secs float
 		m, se := metrics.MeanAndTwoSE(v)
 		return [2]float64{m, se}
 	}
+	per := make([]RunResult, len(evs))
+	for i, e := range evs {
+		per[i] = RunResult{Seed: seeds[i], NegELBO: e.NegELBO, MSE: e.MSE, NELL: e.NELL, OneNNError: e.OneNNError}
+	}
 	return Row{Dataset: ds, Method: method, Iterations: iters, Runs: len(evs), SecPerIter: secs,
 		NegELBO:    col(func(e *train.Evaluation) float64 { return e.NegELBO }),
 		MSE:        col(func(e *train.Evaluation) float64 { return e.MSE }),
 		NELL:       col(func(e *train.Evaluation) float64 { return e.NELL }),
 		OneNNError: oneNN(evs),
+		PerRun:     per,
 	}
 }
 

@@ -35,6 +35,17 @@ type Row5 struct {
 	TrainNELL  [2]float64  `json:"train_nell"`     // per training point
 	OneNNError *[2]float64 `json:"one_nn_error,omitempty"`
 	SecPerIter float64     `json:"seconds_per_iteration"`
+	PerRun     []Run5      `json:"per_run"` // every run's values, in seed order
+}
+
+// Run5 is one run's values in a Row5 (same units; the subset and held-out points depend on the seed).
+type Run5 struct {
+	Seed       uint64   `json:"seed"`
+	MSE        float64  `json:"mse"`
+	NELL       float64  `json:"nell_per_point"`
+	TrainMSE   float64  `json:"train_mse"`
+	TrainNELL  float64  `json:"train_nell"`
+	OneNNError *float64 `json:"one_nn_error,omitempty"`
 }
 
 // job5 is one fit of Table 5.
@@ -200,6 +211,7 @@ func runTable5(args []string) error {
 				nn = append(nn, *j.nn)
 			}
 			row.SecPerIter += j.secs / float64(len(cell))
+			row.PerRun = append(row.PerRun, Run5{Seed: j.seed, MSE: j.mse, NELL: j.nell, TrainMSE: j.trainMSE, TrainNELL: j.trainNELL, OneNNError: j.nn})
 		}
 		row.MSE[0], row.MSE[1] = metrics.MeanAndTwoSE(mse)
 		row.NELL[0], row.NELL[1] = metrics.MeanAndTwoSE(nell)
