@@ -328,6 +328,9 @@ func TestReproduceOnOwnData(t *testing.T) {
 		}
 		checkPerRun(t, r)
 	}
+	if md, _ := os.ReadFile(filepath.Join(out, "table1.md")); strings.Count(string(md), "| cells | 3 | ") != 2 {
+		t.Errorf("table1.md: want the seed-paired lines of VAIS against iwvi and mf:\n%s", md)
+	}
 	for _, f := range []string{"curves_cells.png", "latent_cells_vais.png", "ard_cells_mf.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("figure %s: %v", f, err)

@@ -386,6 +386,7 @@ func markdown(t Table1, table int) string {
 			r.Dataset, r.Method, r.Iterations, r.NegELBO[0], r.NegELBO[1], r.MSE[0], r.MSE[1],
 			r.NELL[0], r.NELL[1], nn, r.SecPerIter)
 	}
+	sb.WriteString(pairedDifferences(t.Rows))
 	return sb.String()
 }
 

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPairedDifferences checks the seed-paired table against differences worked by hand: VAIS
+// -ELBO 1, 2, 3 against IWVI 2, 2, 5 gives differences -1, 0, -2: mean -1, sd 1, 2 s.e. 2/sqrt 3
+// = 1.155, VAIS lower on 2 of 3 seeds (a tie is not a win).
+func TestPairedDifferences(t *testing.T) {
+	runs := func(elbo ...float64) []RunResult {
+		out := make([]RunResult, len(elbo))
+		for i, e := range elbo {
+			out[i] = RunResult{Seed: uint64(i + 1), NegELBO: e, MSE: 0.5, NELL: e * 10}
+		}
+		return out
+	}
+	rows := []Row{
+		{Dataset: "oilflow", Method: "iwvi", Iterations: 10, PerRun: runs(9, 9, 9)}, // not the last snapshot
+		{Dataset: "oilflow", Method: "iwvi", Iterations: 30, PerRun: runs(2, 2, 5)},
+		{Dataset: "oilflow", Method: "vais", Iterations: 30, PerRun: runs(1, 2, 3)},
+		{Dataset: "oilflow", Method: "mf", Iterations: 30, PerRun: runs(1, 2, 3)},
+	}
+	got := pairedDifferences(rows)
+	for _, want := range []string{
+		"| oilflow | 30 | iwvi | -1.000 ± 1.155 | 2/3 | 0.0000 ± 0.0000 | 0/3 | -10.000 ± 11.547 | 2/3 |",
+		"| oilflow | 30 | mf | 0.000 ± 0.000 | 0/3 | 0.0000 ± 0.0000 | 0/3 | 0.000 ± 0.000 | 0/3 |",
+		"over the 3 seeds",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("paired table lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "| oilflow |") != 2 {
+		t.Errorf("want one line per other method at the last snapshot:\n%s", got)
+	}
+	one := []Row{
+		{Dataset: "wine", Method: "iwvi", Iterations: 30, PerRun: runs(2)},
+		{Dataset: "wine", Method: "vais", Iterations: 30, PerRun: runs(1)},
+	}
+	if s := pairedDifferences(one); s != "" {
+		t.Errorf("one seed: want no paired table, got %q", s)
+	}
+	shifted := []Row{
+		{Dataset: "wine", Method: "iwvi", Iterations: 30, PerRun: runs(2, 3)},
+		{Dataset: "wine", Method: "vais", Iterations: 30, PerRun: []RunResult{{Seed: 2}, {Seed: 3}}},
+	}
+	if s := pairedDifferences(shifted); s != "" {
+		t.Errorf("different seeds: want no paired table, got %q", s)
+	}
+}
