@@ -7,10 +7,11 @@
 #
 # It records the machine (GPU, driver, glibc, Python packages), the plugin's dynamic section (NEEDED,
 # RUNPATH) and the libraries ldd cannot find, then tries `bench` (oilflow, all methods, 3 iterations)
-# with the plugin (A) as it is, (B) with the NVIDIA pip libraries on LD_LIBRARY_PATH (cuda-backend.sh
-# --libs), and (C) with --backend auto, which must find JAX's plugin by itself; then times the
+# with the plugin (A) as it is, (B, only when A fails) with the NVIDIA pip libraries on LD_LIBRARY_PATH
+# (cuda-backend.sh --libs), and (C) with --backend auto, which must find JAX's plugin by itself; then times the
 # largest graph (Frey VAIS K 25, float32) with whichever of A/B worked. summary.txt has one line per
-# attempt: exit status, seconds, and the backend line the command printed.
+# attempt: exit status, seconds, and the backend line the command printed. PROBE_TIMEOUT (seconds,
+# default 240) bounds each attempt.
 set -uo pipefail
 bin=${BIN:-.gpu/vaisgplvm}
 export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
@@ -39,7 +40,7 @@ attempt() { # name, extra environment (NAME=VALUE, or "" for none), backend spec
   local name=$1 envset=$2 backend=$3
   shift 3
   local start=$(date +%s%N) rc
-  env ${envset:+"$envset"} timeout 240 "$bin" bench --backend "$backend" "$@" > "$dir/$name.json" 2> "$dir/$name.err"
+  env ${envset:+"$envset"} timeout "${PROBE_TIMEOUT:-240}" "$bin" bench --backend "$backend" "$@" > "$dir/$name.json" 2> "$dir/$name.err"
   rc=$?
   printf '%s\trc=%d\t%ds\t%s\n' "$name" "$rc" $(( ($(date +%s%N) - start) / 1000000000 )) \
     "$(grep -m1 '^backend' "$dir/$name.err" || tail -1 "$dir/$name.err")" >> "$sum"
@@ -49,7 +50,7 @@ pip_env="LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 works=none
 if [ -n "$spec" ]; then
   attempt A_plugin "" "$spec" --iters 3 --batch 100 && works=as-is
-  attempt B_piplibs "$pip_env" "$spec" --iters 3 --batch 100 && [ "$works" = none ] && works=piplibs
+  if [ "$works" = none ]; then attempt B_piplibs "$pip_env" "$spec" --iters 3 --batch 100 && works=piplibs; fi
 fi
 attempt C_auto "" auto --iters 3 --batch 100
 case $works in

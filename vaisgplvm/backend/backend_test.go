@@ -47,6 +47,7 @@ func hidePythonPlugins(t *testing.T) {
 	t.Setenv("VIRTUAL_ENV", "")
 	t.Setenv("CONDA_PREFIX", "")
 	t.Setenv("HOME", t.TempDir())
+	t.Setenv("PATH", t.TempDir()) // no python3 whose prefix could hold a real plugin
 	saved := systemPrefixes
 	systemPrefixes = nil
 	t.Cleanup(func() { systemPrefixes = saved })
@@ -104,6 +105,19 @@ func TestJAXCUDAPlugins(t *testing.T) {
 		t.Errorf("pythonPrefixes %v should start with $VIRTUAL_ENV %s", p, venv)
 	}
 	hidePythonPlugins(t) // only the fake plugins from here on
+	// An environment that is not activated is found through its bin/python3 on $PATH (the GPU
+	// machines' /opt/torch/.venv: seen there, 2026-11-22).
+	if err := os.MkdirAll(filepath.Join(venv, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(venv, "bin", "python3"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Join(venv, "bin"))
+	if p := pythonPrefixes(); !slices.Contains(p, venv) {
+		t.Errorf("pythonPrefixes %v should hold %s, the prefix of the python3 on $PATH", p, venv)
+	}
+	t.Setenv("PATH", t.TempDir())
 	t.Setenv("VIRTUAL_ENV", venv)
 	if xlaSupport != nil { // the fake plugins are not PJRT plugins: auto falls back to go and says why
 		t.Setenv("PJRT_PLUGIN_LIBRARY_PATH", t.TempDir())

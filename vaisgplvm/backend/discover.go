@@ -2,6 +2,7 @@ package backend
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 )
@@ -20,12 +21,19 @@ var jaxPluginGlobs = []string{
 var systemPrefixes = []string{"/usr/local", "/usr", "/opt/conda", "/opt/venv"}
 
 // pythonPrefixes are the Python installation prefixes searched for JAX's CUDA plugin, in order:
-// the active virtual and conda environments, the user's ~/.local, then systemPrefixes.
+// the active virtual and conda environments, the prefix of the python3 first on $PATH (a virtual
+// environment's bin/python3 names the environment even when it is not activated: the GPU machines'
+// /opt/torch/.venv), the user's ~/.local, then systemPrefixes. Nothing is run.
 func pythonPrefixes() []string {
 	var prefixes []string
 	for _, env := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
 		if p := os.Getenv(env); p != "" {
 			prefixes = append(prefixes, p)
+		}
+	}
+	if py, err := exec.LookPath("python3"); err == nil {
+		if abs, err := filepath.Abs(py); err == nil {
+			prefixes = append(prefixes, filepath.Dir(filepath.Dir(abs)))
 		}
 	}
 	if home, err := os.UserHomeDir(); err == nil {
