@@ -43,9 +43,9 @@ if [ "${PIP_CUDA_LIBS:-0}" = 1 ]; then export LD_LIBRARY_PATH=$(scripts/cuda-bac
 mkdir -p "$results" "$(dirname "$doc")"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; } > "$results/device.txt"
 echo "$0 KS=$ks REPS=$reps DTYPES=\"$dtypes\" BACKEND=$BACKEND" > "$results/command.txt"
-# Exact float32 on NVIDIA GPUs needs both settings (docs/benchmarks.md, "The test suite on XLA-CUDA"):
-# XLA's Triton GEMM emitter and cuBLAS otherwise run f32 products in TF32. tf32 rows run without them.
-exact=(env NVIDIA_TF32_OVERRIDE=0 "XLA_FLAGS=${XLA_FLAGS:+$XLA_FLAGS }--xla_gpu_enable_triton_gemm=false")
+# float64 and float32 rows run with exact float32 products (cuda-backend.sh --exact-f32); tf32 rows without.
+mapfile -t exact < <(scripts/cuda-backend.sh --exact-f32)
+exact=(env "${exact[@]}")
 for dt in $dtypes; do
   spec=$BACKEND dtype=$dt run=("${exact[@]}")
   if [ "$dt" = tf32 ]; then spec="$BACKEND,tf32" dtype=float32 run=(); fi

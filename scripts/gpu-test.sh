@@ -2,8 +2,8 @@
 # The library's test suite on XLA through a PJRT plugin (issue 5), for a GPU machine that has no Go
 # toolchain. Two steps, from the repository root:
 #
-#   scripts/gpu-test.sh build     # here (Go, cgo): test binaries built with -tags xla into .gpu/tests
-#   scripts/gpu-test.sh run       # there, with .gpu/tests carried: runs each binary in its package directory
+#   scripts/gpu-test.sh build     # here (Go, cgo): test binaries built with -tags xla into .gpu/tests.tar.xz
+#   scripts/gpu-test.sh run       # there, with .gpu/tests.tar.xz carried: runs each binary in its package directory
 #
 # build writes one stripped test binary per package that uses a backend (data, metrics and plots never
 # touch a backend and are left out) into one tar, xz-compressed with a 384 MiB dictionary so that the
@@ -45,10 +45,9 @@ run)
   # PIP_CUDA_LIBS=1: put the NVIDIA pip libraries on LD_LIBRARY_PATH (when gpu-probe.sh says "works: piplibs").
   if [ "${PIP_CUDA_LIBS:-0}" = 1 ]; then export LD_LIBRARY_PATH=$(scripts/cuda-backend.sh --libs)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
   export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
-  # Exact float32 products on NVIDIA GPUs (the float32 tests' tolerances need them): XLA's Triton
-  # GEMM emitter and cuBLAS otherwise use TF32 (docs/benchmarks.md, "The test suite on XLA-CUDA").
-  export NVIDIA_TF32_OVERRIDE=${NVIDIA_TF32_OVERRIDE:-0}
-  export XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_gpu_enable_triton_gemm=false"
+  # Exact float32 products on NVIDIA GPUs (the float32 tests' tolerances need them; cuda-backend.sh --exact-f32).
+  mapfile -t exact < <(scripts/cuda-backend.sh --exact-f32)
+  export "${exact[@]}"
   mkdir -p "$results"
   fail=0 bin=$(mktemp -d)
   touch "$results/summary.txt"
