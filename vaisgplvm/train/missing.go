@@ -39,7 +39,11 @@ func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScore
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.Exec(t.in(ev.Latent))
+	lat, err := vars.Matrix(ev.Latent, m.DType())
+	if err != nil {
+		return nil, fmt.Errorf("score missing: latent means: %w", err)
+	}
+	out, err := exec.Exec(lat)
 	if err != nil {
 		return nil, fmt.Errorf("score missing: %w", err)
 	}

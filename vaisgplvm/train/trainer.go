@@ -119,9 +119,13 @@ func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int
 // non-finite value, or a bound above model.BoundCeiling, stops with an error naming the iteration
 // (the parameters are then unusable; the last checkpoint is untouched).
 func (t *Trainer) Step() (float64, error) {
-	x, mask, idx, eps0, chain := Inputs(t.Model, t.Model.Cfg.Seed, t.Iter)
 	start := time.Now()
-	out, g, err := t.step.ExecWithGraph(t.in(cleanNaN(x)), t.in(mask), idx, t.in(eps0), t.in(chain))
+	x, mask, idx, eps0, chain := Inputs(t.Model, t.Model.Cfg.Seed, t.Iter)
+	xt, mt, err := t.data(x, mask)
+	if err != nil {
+		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
+	}
+	out, g, err := t.step.ExecWithGraph(xt, mt, idx, t.in(eps0), t.in(chain))
 	t.Seconds += time.Since(start).Seconds()
 	if g != nil {
 		if t.graphs == nil {
@@ -270,10 +274,20 @@ func scalar(t *tensors.Tensor) float64 {
 	return math.NaN()
 }
 
-// in converts an input ([][]float64 or a float64 tensor) to the model dtype.
-func (t *Trainer) in(v any) *tensors.Tensor {
-	if tt, ok := v.(*tensors.Tensor); ok {
-		return vars.Convert(tt, t.Model.DType())
+// in converts a float64 tensor (noise) to the model dtype.
+func (t *Trainer) in(v *tensors.Tensor) *tensors.Tensor {
+	return vars.Convert(v, t.Model.DType())
+}
+
+// data returns a batch's rows x [B, D] and mask rows [R, D] (as Inputs builds them) as tensors in
+// the model dtype, with x's non-finite (missing) entries set to 0: the mask removes them from the
+// bound.
+func (t *Trainer) data(x, mask [][]float64) (xt, mt *tensors.Tensor, err error) {
+	if xt, err = vars.Matrix(cleanNaN(x), t.Model.DType()); err != nil {
+		return nil, nil, fmt.Errorf("batch data: %w", err)
 	}
-	return vars.Convert(tensors.FromAnyValue(v), t.Model.DType())
+	if mt, err = vars.Matrix(mask, t.Model.DType()); err != nil {
+		return nil, nil, fmt.Errorf("batch mask: %w", err)
+	}
+	return xt, mt, nil
 }

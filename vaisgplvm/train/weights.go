@@ -74,7 +74,11 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.Exec(t.in(cleanNaN(x)), t.in(mask), ids, t.in(normal(rng, s0)), t.in(normal(rng, sc)))
+	xt, mt, err := t.data(x, mask)
+	if err != nil {
+		return nil, fmt.Errorf("weights: %w", err)
+	}
+	out, err := exec.Exec(xt, mt, ids, t.in(normal(rng, s0)), t.in(normal(rng, sc)))
 	if err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
