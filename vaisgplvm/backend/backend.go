@@ -22,9 +22,11 @@
 //	                .../site-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so).
 //	xla...,tf32     any xla spec followed by options (XLAOptions): tf32 makes float32 matrix
 //	                products use TensorFloat-32 on NVIDIA GPUs (explicitly, through the
-//	                dot's algorithm). Without it the products carry XLA's DEFAULT precision,
-//	                which the CUDA plugin may also run in TF32 on Ampere and later GPUs; set
-//	                NVIDIA_TF32_OVERRIDE=0 in the environment to forbid TF32 altogether.
+//	                dot's algorithm). Without it, before a CUDA plugin starts, Open sets
+//	                NVIDIA_TF32_OVERRIDE=0 and adds --xla_gpu_enable_triton_gemm=false to
+//	                XLA_FLAGS in the process environment unless the user set them (see
+//	                precision.go: under XLA's defaults both cuBLAS and XLA's Triton GEMMs
+//	                round float32 operands to TF32), and says so in the reason.
 //
 // XLA support needs cgo and is compiled only with the build tag xla (go build -tags xla ...);
 // without it every xla spec is an error that says so. No spec ever downloads a plugin: GoMLX's
@@ -118,12 +120,12 @@ func Open(spec string) (*Choice, error) {
 			}
 			return nil, fmt.Errorf("backend %q: no PJRT plugin found; set PJRT_PLUGIN_LIBRARY_PATH or use xla:/abs/path/to/plugin.so", spec)
 		}
-		resolved := strings.Join(append([]string{plugin}, options...), ",")
-		b, err := xlaSupport.open(resolved)
+		c, err := openPlugin(plugin, options)
 		if err != nil {
 			return nil, fmt.Errorf("backend %q: %w", spec, err)
 		}
-		return &Choice{Backend: b, Spec: "xla:" + resolved, Reason: "requested"}, nil
+		c.Reason = joinReason("requested", c.Reason)
+		return c, nil
 	}
 	return nil, fmt.Errorf("unknown backend %q: want auto, go, go:CONFIG, xla, xla:NAME or xla:/abs/path.so (optionally ,tf32)", spec)
 }
@@ -191,8 +193,7 @@ func candidates() []string {
 func openFirst(plugins, options []string) (*Choice, []string) {
 	var failures []string
 	for _, p := range plugins {
-		resolved := strings.Join(append([]string{p}, options...), ",")
-		b, err := xlaSupport.open(resolved)
+		c, err := openPlugin(p, options)
 		if err != nil {
 			failures = append(failures, fmt.Sprintf("PJRT plugin %q failed to start (%v)", p, err))
 			continue
@@ -201,9 +202,18 @@ func openFirst(plugins, options []string) (*Choice, []string) {
 		if len(failures) > 0 {
 			reason += " after " + strings.Join(failures, "; ")
 		}
-		return &Choice{Backend: b, Spec: "xla:" + resolved, Reason: reason}, nil
+		c.Reason = joinReason(reason, c.Reason)
+		return c, nil
 	}
 	return nil, failures
+}
+
+// joinReason appends a non-empty note to a reason.
+func joinReason(reason, note string) string {
+	if note == "" {
+		return reason
+	}
+	return reason + "; " + note
 }
 
 func pureGo() (backends.Backend, error) {
