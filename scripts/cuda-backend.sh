@@ -7,19 +7,7 @@
 #                                    NVIDIA pip packages beside JAX (site-packages/nvidia/*/lib and
 #                                    nvidia/cu*/lib), for LD_LIBRARY_PATH: JAX's Python code preloads
 #                                    these libraries before it loads the plugin, a Go program does not.
-#   scripts/cuda-backend.sh --exact-f32
-#                                    prints instead, one per line, the environment assignments that make
-#                                    float32 products exact float32 on NVIDIA GPUs (for env or export):
-#                                    NVIDIA_TF32_OVERRIDE=0 for cuBLAS and --xla_gpu_enable_triton_gemm=false
-#                                    added to XLA_FLAGS for XLA's Triton GEMM emitter; either alone still
-#                                    gave TF32 results on an H100 (docs/benchmarks.md, "The test suite on
-#                                    XLA-CUDA").
 set -euo pipefail
-if [ "${1:-}" = --exact-f32 ]; then
-  echo NVIDIA_TF32_OVERRIDE=0
-  echo "XLA_FLAGS=${XLA_FLAGS:+$XLA_FLAGS }--xla_gpu_enable_triton_gemm=false"
-  exit 0
-fi
 if [ "${1:-}" = --libs ]; then
   python3 - <<'PY'
 import glob, os, site

@@ -43,14 +43,14 @@ if [ "${PIP_CUDA_LIBS:-0}" = 1 ]; then export LD_LIBRARY_PATH=$(scripts/cuda-bac
 mkdir -p "$results" "$(dirname "$doc")"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; } > "$results/device.txt"
 echo "$0 KS=$ks REPS=$reps DTYPES=\"$dtypes\" BACKEND=$BACKEND" > "$results/command.txt"
-# float64 and float32 rows run with exact float32 products (cuda-backend.sh --exact-f32); tf32 rows without.
-mapfile -t exact < <(scripts/cuda-backend.sh --exact-f32)
-exact=(env "${exact[@]}")
+# float64 and float32 rows get exact float32 products from the backend itself (it sets
+# NVIDIA_TF32_OVERRIDE=0 and --xla_gpu_enable_triton_gemm=false before the CUDA plugin loads, unless
+# the spec ends in ,tf32: vaisgplvm/backend/precision.go); tf32 rows ask for TF32.
 for dt in $dtypes; do
-  spec=$BACKEND dtype=$dt run=("${exact[@]}")
-  if [ "$dt" = tf32 ]; then spec="$BACKEND,tf32" dtype=float32 run=(); fi
-  "${run[@]}" "$bin" bench --backend "$spec" --dtype "$dtype" --batch 100 --iters "$reps" > "$results/oilflow_$dt.json"
-  "${run[@]}" "$bin" reproduce --table 6 --methods mf,iwvi,vais --ks "$ks" --reps "$reps" --backend "$spec" \
+  spec=$BACKEND dtype=$dt
+  if [ "$dt" = tf32 ]; then spec="$BACKEND,tf32" dtype=float32; fi
+  "$bin" bench --backend "$spec" --dtype "$dtype" --batch 100 --iters "$reps" > "$results/oilflow_$dt.json"
+  "$bin" reproduce --table 6 --methods mf,iwvi,vais --ks "$ks" --reps "$reps" --backend "$spec" \
     --dtype "$dtype" --out "$results/frey_$dt" > /dev/null
 done
 if [ "${GPYTORCH:-1}" != 0 ]; then
