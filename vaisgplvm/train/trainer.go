@@ -31,6 +31,9 @@ type Trainer struct {
 	Iter    int       // iterations done
 	Curve   []float64 // -ELBO per data point after each iteration (the batch estimate)
 	Seconds float64   // wall seconds spent in Step
+	// HostSeconds is the part of Seconds spent preparing each step's inputs on the host (drawing the
+	// batch and noise, building the input tensors), before the graph runs.
+	HostSeconds float64
 	// DataTag names the training data (e.g. "oilflow" or "wine+standardized"); saved in checkpoints
 	// and checked by Load when both sides set it.
 	DataTag string
@@ -125,7 +128,9 @@ func (t *Trainer) Step() (float64, error) {
 	if err != nil {
 		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
 	}
-	out, g, err := t.step.ExecWithGraph(xt, mt, idx, t.in(eps0), t.in(chain))
+	e0, ch := t.in(eps0), t.in(chain)
+	t.HostSeconds += time.Since(start).Seconds()
+	out, g, err := t.step.ExecWithGraph(xt, mt, idx, e0, ch)
 	t.Seconds += time.Since(start).Seconds()
 	if g != nil {
 		if t.graphs == nil {

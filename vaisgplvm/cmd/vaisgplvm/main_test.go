@@ -598,14 +598,16 @@ func TestReproduceTable6Smoke(t *testing.T) {
 		t.Fatalf("want rows mf (K 0, once), vais K=1, vais K=2; table %+v", tab)
 	}
 	for _, r := range tab.Rows {
-		if r.ItersPerEpoc != 20 || !(r.MedianSecs > 0) || math.Abs(r.EpochSecs-20*r.MedianSecs) > 1e-12 {
-			t.Errorf("row %+v: want 20 iterations per epoch (1965 / 100) and epoch = 20 x iteration", r)
+		if r.ItersPerEpoc != 20 || !(r.MedianSecs > 0) || math.Abs(r.EpochSecs-20*r.MedianSecs) > 1e-12 ||
+			!(r.HostSecs > 0 && r.HostSecs < r.MedianSecs) {
+			t.Errorf("row %+v: want 20 iterations per epoch (1965 / 100), epoch = 20 x iteration and a host share", r)
 		}
 	}
 }
 
 // TestBenchFreyJSON: bench on the Frey missing-data task writes one JSON row per method with the
-// dataset, K, graph size, one compiled graph and how the data fit was evaluated.
+// dataset, K, graph size, one compiled graph, the host-side share of an iteration and how the data
+// fit was evaluated.
 func TestBenchFreyJSON(t *testing.T) {
 	if _, err := data.Locate(data.FreyFaces); err != nil {
 		t.Skipf("frey data not available: %v", err)
@@ -633,7 +635,7 @@ func TestBenchFreyJSON(t *testing.T) {
 	}
 	for _, b := range rows {
 		if b.Dataset != "frey" || b.K != 2 || b.Batch != 20 || b.CompiledGraphs != 1 || !(b.MedianSecs > 0) ||
-			b.GraphOps <= 0 || b.MatMuls <= 0 || math.IsNaN(b.NegELBOAtLast) {
+			b.GraphOps <= 0 || b.MatMuls <= 0 || math.IsNaN(b.NegELBOAtLast) || !(b.HostSecs > 0 && b.HostSecs < b.MedianSecs) {
 			t.Errorf("row %+v", b)
 		}
 	}
