@@ -31,7 +31,7 @@ func isCUDAPlugin(plugin string) bool {
 // on NVIDIA GPUs: NVIDIA_TF32_OVERRIDE=0 and TritonGEMMFlag appended to XLA_FLAGS. Both are read
 // when the CUDA plugin starts, so this must run before the first CUDA plugin of the process is
 // loaded; later calls change nothing that plugin does. A setting the user made is kept: a set
-// NVIDIA_TF32_OVERRIDE (any value), an XLA_FLAGS that already names xla_gpu_enable_triton_gemm.
+// NVIDIA_TF32_OVERRIDE (any value), an XLA_FLAGS that already sets xla_gpu_enable_triton_gemm.
 // Returns what it set, "" when nothing.
 func exactFloat32Env() (string, error) {
 	var set []string
@@ -42,13 +42,24 @@ func exactFloat32Env() (string, error) {
 		set = append(set, TF32OverrideEnv+"=0")
 	}
 	flags := os.Getenv("XLA_FLAGS")
-	if !strings.Contains(flags, "xla_gpu_enable_triton_gemm") {
+	if !setsFlag(flags, "xla_gpu_enable_triton_gemm") {
 		if err := os.Setenv("XLA_FLAGS", strings.TrimSpace(flags+" "+TritonGEMMFlag)); err != nil {
 			return "", fmt.Errorf("setting XLA_FLAGS: %w", err)
 		}
 		set = append(set, "XLA_FLAGS+="+TritonGEMMFlag)
 	}
 	return strings.Join(set, ", "), nil
+}
+
+// setsFlag reports whether the XLA_FLAGS value flags sets the flag name (as --name or --name=value).
+func setsFlag(flags, name string) bool {
+	for _, f := range strings.Fields(flags) {
+		f = strings.TrimLeft(f, "-")
+		if f == name || strings.HasPrefix(f, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // precisionFor prepares the environment for starting plugin with options: for a CUDA plugin

@@ -98,6 +98,13 @@ func TestExactFloat32Env(t *testing.T) {
 		if got := seen["cuda"]; got != [2]string{"1", "--xla_dump_to=/tmp/d " + TritonGEMMFlag} {
 			t.Errorf("plugin started with %q, want the user's override kept and the flag appended", got)
 		}
+		t.Setenv("XLA_FLAGS", "--xla_gpu_enable_triton_gemm_any=true")
+		if _, err := Open("xla:cuda"); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := seen["cuda"][1], "--xla_gpu_enable_triton_gemm_any=true "+TritonGEMMFlag; got != want {
+			t.Errorf("XLA_FLAGS = %q, want %q (a flag whose name only starts the same is another flag)", got, want)
+		}
 		t.Setenv("XLA_FLAGS", "--xla_gpu_enable_triton_gemm=true")
 		if _, err := Open("xla:cuda"); err != nil {
 			t.Fatal(err)
