@@ -41,6 +41,7 @@ type Q0 struct {
 	Mean  *Node // a_n: [B, Q]
 	Scale *Node // L_n: [B, Q, Q] lower triangular with positive diagonal
 	inv   *Node // L_n^-1: [B, Q, Q], built by LogProb when first needed
+	ldet  *Node // log |L_n| [B], built on first use (every chain step's log q0 needs it)
 	diag  bool  // L_n diagonal
 }
 
@@ -112,7 +113,7 @@ func (q *Q0) LogProbWhitened(z *Node) *Node {
 func (q *Q0) KLToPrior() *Node {
 	tr := ReduceSum(Square(q.Scale), -1, -2)
 	maha := ReduceSum(Square(q.Mean), -1)
-	logDet := MulScalar(ReduceSum(Log(diagonal(q.Scale)), -1), 2)
+	logDet := MulScalar(q.logDetScale(), 2)
 	return MulScalar(AddScalar(Sub(Add(tr, maha), logDet), -float64(q.Q)), 0.5)
 }
 
@@ -143,5 +144,8 @@ func (q *Q0) inverse() *Node {
 
 // logDetScale returns log|L_n| = sum_i log L_n,ii for each point: [B].
 func (q *Q0) logDetScale() *Node {
-	return ReduceSum(Log(diagonal(q.Scale)), -1)
+	if q.ldet == nil {
+		q.ldet = ReduceSum(Log(diagonal(q.Scale)), -1)
+	}
+	return q.ldet
 }
