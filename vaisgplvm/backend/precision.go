@@ -28,9 +28,11 @@ func isCUDAPlugin(plugin string) bool {
 }
 
 // exactFloat32Env sets, in this process's environment, what keeps float32 matrix products exact
-// on NVIDIA GPUs: NVIDIA_TF32_OVERRIDE=0 and TritonGEMMFlag appended to XLA_FLAGS. Both are read
-// when the CUDA plugin starts, so this must run before the first CUDA plugin of the process is
-// loaded; later calls change nothing that plugin does. A setting the user made is kept: a set
+// on NVIDIA GPUs: NVIDIA_TF32_OVERRIDE=0 and TritonGEMMFlag appended to XLA_FLAGS. XLA parses
+// XLA_FLAGS once per process and cuBLAS reads the override when it initialises, both inside the
+// plugin, so this must run before the first CUDA plugin of the process is loaded; later calls
+// change nothing that plugin does. (Go's os.Setenv also sets the C environment in cgo programs,
+// which the plugin's getenv reads.) A setting the user made is kept: a set
 // NVIDIA_TF32_OVERRIDE (any value), an XLA_FLAGS that already sets xla_gpu_enable_triton_gemm.
 // Returns what it set, "" when nothing.
 func exactFloat32Env() (string, error) {
