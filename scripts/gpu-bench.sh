@@ -29,6 +29,12 @@
 # table here: python3 scripts/bench_table.py MERGED > docs/benchmarks.md. GPyTorch runs the dtypes in
 # GPYTORCH_DTYPES (default DTYPES): set GPYTORCH_DTYPES="float64 float32 tf32" in the run that has
 # GPYTORCH=1.
+#
+# HLO=1 adds one run that has XLA dump each compiled step graph after optimisation (XLA_FLAGS
+# --xla_dump_to=RESULTS/hlo --xla_dump_hlo_as_text; the backend appends its own flag to these) for
+# oilflow VAIS and Frey MF and VAIS at K = 5 (float64), and writes RESULTS/hlo_kernels.txt: per dumped
+# module, the lines with a fusion( or custom-call( instruction (about one GPU kernel launch each:
+# XLA's fused element-wise kernels and the cuBLAS calls) and with any instruction (all computations).
 set -euo pipefail
 bin=${BIN:-.gpu/vaisgplvm}
 export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
@@ -53,6 +59,19 @@ for dt in $dtypes; do
   "$bin" reproduce --table 6 --methods mf,iwvi,vais --ks "$ks" --reps "$reps" --backend "$spec" \
     --dtype "$dtype" --out "$results/frey_$dt" > /dev/null
 done
+if [ "${HLO:-0}" = 1 ]; then
+  dump=$results/hlo
+  mkdir -p "$dump"
+  XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_dump_to=$dump --xla_dump_hlo_as_text" "$bin" bench --backend "$BACKEND" \
+    --batch 100 --methods vais --iters 2 > "$results/hlo_oilflow.json"
+  XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_dump_to=$dump --xla_dump_hlo_as_text" "$bin" bench --backend "$BACKEND" \
+    --dataset frey --batch 100 --k 5 --methods mf,vais --iters 2 > "$results/hlo_frey.json"
+  for f in "$dump"/*after_optimizations.txt; do
+    [ -f "$f" ] || continue
+    printf '%s\tfusions %d\tcustom_calls %d\tinstructions %d\n' "$(basename "$f")" \
+      "$(grep -c ' fusion(' "$f" || true)" "$(grep -c ' custom-call(' "$f" || true)" "$(grep -cE '^ +(ROOT )?[^ ]+ = ' "$f" || true)"
+  done > "$results/hlo_kernels.txt"
+fi
 if [ "${GPYTORCH:-1}" != 0 ]; then
   python3 scripts/gpytorch_bench.py --data "$VAISGPLVM_DATA" --batch 100 --iters "$reps" \
     --dtypes "$(echo ${GPYTORCH_DTYPES:-$dtypes} | tr ' ' ',')" > "$results/gpytorch.json" \
