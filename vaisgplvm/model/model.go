@@ -183,6 +183,7 @@ func (m *Model) pointScope(ctx *context.Context) *context.Context {
 // Bound).
 func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch {
 	post := gp.NewPosterior(ctx, x.Graph(), m.Inducing, m.Kernel)
+	lik := m.Lik.Terms(ctx, x.Graph())
 	bt := &bounds.Batch{
 		N:   m.N,
 		Q0:  latent.Batch(ctx, x.Graph(), m.Latent, idx),
@@ -190,10 +191,10 @@ func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch
 	}
 	switch b := x.Shape().Dim(0); {
 	case mask == nil && m.ProjectedFit(b, 0):
-		bt.LogLik = m.projectedLogLik(ctx, post, post.Project(x))
+		bt.LogLik = projectedLogLik(lik, post, post.Project(x))
 		return bt
 	case mask != nil && mask.Shape().Dim(0) < b: // see ArrangeBatch
-		bt.LogLik = m.projectedLogLik(ctx, post, post.ProjectMasked(x, mask))
+		bt.LogLik = projectedLogLik(lik, post, post.ProjectMasked(x, mask))
 		return bt
 	}
 	tiles := map[int][2]*Node{} // x and mask tiled for S samples, built once per S
@@ -204,7 +205,7 @@ func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch
 			t = [2]*Node{m.tile(x, s), m.tile(mask, s)}
 			tiles[s] = t
 		}
-		return m.logLik(ctx, post, t[0], t[1], h)
+		return logLik(lik, post, t[0], t[1], h)
 	}
 	return bt
 }
@@ -212,7 +213,7 @@ func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch
 // projectedLogLik returns l_n(h) for h [S, B, Q] -> [S, B] from the batch reduced to Projected
 // statistics (gp.Projected: O(M^2) per point, plus O(M D) per masked one, instead of O(M D) per
 // point), tiled once per S.
-func (m *Model) projectedLogLik(ctx *context.Context, post *gp.Posterior, pr *gp.Projected) func(h *Node) *Node {
+func projectedLogLik(lik *gp.GaussianTerms, post *gp.Posterior, pr *gp.Projected) func(h *Node) *Node {
 	tiles := map[int]*gp.Projected{}
 	return func(h *Node) *Node {
 		s, b, q := h.Shape().Dim(0), h.Shape().Dim(1), h.Shape().Dim(2)
@@ -221,7 +222,7 @@ func (m *Model) projectedLogLik(ctx *context.Context, post *gp.Posterior, pr *gp
 			t = pr.Tile(s)
 			tiles[s] = t
 		}
-		return Reshape(m.Lik.ExpectedLogLikProjected(ctx, post, t, Reshape(h, s*b, q)), s, b)
+		return Reshape(lik.ExpectedLogLikProjected(post, t, Reshape(h, s*b, q)), s, b)
 	}
 }
 
@@ -289,9 +290,9 @@ func (m *Model) tile(v *Node, s int) *Node {
 
 // logLik evaluates l_n(h) for h [S, B, Q] by flattening the samples, with x and mask already
 // tiled to [S*B, D]: [S, B].
-func (m *Model) logLik(ctx *context.Context, post *gp.Posterior, x, mask, h *Node) *Node {
+func logLik(lik *gp.GaussianTerms, post *gp.Posterior, x, mask, h *Node) *Node {
 	s, b, q := h.Shape().Dim(0), h.Shape().Dim(1), h.Shape().Dim(2)
-	return Reshape(m.Lik.ExpectedLogLik(ctx, post, x, mask, Reshape(h, s*b, q)), s, b)
+	return Reshape(lik.ExpectedLogLik(post, x, mask, Reshape(h, s*b, q)), s, b)
 }
 
 // Predict returns the predictive mean [N, D] of f at latent points h [N, Q] and the expected
