@@ -114,7 +114,7 @@ func cholInvUnrolled(a *Node) (l, x *Node) {
 	for j := 0; j < n; j++ {
 		c := Slice(s, AxisRange(), AxisRange(), AxisRange(j, j+1)) // [B, n, 1]
 		d := Sqrt(Slice(c, AxisRange(), AxisRange(j, j+1), AxisRange()))
-		cols[j] = Mul(Div(c, d), rowsFrom(g, dt, n, j)) // column j of L, zero above j
+		cols[j] = Mul(Div(c, d), rowRange(g, dt, n, j, n)) // column j of L, zero above j
 		if j < n-1 {
 			s = Sub(s, Mul(cols[j], Transpose(cols[j], 1, 2)))
 		}
@@ -129,19 +129,20 @@ func cholInvUnrolled(a *Node) (l, x *Node) {
 func eliminate(x, lCol, ljj *Node, j int) *Node {
 	g, dt, n := x.Graph(), x.DType(), x.Shape().Dim(1)
 	xj := Div(Slice(x, AxisRange(), AxisRange(j, j+1), AxisRange()), ljj) // new row j [B, 1, n]
-	u := Sub(lCol, unitCol(g, dt, n, j))                                  // L_jj - 1 at row j
+	u := Sub(lCol, rowRange(g, dt, n, j, j+1))                            // L_jj - 1 at row j
 	return Sub(x, Mul(u, xj))
 }
 
 // triInvUnrolled inverts a small lower-triangular batch [B, n, n] by column-oriented forward
-// substitution on the identity (eliminate), one column of l per step.
+// substitution on the identity (eliminate), one column of l per step. l must be zero above its
+// diagonal (TriangularInverse takes the lower triangle before its blocks reach here).
 func triInvUnrolled(l *Node) *Node {
 	g := l.Graph()
 	dt := l.DType()
 	batch, n := l.Shape().Dim(0), l.Shape().Dim(1)
 	x := eyeBatch(g, dt, batch, n)
 	for j := 0; j < n; j++ {
-		c := Mul(Slice(l, AxisRange(), AxisRange(), AxisRange(j, j+1)), rowsFrom(g, dt, n, j))
+		c := Slice(l, AxisRange(), AxisRange(), AxisRange(j, j+1))
 		x = eliminate(x, c, Slice(c, AxisRange(), AxisRange(j, j+1), AxisRange()), j)
 	}
 	return x
@@ -152,22 +153,13 @@ func eyeBatch(g *Graph, dt dtypes.DType, batch, n int) *Node {
 	return BroadcastToShape(ExpandLeftToRank(Eye(g, n, dt), 3), shapes.Make(dt, batch, n, n))
 }
 
-// unitCol is the constant e_j as a [1, n, 1] column.
-func unitCol(g *Graph, dt dtypes.DType, n, j int) *Node {
+// rowRange is the constant [1, n, 1] column with ones in rows from <= i < to and zeros elsewhere
+// (rows >= j: rowRange(j, n); e_j: rowRange(j, j+1)).
+func rowRange(g *Graph, dt dtypes.DType, n, from, to int) *Node {
 	m := make([][]float64, n)
 	for i := range m {
 		m[i] = []float64{0}
-	}
-	m[j][0] = 1
-	return ConstAsDType(g, dt, [][][]float64{m})
-}
-
-// rowsFrom is the constant [1, n, 1] column mask with ones in rows >= j.
-func rowsFrom(g *Graph, dt dtypes.DType, n, j int) *Node {
-	m := make([][]float64, n)
-	for i := range m {
-		m[i] = []float64{0}
-		if i >= j {
+		if i >= from && i < to {
 			m[i][0] = 1
 		}
 	}

@@ -228,8 +228,9 @@ func flat(m [][]float64) []float64 {
 }
 
 // TestCholeskyReadsLowerTriangle: only the lower triangle of the input is read (as documented):
-// garbage above the diagonal changes neither L nor L^-1, for a single matrix (recursive blocks
-// and base case, n = 40) and for a base-case size (n = 7).
+// garbage above the diagonal changes neither L nor L^-1, nor TriangularInverse of the lower
+// triangle, for a single matrix (recursive blocks and base case, n = 40) and for a base-case size
+// (n = 7).
 func TestCholeskyReadsLowerTriangle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for _, n := range []int{40, 7} {
@@ -243,7 +244,8 @@ func TestCholeskyReadsLowerTriangle(t *testing.T) {
 		}
 		exec := MustNewExec(testutil.Backend(), func(a *Node) []*Node {
 			l, x := linalg.CholeskyWithInverse(a)
-			return []*Node{l, x}
+			// TriangularInverse of a's lower triangle: the garbage above must not reach it either.
+			return []*Node{l, x, linalg.TriangularInverse(Add(a, MulScalar(linalg.Eye(a.Graph(), n, a.DType()), 100)))}
 		})
 		want, got := exec.MustExec(a), exec.MustExec(garbled)
 		for k := range want {
