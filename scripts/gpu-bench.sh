@@ -62,10 +62,10 @@ done
 if [ "${HLO:-0}" = 1 ]; then
   dump=$results/hlo
   mkdir -p "$dump"
-  XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_dump_to=$dump --xla_dump_hlo_as_text" "$bin" bench --backend "$BACKEND" \
-    --batch 100 --methods vais --iters 2 > "$results/hlo_oilflow.json"
-  XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_dump_to=$dump --xla_dump_hlo_as_text" "$bin" bench --backend "$BACKEND" \
-    --dataset frey --batch 100 --k 5 --methods mf,vais --iters 2 > "$results/hlo_frey.json"
+  dumpflags="${XLA_FLAGS:+$XLA_FLAGS }--xla_dump_to=$dump --xla_dump_hlo_as_text"
+  XLA_FLAGS=$dumpflags "$bin" bench --backend "$BACKEND" --batch 100 --methods vais --iters 2 > "$results/hlo_oilflow.json"
+  XLA_FLAGS=$dumpflags "$bin" bench --backend "$BACKEND" --dataset frey --batch 100 --k 5 --methods mf,vais --iters 2 \
+    > "$results/hlo_frey.json"
   for f in "$dump"/*after_optimizations.txt; do
     [ -f "$f" ] || continue
     printf '%s\tfusions %d\tcustom_calls %d\tinstructions %d\n' "$(basename "$f")" \

@@ -50,11 +50,11 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	ev := &Evaluation{}
 	for k := 0; k < draws; k++ {
 		x, mask, idx, eps0, chain := Inputs(&full, m.Cfg.Seed+1_000_003, k)
-		xt, mt, err := t.data(x, mask)
+		args, err := t.args(x, mask, idx, eps0, chain)
 		if err != nil {
 			return nil, err
 		}
-		out, err := bound.Exec(xt, mt, idx, t.in(eps0), t.in(chain))
+		out, err := bound.Exec(args...)
 		if err != nil {
 			return nil, err
 		}
@@ -81,11 +81,11 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 		return nil, err
 	}
 	x, mask, idx, eps0, chain := Inputs(&rec, m.Cfg.Seed+2_000_003, 0)
-	xt, mt, err := t.data(x, mask)
+	args, err := t.args(x, mask, idx, eps0, chain)
 	if err != nil {
 		return nil, err
 	}
-	out, err := recon.Exec(xt, mt, idx, t.in(eps0), t.in(chain))
+	out, err := recon.Exec(args...)
 	if err != nil {
 		return nil, err
 	}

@@ -34,10 +34,8 @@ func BenchmarkStepInputs(b *testing.B) {
 	}
 	t := &Trainer{Model: m}
 	for it := 0; b.Loop(); it++ {
-		x, mask, _, eps0, chain := Inputs(m, 1, it)
-		if _, _, err := t.data(x, mask); err != nil {
+		if _, err := t.args(Inputs(m, 1, it)); err != nil {
 			b.Fatal(err)
 		}
-		_, _ = t.in(eps0), t.in(chain)
 	}
 }

@@ -113,11 +113,11 @@ func (t *Trainer) ChainPath(n int, seed uint64) (path [][]float64, logW float64,
 	if err != nil {
 		return nil, 0, fmt.Errorf("chain path: %w", err)
 	}
-	xt, mt, err := t.data(x, mask)
+	args, err := t.args(x, mask, []int32{int32(n)}, normal(rng, s0), normal(rng, sc))
 	if err != nil {
 		return nil, 0, fmt.Errorf("chain path: %w", err)
 	}
-	out, err := exec.Exec(xt, mt, []int32{int32(n)}, t.in(normal(rng, s0)), t.in(normal(rng, sc)))
+	out, err := exec.Exec(args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("chain path: %w", err)
 	}

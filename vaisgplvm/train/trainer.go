@@ -124,13 +124,12 @@ func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int
 func (t *Trainer) Step() (float64, error) {
 	start := time.Now()
 	x, mask, idx, eps0, chain := Inputs(t.Model, t.Model.Cfg.Seed, t.Iter)
-	xt, mt, err := t.data(x, mask)
+	args, err := t.args(x, mask, idx, eps0, chain)
 	if err != nil {
 		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
 	}
-	e0, ch := t.in(eps0), t.in(chain)
 	t.HostSeconds += time.Since(start).Seconds()
-	out, g, err := t.step.ExecWithGraph(xt, mt, idx, e0, ch)
+	out, g, err := t.step.ExecWithGraph(args...)
 	t.Seconds += time.Since(start).Seconds()
 	if g != nil {
 		if t.graphs == nil {
@@ -279,20 +278,18 @@ func scalar(t *tensors.Tensor) float64 {
 	return math.NaN()
 }
 
-// in converts a float64 tensor (noise) to the model dtype.
-func (t *Trainer) in(v *tensors.Tensor) *tensors.Tensor {
-	return vars.Convert(v, t.Model.DType())
-}
-
-// data returns a batch's rows x [B, D] and mask rows [R, D] (as Inputs builds them) as tensors in
-// the model dtype, with x's non-finite (missing) entries set to 0: the mask removes them from the
-// bound.
-func (t *Trainer) data(x, mask [][]float64) (xt, mt *tensors.Tensor, err error) {
-	if xt, err = vars.Matrix(cleanNaN(x), t.Model.DType()); err != nil {
-		return nil, nil, fmt.Errorf("batch data: %w", err)
+// args returns the inputs of a bound graph (x, mask, idx, eps0, chain), the batch as Inputs draws
+// it, in the model dtype: the rows x [B, D] with their non-finite (missing) entries set to 0 (the
+// mask removes them from the bound), the mask rows [R, D], the point indices and the float64 noise.
+func (t *Trainer) args(x, mask [][]float64, idx []int32, eps0, chain *tensors.Tensor) ([]any, error) {
+	dt := t.Model.DType()
+	xt, err := vars.Matrix(cleanNaN(x), dt)
+	if err != nil {
+		return nil, fmt.Errorf("batch data: %w", err)
 	}
-	if mt, err = vars.Matrix(mask, t.Model.DType()); err != nil {
-		return nil, nil, fmt.Errorf("batch mask: %w", err)
+	mt, err := vars.Matrix(mask, dt)
+	if err != nil {
+		return nil, fmt.Errorf("batch mask: %w", err)
 	}
-	return xt, mt, nil
+	return []any{xt, mt, idx, vars.Convert(eps0, dt), vars.Convert(chain, dt)}, nil
 }

@@ -74,11 +74,11 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	xt, mt, err := t.data(x, mask)
+	args, err := t.args(x, mask, ids, normal(rng, s0), normal(rng, sc))
 	if err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
-	out, err := exec.Exec(xt, mt, ids, t.in(normal(rng, s0)), t.in(normal(rng, sc)))
+	out, err := exec.Exec(args...)
 	if err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
