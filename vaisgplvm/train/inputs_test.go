@@ -1,9 +1,12 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/tensors"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -37,5 +40,67 @@ func BenchmarkStepInputs(b *testing.B) {
 		if _, err := t.args(Inputs(m, 1, it)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestStepInputsPrefetch: the inputs stepInputs hands Step are those buildInputs draws for the
+// same iteration, whether they were prepared in the background by the previous call (iterations
+// 0..3 in order), prepared for another iteration and thrown away (a jump back to 1, as after
+// loading a checkpoint; a changed seed), or built in place (NoPrefetch). Masked data, so that the
+// mask and the NaN cleaning take part.
+func TestStepInputsPrefetch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := testutil.NormalRows(rng, 40, 5, 1)
+	mask := make([][]float64, len(x))
+	for i := range mask {
+		mask[i] = []float64{1, 1, 1, 1, 1}
+		if i%4 == 0 {
+			mask[i][2], x[i][2] = 0, math.NaN()
+		}
+	}
+	cfg := model.DefaultConfig("vais", 2)
+	cfg.M, cfg.K, cfg.Batch = 6, 3, 10
+	m, err := model.New(cfg, x, mask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(tr *Trainer, it int) {
+		t.Helper()
+		got, err := tr.stepInputs(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := buildInputs(inputKey{model: m, seed: m.Cfg.Seed, iter: it})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			g, w := got[i], want[i]
+			if gi, ok := g.([]int32); ok {
+				if fmt.Sprint(gi) != fmt.Sprint(w) {
+					t.Errorf("iteration %d input %d: indices %v, want %v", it, i, gi, w)
+				}
+				continue
+			}
+			gf, wf := testutil.Flat(g.(*tensors.Tensor)), testutil.Flat(w.(*tensors.Tensor))
+			if d := testutil.MaxAbsDiff(gf, wf); d != 0 || len(gf) == 0 {
+				t.Errorf("iteration %d input %d: max difference %g (%d values), want 0", it, i, d, len(gf))
+			}
+		}
+	}
+	tr := &Trainer{Model: m}
+	for it := range 4 {
+		check(tr, it)
+		if tr.ahead == nil || tr.ahead.key.iter != it+1 {
+			t.Fatalf("after iteration %d: no prefetch of iteration %d", it, it+1)
+		}
+	}
+	check(tr, 1)
+	m.Cfg.Seed++
+	check(tr, 2)
+	tr.NoPrefetch = true
+	check(tr, 3)
+	if tr.ahead != nil {
+		t.Error("NoPrefetch: a prefetch was started")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
@@ -23,7 +22,9 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
-// Trainer owns the parameters (a GoMLX context) of one model and its optimiser state.
+// Trainer owns the parameters (a GoMLX context) of one model and its optimiser state. Between
+// steps it reads the model's data and configuration on another goroutine (see NoPrefetch): do not
+// change them while the trainer is in use (build a new model and trainer instead).
 type Trainer struct {
 	Model   *model.Model
 	Backend backends.Backend
@@ -31,9 +32,14 @@ type Trainer struct {
 	Iter    int       // iterations done
 	Curve   []float64 // -ELBO per data point after each iteration (the batch estimate)
 	Seconds float64   // wall seconds spent in Step
-	// HostSeconds is the part of Seconds spent preparing each step's inputs on the host (drawing the
-	// batch and noise, building the input tensors), before the graph runs.
+	// HostSeconds is the part of Seconds that Step spends on its inputs before the graph runs:
+	// drawing the batch and noise and building the input tensors, or, when the previous Step
+	// prepared them in the background (the default, see NoPrefetch), waiting for that to finish.
 	HostSeconds float64
+	// NoPrefetch makes Step build its inputs itself, after the previous step, instead of having the
+	// previous Step prepare them on another goroutine while its graph runs. The inputs, and so
+	// the results, are the same either way; set it to time the host's part of a step alone.
+	NoPrefetch bool
 	// DataTag names the training data (e.g. "oilflow" or "wine+standardized"); saved in checkpoints
 	// and checked by Load when both sides set it.
 	DataTag string
@@ -43,6 +49,7 @@ type Trainer struct {
 	step   *context.Exec
 	graphs map[*Graph]bool // distinct training graphs built so far
 	last   *Graph          // the graph of the last step
+	ahead  *pending        // the next iteration's inputs, being prepared (nil with NoPrefetch)
 }
 
 // New prepares a trainer; graphs are compiled on the first Step.
@@ -83,48 +90,12 @@ type gradientUpdater interface {
 	UpdateGraphWithGradients(ctx *context.Context, grads []*Node, lossDType dtypes.DType)
 }
 
-// Inputs draws the inputs of iteration it: batch rows, mask, indices and noise (from PCG(seed, it)).
-// The batch is in model.ArrangeBatch's order and mask covers its first rows as that says (all
-// ones, ignored, when the model has no mask): idx[i] is the point of row i.
-func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int32, eps0, chain *tensors.Tensor) {
-	rng := rand.New(rand.NewPCG(seed, uint64(it)+1))
-	b := m.BatchSize()
-	idx = make([]int32, b)
-	if b == m.N {
-		for i := range idx {
-			idx[i] = int32(i)
-		}
-	} else {
-		for i, j := range rng.Perm(m.N)[:b] {
-			idx[i] = int32(j)
-		}
-	}
-	idx, r := m.ArrangeBatch(idx)
-	x = make([][]float64, b)
-	if m.Mask == nil {
-		r = b
-	}
-	mask = make([][]float64, r)
-	for i, j := range idx {
-		x[i] = m.X[j]
-		switch {
-		case m.Mask == nil:
-			mask[i] = ones(m.D)
-		case i < r:
-			mask[i] = m.Mask[j] // the rows after r are fully observed
-		}
-	}
-	s0, sc := m.NoiseShapes(b)
-	return x, mask, idx, normal(rng, s0), normal(rng, sc)
-}
-
 // Step runs one Adam iteration and returns the batch estimate of -ELBO per data point. A
 // non-finite value, or a bound above model.BoundCeiling, stops with an error naming the iteration
 // (the parameters are then unusable; the last checkpoint is untouched).
 func (t *Trainer) Step() (float64, error) {
 	start := time.Now()
-	x, mask, idx, eps0, chain := Inputs(t.Model, t.Model.Cfg.Seed, t.Iter)
-	args, err := t.args(x, mask, idx, eps0, chain)
+	args, err := t.stepInputs(t.Iter)
 	if err != nil {
 		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
 	}
@@ -229,45 +200,6 @@ func (t *Trainer) SecondsPerIter() float64 {
 	return t.Seconds / float64(t.Iter)
 }
 
-func ones(d int) []float64 {
-	o := make([]float64, d)
-	for i := range o {
-		o[i] = 1
-	}
-	return o
-}
-
-// cleanNaN replaces non-finite (missing) entries by 0; they are masked out of the bound.
-func cleanNaN(x [][]float64) [][]float64 {
-	out := x
-	for i, r := range x {
-		for j, v := range r {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				if &out[0] == &x[0] {
-					out = make([][]float64, len(x))
-					for k := range x {
-						out[k] = append([]float64(nil), x[k]...)
-					}
-				}
-				out[i][j] = 0
-			}
-		}
-	}
-	return out
-}
-
-func normal(rng *rand.Rand, dims []int) *tensors.Tensor {
-	n := 1
-	for _, d := range dims {
-		n *= d
-	}
-	data := make([]float64, n)
-	for i := range data {
-		data[i] = rng.NormFloat64()
-	}
-	return tensors.FromFlatDataAndDimensions(data, dims...)
-}
-
 func scalar(t *tensors.Tensor) float64 {
 	switch v := t.Value().(type) {
 	case float64:
@@ -276,20 +208,4 @@ func scalar(t *tensors.Tensor) float64 {
 		return float64(v)
 	}
 	return math.NaN()
-}
-
-// args returns the inputs of a bound graph (x, mask, idx, eps0, chain), the batch as Inputs draws
-// it, in the model dtype: the rows x [B, D] with their non-finite (missing) entries set to 0 (the
-// mask removes them from the bound), the mask rows [R, D], the point indices and the float64 noise.
-func (t *Trainer) args(x, mask [][]float64, idx []int32, eps0, chain *tensors.Tensor) ([]any, error) {
-	dt := t.Model.DType()
-	xt, err := vars.Matrix(cleanNaN(x), dt)
-	if err != nil {
-		return nil, fmt.Errorf("batch data: %w", err)
-	}
-	mt, err := vars.Matrix(mask, dt)
-	if err != nil {
-		return nil, fmt.Errorf("batch mask: %w", err)
-	}
-	return []any{xt, mt, idx, vars.Convert(eps0, dt), vars.Convert(chain, dt)}, nil
 }
