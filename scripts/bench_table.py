@@ -4,7 +4,8 @@
     python3 scripts/bench_table.py RESULTS_DIR > docs/benchmarks.md
 
 Reads device.txt, command.txt, oilflow_<dtype>.json (vaisgplvm bench), frey_<dtype>/table6.json
-(vaisgplvm reproduce --table 6) and gpytorch.json (scripts/gpytorch_bench.py; optional). Standard
+(vaisgplvm reproduce --table 6), gpytorch.json (scripts/gpytorch_bench.py; optional) and
+prefetch_off.json / prefetch_on.json (vaisgplvm bench --prefetch=false / true; optional). Standard
 library only.
 """
 import glob
@@ -72,6 +73,15 @@ def main():
                 ratio = r["median_iteration_seconds"] / g["median_iteration_seconds"]
                 checks.append("Frey %s: VAIS K = 5 iteration / GPyTorch MF iteration = %.2f (target <= 1.5): %s"
                               % (dt, ratio, "met" if ratio <= 1.5 else "missed"))
+    pre = [(r, name) for name in ("off", "on") for r in read(os.path.join(res, "prefetch_%s.json" % name), [])]
+    if pre:
+        out += ["", "## Input prefetch (Frey, float64, K 5, batch 100; `bench --prefetch=false` / `true`)", "",
+                "Host s/iter is the time a step waited for its inputs before its graph ran; without prefetch it is "
+                "their whole cost (batch, noise, tensors), with it only what the background goroutine had not "
+                "finished.", "",
+                "| method | prefetch | s/iter | host s/iter |", "|---|---|---|---|"]
+        for r, name in pre:
+            out.append("| %s | %s | %.4f | %s |" % (r["method"], name, r["median_iteration_seconds"], host(r)))
     if gpy:
         r = next(iter(gpy.values()))
         out += ["", "GPyTorch: %s, torch %s, its tutorial Bayesian GPLVM (one GP per output with its own M inducing "

@@ -30,6 +30,10 @@
 # GPYTORCH_DTYPES (default DTYPES): set GPYTORCH_DTYPES="float64 float32 tf32" in the run that has
 # GPYTORCH=1.
 #
+# PREFETCH (default 1; 0 skips it) times Frey MF, IWVI and VAIS K = 5 in float64 with each step's
+# inputs built in the step (bench --prefetch=false) and prepared by the previous step on another
+# goroutine (--prefetch=true, the default everywhere else): RESULTS/prefetch_off.json, prefetch_on.json.
+#
 # HLO=1 adds one run that has XLA dump each compiled step graph after optimisation (XLA_FLAGS
 # --xla_dump_to=RESULTS/hlo --xla_dump_hlo_as_text; the backend appends its own flag to these) for
 # oilflow VAIS and Frey MF and VAIS at K = 5 (float64), and writes RESULTS/hlo_kernels.txt: per dumped
@@ -59,6 +63,13 @@ for dt in $dtypes; do
   "$bin" reproduce --table 6 --methods mf,iwvi,vais --ks "$ks" --reps "$reps" --backend "$spec" \
     --dtype "$dtype" --out "$results/frey_$dt" > /dev/null
 done
+if [ "${PREFETCH:-1}" = 1 ]; then
+  for p in off on; do
+    flag=false; [ "$p" = on ] && flag=true
+    "$bin" bench --backend "$BACKEND" --dataset frey --batch 100 --k 5 --methods mf,iwvi,vais --iters "$reps" \
+      --prefetch=$flag > "$results/prefetch_$p.json"
+  done
+fi
 if [ "${HLO:-0}" = 1 ]; then
   dump=$results/hlo
   mkdir -p "$dump"
