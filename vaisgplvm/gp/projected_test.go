@@ -69,11 +69,16 @@ func withGradients(ctx *context.Context, h, ell *Node) []*Node {
 }
 
 // compareWithGradients checks the outputs of withGradients: the values (index 0) to 1e-10 and the
-// gradients to 1e-9, relative to the largest magnitude of each output (at least 1).
+// gradients to 5e-9, relative to the largest magnitude of each output (at least 1). The gradients
+// with respect to Z and the kernel go through Kuu's factor L and its inverse, which the two forms
+// use differently (products with L^-1 against solves): rounding-level changes to L or L^-1 move
+// them by more than the values. Measured in float64 on the pure-Go backend: largest 5.9e-10 here;
+// 1.2e-9 with a Cholesky variant whose L^-1 divided by L_jj values one ulp off. Scaling the
+// missing-entry mask by 1 + 1e-6 moves the values by 1.4e-7 and the gradients by 3e-8 relative.
 func compareWithGradients(t *testing.T, name string, got, want [][]float64) {
 	t.Helper()
 	for i := range want {
-		tol := 1e-9
+		tol := 5e-9
 		if i == 0 {
 			tol = 1e-10
 		}
@@ -91,7 +96,7 @@ func compareWithGradients(t *testing.T, name string, got, want [][]float64) {
 // to h and every variable: Z, q(u), bias, kernel and noise parameters) equals the direct form of
 // ExpectedLogLik (mask nil, [N, D] means), which TestPosteriorMatchesGonum checks against gonum:
 // whitened and not, shared and per-output square roots, with and without a mean function; values
-// to 1e-10 relative, gradients to 1e-9 relative (float64).
+// to 1e-10 relative, gradients to 5e-9 relative (float64; see compareWithGradients).
 func TestProjectedMatchesDirect(t *testing.T) {
 	for _, whitened := range []bool{true, false} {
 		for _, shared := range []bool{true, false} {
@@ -138,7 +143,7 @@ func TestProjectedMatchesDirect(t *testing.T) {
 // TestProjectedMaskedMatchesDirect: ProjectMasked with the mask of the first R rows (the other
 // rows fully observed), evaluated directly and tiled for 2 samples, equals the direct masked
 // ExpectedLogLik with the whole mask: values to 1e-10 relative, gradients (h, every variable) to
-// 1e-9 relative; shared and per-output square roots, with and without a mean function. Row 1
+// 5e-9 relative; shared and per-output square roots, with and without a mean function. Row 1
 // has no observed entry (its l_n must be 0 up to rounding).
 func TestProjectedMaskedMatchesDirect(t *testing.T) {
 	const r = 3
