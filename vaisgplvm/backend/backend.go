@@ -52,6 +52,10 @@ const EnvVar = "VAISGPLVM_BACKEND"
 // ops hold, and a one-op-at-a-time schedule (ops_sequential) leaves the second core idle. Every op
 // computes the same sums in the same order under either schedule, so results are bit-identical
 // (tested); a Frey VAIS step (K = 25, batch 100) takes about 30% less time on 2 cores.
+// `go test -race` reports data races inside that parallel executor (GoMLX v0.26.0
+// backends/simplego/exec.go: an op reads its inputs' use counters without the lock that other
+// ops update them under, e.g. in ./vaisgplvm/bounds with -cpu 8, or in ./vaisgplvm/train when
+// the input prefetch keeps a core busy); they are in GoMLX, not in this module.
 const GoConfig = "ops_parallel,parallelism=-1"
 
 // Choice is a started backend and the reason it was chosen (one line, for logs).
