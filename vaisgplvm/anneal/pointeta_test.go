@@ -11,6 +11,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
 
 // TestPerPointEtasMatchScalarChains: a chain run with step sizes etas [K, B] gives every point the
@@ -20,8 +21,8 @@ func TestPerPointEtasMatchScalarChains(t *testing.T) {
 	const k, s, b = 3, 4, 3
 	etas := [][]float64{{0.3, 0.02, 1.1}, {0.1, 0.05, 0.7}, {0.05, 0.2, 0.4}} // [K, B]
 	rng := rand.New(rand.NewPCG(11, 12))
-	e0 := testutil.Normal(rng, s, b, accDim)
-	ek := testutil.Normal(rng, k, s, b, accDim)
+	e0 := vars.Normal(rng, s, b, accDim)
+	ek := vars.Normal(rng, k, s, b, accDim)
 	betas, _ := anneal.Fixed{Kind: "linear"}.BetaValues(k)
 	run := func(etas *Node, e0, ek *Node) (*Node, *Node) {
 		var eps []*Node
@@ -159,7 +160,7 @@ func TestPerPointFactorsEqualiseAcceptance(t *testing.T) {
 		})
 		rng := rand.New(rand.NewPCG(21, 22))
 		for it := 0; it < iters; it++ {
-			exec.MustExec(testutil.Normal(rng, s, 2, accDim), testutil.Normal(rng, k, s, 2, accDim))
+			exec.MustExec(vars.Normal(rng, s, 2, accDim), vars.Normal(rng, k, s, 2, accDim))
 		}
 		logEta := testutil.Flat(ctx.In("anneal").GetVariable("log_eta").MustValue())
 		logS := []float64{0, 0}

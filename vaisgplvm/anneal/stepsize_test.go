@@ -10,6 +10,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
 
 // The test target of this file: q0 = N(0, I) and gamma(h) = N(h | mu, sigma^2 I) in dim dimensions.
@@ -71,8 +72,8 @@ func TestLogAcceptMatchesKernelDensities(t *testing.T) {
 	const k, s = 3, 50
 	etas := []float64{0.3, 0.1, 0.05}
 	rng := rand.New(rand.NewPCG(3, 4))
-	e0 := testutil.Normal(rng, 1, s, 1, accDim)
-	ek := testutil.Normal(rng, k, s, 1, accDim)
+	e0 := vars.Normal(rng, 1, s, 1, accDim)
+	ek := vars.Normal(rng, k, s, 1, accDim)
 	betas, _ := anneal.Fixed{Kind: "linear"}.BetaValues(k)
 	out := MustExecOnceN(testutil.Backend(), func(e0, ek *Node) []*Node {
 		var eps []*Node
@@ -163,7 +164,7 @@ func TestAdaptiveStepSizeReachesTarget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var first []float64
 	for it := 0; it < iters; it++ {
-		out := exec.MustExec(testutil.Normal(rng, 1, s, 1, accDim), testutil.Normal(rng, k, s, 1, accDim))
+		out := exec.MustExec(vars.Normal(rng, 1, s, 1, accDim), vars.Normal(rng, k, s, 1, accDim))
 		if it == 0 {
 			first = testutil.Flat(out[0])
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
@@ -27,7 +28,7 @@ func tinyModel(t *testing.T, x [][]float64, method string, k int) *model.Model {
 	return m
 }
 
-func noise(rng *rand.Rand, dims ...int) *tensors.Tensor { return testutil.Normal(rng, dims...) }
+func noise(rng *rand.Rand, dims ...int) *tensors.Tensor { return vars.Normal(rng, dims...) }
 
 var tinyX = [][]float64{{0.9, -0.4, 0.3}, {-0.7, 0.5, -0.2}}
 

@@ -26,10 +26,10 @@ func TestLogQ0ExactForIllConditionedScale(t *testing.T) {
 	const n, q, d, s = 12, 12, 14, 5
 	const diag, off = 0.05, 0.5
 	rng := rand.New(rand.NewPCG(21, 21))
-	x := testutil.Normal(rng, n, d).Value().([][]float64)
+	x := vars.Normal(rng, n, d).Value().([][]float64)
 	raw := testutil.TriangularRawScale(n, q, diag, off)
 	const b = 3 // the points in the batch
-	epsVals := testutil.Flat(testutil.Normal(rng, s, b, q))
+	epsVals := testutil.Flat(vars.Normal(rng, s, b, q))
 	want := make([]float64, s*b) // -log q0(a + L eps) per [s, b]
 	for k := range want {
 		sq := 0.0

@@ -22,7 +22,7 @@ import (
 func TestBoundAboveCeilingStops(t *testing.T) {
 	const n, q, d = 30, 12, 14
 	rng := rand.New(rand.NewPCG(31, 31))
-	x := testutil.Normal(rng, n, d).Value().([][]float64)
+	x := vars.Normal(rng, n, d).Value().([][]float64)
 	raw := testutil.TriangularRawScale(n, q, 0.05, 0.5)
 	for _, dt := range []string{"float64", "float32"} {
 		cfg := model.DefaultConfig("vais", q)

@@ -44,7 +44,7 @@ func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int
 		}
 	}
 	s0, sc := m.NoiseShapes(b)
-	return x, mask, idx, normal(rng, s0), normal(rng, sc)
+	return x, mask, idx, vars.Normal(rng, s0...), vars.Normal(rng, sc...)
 }
 
 // args returns the inputs of a bound graph (x, mask, idx, eps0, chain), the batch as Inputs draws
@@ -148,16 +148,4 @@ func cleanNaN(x [][]float64) [][]float64 {
 		}
 	}
 	return out
-}
-
-func normal(rng *rand.Rand, dims []int) *tensors.Tensor {
-	n := 1
-	for _, d := range dims {
-		n *= d
-	}
-	data := make([]float64, n)
-	for i := range data {
-		data[i] = rng.NormFloat64()
-	}
-	return tensors.FromFlatDataAndDimensions(data, dims...)
 }

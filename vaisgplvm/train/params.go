@@ -113,7 +113,7 @@ func (t *Trainer) ChainPath(n int, seed uint64) (path [][]float64, logW float64,
 	if err != nil {
 		return nil, 0, fmt.Errorf("chain path: %w", err)
 	}
-	args, err := t.args(x, mask, []int32{int32(n)}, normal(rng, s0), normal(rng, sc))
+	args, err := t.args(x, mask, []int32{int32(n)}, vars.Normal(rng, s0...), vars.Normal(rng, sc...))
 	if err != nil {
 		return nil, 0, fmt.Errorf("chain path: %w", err)
 	}

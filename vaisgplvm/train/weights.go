@@ -74,7 +74,7 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	args, err := t.args(x, mask, ids, normal(rng, s0), normal(rng, sc))
+	args, err := t.args(x, mask, ids, vars.Normal(rng, s0...), vars.Normal(rng, sc...))
 	if err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
 
 // products are the contractions the model uses (and a few awkward ones): each returns C(a, b).
@@ -59,7 +60,7 @@ func TestGradientsMatchGoMLX(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range products {
-		a, b := testutil.Normal(rng, p.a...), testutil.Normal(rng, p.b...)
+		a, b := vars.Normal(rng, p.a...), vars.Normal(rng, p.b...)
 		got := grads(t, p.op, a, b)
 		VJPRegistration[NodeTypeDot], VJPRegistration[NodeTypeDotGeneral] = origDot, origGeneral
 		want := grads(t, p.op, a, b)

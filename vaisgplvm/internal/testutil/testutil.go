@@ -115,19 +115,6 @@ func MaxAbsDiff(a, b []float64) float64 {
 	return m
 }
 
-// Normal returns a tensor of the given dimensions filled with standard normal draws from rng.
-func Normal(rng *rand.Rand, dims ...int) *tensors.Tensor {
-	n := 1
-	for _, d := range dims {
-		n *= d
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = rng.NormFloat64()
-	}
-	return tensors.FromFlatDataAndDimensions(v, dims...)
-}
-
 // NormalRows returns an [n][d] matrix of normal draws with standard deviation scale from rng,
 // drawn row by row.
 func NormalRows(rng *rand.Rand, n, d int, scale float64) [][]float64 {

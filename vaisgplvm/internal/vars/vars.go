@@ -7,6 +7,7 @@ package vars
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -99,6 +100,20 @@ func Matrix(rows [][]float64, dt dtypes.DType) (*tensors.Tensor, error) {
 		return tensors.FromFlatDataAndDimensions(out, len(rows), cols), nil
 	}
 	return nil, fmt.Errorf("vars: dtype %s not supported (want float64 or float32)", dt)
+}
+
+// Normal returns a float64 tensor of the given dimensions filled with standard normal draws from
+// rng, in row-major order (the training noise eps0 and the chain's eps_k, and the tests' noise).
+func Normal(rng *rand.Rand, dims ...int) *tensors.Tensor {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return tensors.FromFlatDataAndDimensions(v, dims...)
 }
 
 // Flat64 returns the values of a float64 or float32 tensor as float64.
