@@ -49,8 +49,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	}
 	ev := &Evaluation{}
 	for k := 0; k < draws; k++ {
-		x, mask, idx, eps0, chain := Inputs(&full, m.Cfg.Seed+1_000_003, k)
-		args, err := t.args(x, mask, idx, eps0, chain)
+		args, err := buildInputs(inputKey{model: &full, seed: m.Cfg.Seed + 1_000_003, iter: k})
 		if err != nil {
 			return nil, err
 		}
