@@ -8,9 +8,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -101,35 +99,28 @@ func runBench(args []string) error {
 		}
 		tr := train.New(m, b)
 		tr.NoPrefetch = !*prefetch
-		start := time.Now()
-		if _, err := tr.Step(); err != nil {
-			return err
-		}
-		r := BenchResult{Method: method, Dataset: *dataset, K: cfg.K, Batch: m.BatchSize(), CompileSecs: time.Since(start).Seconds(),
-			Iterations: *iters, Backend: b.Name(), NumCPU: runtime.NumCPU(), Prefetch: *prefetch}
-		var times []float64
-		host0 := tr.HostSeconds
-		if prof != nil {
+		var profiling bool
+		startProfile := func() error { // after the warm-up: compilation stays out of the profile
+			if prof == nil {
+				return nil
+			}
 			if err := pprof.StartCPUProfile(prof); err != nil {
 				return fmt.Errorf("--cpuprofile: %w", err)
 			}
+			profiling = true
+			return nil
 		}
-		for i := 0; i < *iters; i++ {
-			s := time.Now()
-			v, err := tr.Step()
-			if err != nil {
-				return err
-			}
-			times = append(times, time.Since(s).Seconds())
-			r.NegELBOAtLast = v
-		}
-		if prof != nil {
+		first, times, host, err := timeSteps(tr, *iters, startProfile)
+		if profiling {
 			pprof.StopCPUProfile()
 			prof = nil // one profile per file: the first method's
 		}
-		sort.Float64s(times)
-		r.MedianSecs, r.MinSecs = times[len(times)/2], times[0]
-		r.HostSecs = (tr.HostSeconds - host0) / float64(*iters)
+		if err != nil {
+			return err
+		}
+		r := BenchResult{Method: method, Dataset: *dataset, K: cfg.K, Batch: m.BatchSize(), CompileSecs: first,
+			MedianSecs: times[len(times)/2], MinSecs: times[0], HostSecs: host, Prefetch: *prefetch,
+			Iterations: *iters, Backend: b.Name(), NumCPU: runtime.NumCPU(), NegELBOAtLast: tr.Curve[len(tr.Curve)-1]}
 		r.CompiledGraphs = tr.CompiledGraphs()
 		r.GraphOps, r.MatMuls = tr.GraphOps()
 		r.Fit = "means"

@@ -102,7 +102,7 @@ func runTable6(args []string) error {
 				return err
 			}
 			tr := train.New(m, b)
-			first, times, host, err := timeSteps(tr, *reps)
+			first, times, host, err := timeSteps(tr, *reps, nil)
 			if err != nil {
 				return fmt.Errorf("%s K=%d: %w", method, k, err)
 			}
@@ -144,15 +144,20 @@ func runTable6(args []string) error {
 	return writeTable(*out, "table6", md, res)
 }
 
-// timeSteps runs one warm-up step (graph compilation included) and reps timed steps, returning the
-// warm-up seconds, the sorted step seconds and the mean host-side seconds of a timed step
-// (train.Trainer.HostSeconds).
-func timeSteps(tr *train.Trainer, reps int) (first float64, times []float64, host float64, err error) {
+// timeSteps runs one warm-up step (graph compilation included), then afterWarmUp when not nil
+// (bench starts its CPU profile there), then reps timed steps, returning the warm-up seconds, the
+// sorted step seconds and the mean host-side seconds of a timed step (train.Trainer.HostSeconds).
+func timeSteps(tr *train.Trainer, reps int, afterWarmUp func() error) (first float64, times []float64, host float64, err error) {
 	start := time.Now()
 	if _, err := tr.Step(); err != nil {
 		return 0, nil, 0, err
 	}
 	first = time.Since(start).Seconds()
+	if afterWarmUp != nil {
+		if err := afterWarmUp(); err != nil {
+			return 0, nil, 0, err
+		}
+	}
 	host0 := tr.HostSeconds
 	for i := 0; i < reps; i++ {
 		s := time.Now()
