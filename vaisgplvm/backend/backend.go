@@ -26,7 +26,12 @@
 //	                NVIDIA_TF32_OVERRIDE=0 and adds --xla_gpu_enable_triton_gemm=false to
 //	                XLA_FLAGS in the process environment unless the user set them (see
 //	                precision.go: under XLA's defaults both cuBLAS and XLA's Triton GEMMs
-//	                round float32 operands to TF32), and says so in the reason.
+//	                round float32 operands to TF32), and says so in the reason. XLA reads
+//	                these once per process: a later start that wants them after a first one
+//	                without them says that float32 products may use TF32.
+//	xla...,f64      (also auto,f64) for a process whose graphs are all float64: Open leaves
+//	                the environment alone (Float64Option); the command adds it for
+//	                --dtype float64 (ForDType).
 //
 // XLA support needs cgo and is compiled only with the build tag xla (go build -tags xla ...);
 // without it every xla spec is an error that says so. No spec ever downloads a plugin: GoMLX's
@@ -73,12 +78,7 @@ var xlaSupport *struct {
 
 // Open starts the backend named by spec (see the package doc). Errors name the spec and the fix.
 func Open(spec string) (*Choice, error) {
-	if spec == "" {
-		spec = os.Getenv(EnvVar)
-	}
-	if spec == "" {
-		spec = "auto"
-	}
+	spec = resolve(spec)
 	switch {
 	case spec == "go":
 		b, err := pureGo()
@@ -89,12 +89,16 @@ func Open(spec string) (*Choice, error) {
 			return nil, fmt.Errorf("backend %q: %w", spec, err)
 		}
 		return &Choice{Backend: b, Spec: spec, Reason: "requested"}, nil
-	case spec == "auto":
+	case spec == "auto" || strings.HasPrefix(spec, "auto,"):
+		_, options, err := parseXLA(spec)
+		if err != nil {
+			return nil, err
+		}
 		if xlaSupport == nil {
 			b, err := pureGo()
 			return &Choice{Backend: b, Spec: "go", Reason: "auto: this binary has no XLA support (build with -tags xla)"}, err
 		}
-		c, failures := openFirst(candidates(), nil)
+		c, failures := openFirst(candidates(), options)
 		if c != nil {
 			c.Reason = "auto: PJRT plugin " + c.Reason
 			return c, nil
@@ -105,7 +109,7 @@ func Open(spec string) (*Choice, error) {
 		}
 		b, err := pureGo()
 		return &Choice{Backend: b, Spec: "go", Reason: reason}, err
-	case spec == "xla" || strings.HasPrefix(spec, "xla:") || strings.HasPrefix(spec, "xla,"):
+	case isXLASpec(spec):
 		plugin, options, err := parseXLA(spec)
 		if err != nil {
 			return nil, err
@@ -131,19 +135,37 @@ func Open(spec string) (*Choice, error) {
 		c.Reason = joinReason("requested", c.Reason)
 		return c, nil
 	}
-	return nil, fmt.Errorf("unknown backend %q: want auto, go, go:CONFIG, xla, xla:NAME or xla:/abs/path.so (optionally ,tf32)", spec)
+	return nil, fmt.Errorf("unknown backend %q: want auto, go, go:CONFIG, xla, xla:NAME or xla:/abs/path.so (auto and xla optionally followed by ,tf32 or ,f64)", spec)
+}
+
+// resolve returns spec, or when it is "" the value of $VAISGPLVM_BACKEND, or when that is unset "auto".
+func resolve(spec string) string {
+	if spec == "" {
+		spec = os.Getenv(EnvVar)
+	}
+	if spec == "" {
+		spec = "auto"
+	}
+	return spec
+}
+
+// isXLASpec reports whether spec names the XLA backend (xla, xla:..., xla,...).
+func isXLASpec(spec string) bool {
+	return spec == "xla" || strings.HasPrefix(spec, "xla:") || strings.HasPrefix(spec, "xla,")
 }
 
 // XLAOptions are the options an xla spec may end with (",tf32"), passed to GoMLX's XLA backend:
 // tf32 runs float32 matrix products in TensorFloat-32 on NVIDIA GPUs (10-bit mantissa inputs,
 // float32 accumulation); shared_buffers / noshared_buffers override host-memory sharing.
-var XLAOptions = []string{"tf32", "shared_buffers", "noshared_buffers"}
+// f64 (Float64Option) is ours: a float64-only process keeps XLA's GPU defaults.
+var XLAOptions = []string{"tf32", Float64Option, "shared_buffers", "noshared_buffers"}
 
 // parseXLA splits an xla spec (xla, xla:NAME, xla:/ABS/PATH, each optionally followed by
-// ,OPTION...) into the plugin ("" = preferred) and its options, checking both.
+// ,OPTION...) into the plugin ("" = preferred) and its options, checking both; for auto,OPTION...
+// the plugin is "".
 func parseXLA(spec string) (plugin string, options []string, err error) {
 	parts := strings.Split(spec, ",")
-	plugin = strings.TrimPrefix(strings.TrimPrefix(parts[0], "xla"), ":")
+	plugin = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(parts[0], "auto"), "xla"), ":")
 	if strings.ContainsRune(plugin, '/') && !strings.HasPrefix(plugin, "/") {
 		return "", nil, fmt.Errorf("backend %q: a plugin path must be absolute", spec)
 	}

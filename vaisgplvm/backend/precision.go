@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Exact float32 on NVIDIA GPUs. Under XLA's defaults the CUDA plugin runs float32 matrix products
@@ -64,12 +65,51 @@ func setsFlag(flags, name string) bool {
 	return false
 }
 
-// precisionFor prepares the environment for starting plugin with options: for a CUDA plugin
-// without the tf32 option it calls exactFloat32Env. Returns a note for Choice.Reason ("" when
-// nothing was set).
+// Float64Option is the XLA spec option (",f64") for a process whose graphs all compute in
+// float64: Open then leaves the environment as it is for a CUDA plugin, since the exact-float32
+// settings concern float32 products only and --xla_gpu_enable_triton_gemm=false also takes XLA's
+// Triton GEMM fusions from float64 graphs. On an H100 (docs/benchmarks.md) a float64 Frey VAIS step
+// cost 0.45 ms more per annealing step with XLA's defaults (session of 2026-11-22) and 1.2 ms more
+// with the settings (2026-11-23), while float32 with TF32, whose settings did not change between
+// the two runs, stayed at 0.7-0.85 ms. A float32 graph run on such a backend may use TF32.
+// The command adds it for --dtype float64 (ForDType).
+const Float64Option = "f64"
+
+// cudaFirst records this process's first CUDA plugin start and whether it had the exact-float32
+// settings: XLA parses XLA_FLAGS and cuBLAS reads NVIDIA_TF32_OVERRIDE once per process, so every
+// later start runs with what the first one had.
+var cudaFirst struct {
+	sync.Mutex
+	started, exact bool
+}
+
+// wantsExactFloat32 reports whether a start of plugin with options should keep float32 products
+// exact: a CUDA plugin without the tf32 and f64 options.
+func wantsExactFloat32(plugin string, options []string) bool {
+	return isCUDAPlugin(plugin) && !slices.Contains(options, "tf32") && !slices.Contains(options, Float64Option)
+}
+
+// precisionFor prepares the environment for starting plugin with options: for a CUDA plugin that
+// wants exact float32 products (wantsExactFloat32) it calls exactFloat32Env, unless an earlier
+// CUDA start of this process ran without them, which it then says. Returns a note for
+// Choice.Reason ("" when there is nothing to say).
 func precisionFor(plugin string, options []string) (string, error) {
-	if !isCUDAPlugin(plugin) || slices.Contains(options, "tf32") {
+	cudaFirst.Lock()
+	started, exact := cudaFirst.started, cudaFirst.exact
+	cudaFirst.Unlock()
+	switch {
+	case !isCUDAPlugin(plugin):
 		return "", nil
+	case slices.Contains(options, Float64Option) && !slices.Contains(options, "tf32"):
+		if started && exact {
+			return "float64 only; the exact-float32 settings of this process's earlier CUDA start stay", nil
+		}
+		return "float64 only: XLA's GPU defaults kept (float32 products may use TensorFloat-32)", nil
+	case !wantsExactFloat32(plugin, options):
+		return "", nil
+	}
+	if started && !exact {
+		return "float32 products may use TensorFloat-32: this process started a CUDA plugin earlier without the exact-float32 settings, and XLA and cuBLAS read them once per process", nil
 	}
 	set, err := exactFloat32Env()
 	if err != nil || set == "" {
@@ -78,16 +118,45 @@ func precisionFor(plugin string, options []string) (string, error) {
 	return "float32 products kept exact (set " + set + "; add ,tf32 for TensorFloat-32)", nil
 }
 
+// startedCUDA records a successful start of plugin with options (see cudaFirst).
+func startedCUDA(plugin string, options []string) {
+	if !isCUDAPlugin(plugin) {
+		return
+	}
+	cudaFirst.Lock()
+	defer cudaFirst.Unlock()
+	if !cudaFirst.started {
+		cudaFirst.started, cudaFirst.exact = true, wantsExactFloat32(plugin, options)
+	}
+}
+
 // openPlugin starts the PJRT plugin (name or absolute path) with options, after precisionFor.
+// Float64Option is ours: GoMLX gets the other options.
 func openPlugin(plugin string, options []string) (*Choice, error) {
 	note, err := precisionFor(plugin, options)
 	if err != nil {
 		return nil, err
 	}
-	resolved := strings.Join(append([]string{plugin}, options...), ",")
-	b, err := xlaSupport.open(resolved)
+	gomlxOptions := slices.DeleteFunc(slices.Clone(options), func(o string) bool { return o == Float64Option })
+	b, err := xlaSupport.open(strings.Join(append([]string{plugin}, gomlxOptions...), ","))
 	if err != nil {
 		return nil, err
 	}
-	return &Choice{Backend: b, Spec: "xla:" + resolved, Reason: note}, nil
+	startedCUDA(plugin, options)
+	return &Choice{Backend: b, Spec: "xla:" + strings.Join(append([]string{plugin}, options...), ","), Reason: note}, nil
+}
+
+// ForDType returns spec (resolved as Open does: "" means $VAISGPLVM_BACKEND, then auto) with
+// Float64Option added when dtype is "float64" and spec may start XLA (auto or an xla spec) without
+// a tf32 or f64 option; otherwise the resolved spec unchanged.
+func ForDType(spec, dtype string) string {
+	spec = resolve(spec)
+	if dtype != "float64" || !(spec == "auto" || strings.HasPrefix(spec, "auto,") || isXLASpec(spec)) {
+		return spec
+	}
+	options := strings.Split(spec, ",")[1:]
+	if slices.Contains(options, "tf32") || slices.Contains(options, Float64Option) {
+		return spec
+	}
+	return spec + "," + Float64Option
 }

@@ -15,7 +15,16 @@ func fakeXLA(t *testing.T, ok string) map[string][2]string {
 	t.Helper()
 	seen := map[string][2]string{}
 	saved := xlaSupport
-	t.Cleanup(func() { xlaSupport = saved })
+	cudaFirst.Lock()
+	savedFirst := [2]bool{cudaFirst.started, cudaFirst.exact}
+	cudaFirst.started, cudaFirst.exact = false, false
+	cudaFirst.Unlock()
+	t.Cleanup(func() {
+		xlaSupport = saved
+		cudaFirst.Lock()
+		cudaFirst.started, cudaFirst.exact = savedFirst[0], savedFirst[1]
+		cudaFirst.Unlock()
+	})
 	xlaSupport = &struct {
 		plugins func() []string
 		open    func(plugin string) (backends.Backend, error)
@@ -23,6 +32,7 @@ func fakeXLA(t *testing.T, ok string) map[string][2]string {
 		plugins: func() []string { return []string{"cuda", "cpu"} },
 		open: func(resolved string) (backends.Backend, error) {
 			plugin := strings.Split(resolved, ",")[0]
+			seen[plugin+" options"] = [2]string{strings.TrimPrefix(resolved, plugin)}
 			tf32, _ := os.LookupEnv(TF32OverrideEnv)
 			seen[plugin] = [2]string{tf32, os.Getenv("XLA_FLAGS")}
 			if plugin != ok {
@@ -126,4 +136,85 @@ func TestExactFloat32Env(t *testing.T) {
 			t.Errorf("auto: %+v, cuda plugin saw %q", c, seen["cuda"])
 		}
 	})
+}
+
+// TestFloat64Option: with ,f64 (and auto,f64) a CUDA plugin starts in an untouched environment,
+// GoMLX never sees the option, the spec keeps it and the reason says float32 may use TF32; a later
+// start that wants exact float32 in the same process says it cannot have it, and one after an
+// exact start says the settings stay.
+func TestFloat64Option(t *testing.T) {
+	unsetEnv(t, TF32OverrideEnv)
+	unsetEnv(t, "XLA_FLAGS")
+	hidePythonPlugins(t)
+	seen := fakeXLA(t, "cuda")
+	c, err := Open("xla:cuda,f64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := seen["cuda"]; got != [2]string{"", ""} {
+		t.Errorf("with ,f64 the plugin started with %q, want an untouched environment", got)
+	}
+	if got := seen["cuda options"][0]; got != "" {
+		t.Errorf("GoMLX got options %q, want none", got)
+	}
+	if c.Spec != "xla:cuda,f64" || !strings.Contains(c.Reason, "float64 only") {
+		t.Errorf("spec %q, reason %q: want xla:cuda,f64 and a float64-only note", c.Spec, c.Reason)
+	}
+	c, err = Open("xla:cuda")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, set := os.LookupEnv(TF32OverrideEnv); set || !strings.Contains(c.Reason, "may use TensorFloat-32") {
+		t.Errorf("exact start after an f64 one: %s set or reason %q does not warn", TF32OverrideEnv, c.Reason)
+	}
+
+	seen = fakeXLA(t, "cuda")
+	c, err = Open("auto,f64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := seen["cuda"]; c.Spec != "xla:cuda,f64" || got != [2]string{"", ""} {
+		t.Errorf("auto,f64: spec %q, environment %q; want xla:cuda,f64 and untouched", c.Spec, got)
+	}
+
+	seen = fakeXLA(t, "cuda")
+	if _, err := Open("xla:cuda"); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Open("xla:cuda,f64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Reason, "stay") {
+		t.Errorf("f64 start after an exact one: reason %q should say the exact settings stay", c.Reason)
+	}
+	if _, err := Open("auto,bogus"); err == nil {
+		t.Error("auto,bogus: want an unknown-option error")
+	}
+}
+
+// TestForDType: float64 adds ,f64 to auto and xla specs without a precision option; float32,
+// go specs and specs that already choose keep theirs; "" resolves through $VAISGPLVM_BACKEND.
+func TestForDType(t *testing.T) {
+	t.Setenv(EnvVar, "")
+	for _, c := range []struct{ spec, dtype, want string }{
+		{"", "float64", "auto,f64"},
+		{"auto", "float64", "auto,f64"},
+		{"xla:cuda", "float64", "xla:cuda,f64"},
+		{"xla", "float64", "xla,f64"},
+		{"xla:/p/xla_cuda_plugin.so,tf32", "float64", "xla:/p/xla_cuda_plugin.so,tf32"},
+		{"xla:cuda,f64", "float64", "xla:cuda,f64"},
+		{"xla:cuda", "float32", "xla:cuda"},
+		{"auto", "float32", "auto"},
+		{"go", "float64", "go"},
+		{"go:ops_sequential", "float64", "go:ops_sequential"},
+	} {
+		if got := ForDType(c.spec, c.dtype); got != c.want {
+			t.Errorf("ForDType(%q, %q) = %q, want %q", c.spec, c.dtype, got, c.want)
+		}
+	}
+	t.Setenv(EnvVar, "xla:cpu")
+	if got := ForDType("", "float64"); got != "xla:cpu,f64" {
+		t.Errorf("ForDType with $%s=xla:cpu = %q, want xla:cpu,f64", EnvVar, got)
+	}
 }

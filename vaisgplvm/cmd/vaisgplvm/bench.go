@@ -72,7 +72,7 @@ func runBench(args []string) error {
 	if *iters < 1 {
 		return usagef("--iters must be >= 1")
 	}
-	b, err := openBackend(*backendName, 1, 1)
+	b, err := openBackend(*backendName, mf.dtype, 1, 1)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}

@@ -130,7 +130,11 @@ func parse(fs *flag.FlagSet, args []string) error {
 // newTrainer returns a trainer for cfg on the loaded data td (its mask, when it has missing entries),
 // tagged with the data source (dataSource.tag) for checkpoints.
 func newTrainer(cfg model.Config, td *trainingData, tag, backendName string) (*train.Trainer, error) {
-	b, err := openBackend(backendName, 1, 1)
+	dtype := cfg.DType
+	if dtype == "" {
+		dtype = "float64"
+	}
+	b, err := openBackend(backendName, dtype, 1, 1)
 	if err != nil {
 		return nil, usagef("--backend: %v", err)
 	}
@@ -143,13 +147,14 @@ func newTrainer(cfg model.Config, td *trainingData, tag, backendName string) (*t
 	return tr, nil
 }
 
-const backendHelp = "backend: auto, go, go:SIMPLEGO_CONFIG, xla, xla:NAME or xla:/abs/plugin.so, an xla spec optionally followed by ,tf32 (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"
+const backendHelp = "backend: auto, go, go:SIMPLEGO_CONFIG, xla, xla:NAME or xla:/abs/plugin.so, auto or an xla spec optionally followed by ,tf32 (TensorFloat-32 float32 products) or ,f64 (added for --dtype float64: XLA's GPU defaults) (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"
 
 // openBackend starts the backend named by spec for total trainings run jobs at a time
 // (backend.OpenShared) and logs which one and why on stderr; for XLA the line also names the PJRT
-// plugin, its C API version and the device count.
-func openBackend(spec string, jobs, total int) (backends.Backend, error) {
-	c, err := backend.OpenShared(spec, jobs, total)
+// plugin, its C API version and the device count. For dtype "float64" an auto or xla spec gets
+// the f64 option (backend.ForDType): XLA's GPU defaults, without the exact-float32 settings.
+func openBackend(spec, dtype string, jobs, total int) (backends.Backend, error) {
+	c, err := backend.OpenShared(backend.ForDType(spec, dtype), jobs, total)
 	if err != nil {
 		return nil, err
 	}

@@ -158,7 +158,7 @@ func runReproduce(args []string) error {
 		}
 	}
 	trainings := len(strings.Split(*datasets, ",")) * len(strings.Split(*methods, ",")) * *runs
-	b, err := openBackend(*backendName, *jobs, trainings)
+	b, err := openBackend(*backendName, mf.dtype, *jobs, trainings)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}

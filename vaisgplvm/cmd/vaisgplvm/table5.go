@@ -93,7 +93,7 @@ func runTable5(args []string) error {
 		}
 	}
 	fits := 2 * len(names) * *runs // standard and vais per dataset and run
-	b, err := openBackend(*backendName, *jobs, fits)
+	b, err := openBackend(*backendName, mf.dtype, *jobs, fits)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}

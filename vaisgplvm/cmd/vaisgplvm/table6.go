@@ -72,7 +72,7 @@ func runTable6(args []string) error {
 			return usagef("--methods: unknown method %q (want iwvi, vais or mf)", m)
 		}
 	}
-	b, err := openBackend(*backendName, 1, 1)
+	b, err := openBackend(*backendName, mf.dtype, 1, 1)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}
