@@ -37,8 +37,8 @@
 # HLO=1 adds one run that has XLA dump each compiled step graph after optimisation (XLA_FLAGS
 # --xla_dump_to=RESULTS/hlo --xla_dump_hlo_as_text; the backend appends its own flag to these) for
 # oilflow VAIS and Frey MF and VAIS at K = 5 (float64), and writes RESULTS/hlo_kernels.txt: per dumped
-# module, the lines with a fusion( or custom-call( instruction (about one GPU kernel launch each:
-# XLA's fused element-wise kernels and the cuBLAS calls) and with any instruction (all computations).
+# module, the kernels its step launches (lines of XLA's thunk sequence: fused kernels, cuBLAS calls,
+# copies), the lines with a fusion( or custom-call( instruction and with any instruction.
 set -euo pipefail
 bin=${BIN:-.gpu/vaisgplvm}
 export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
@@ -53,9 +53,10 @@ if [ "${PIP_CUDA_LIBS:-0}" = 1 ]; then export LD_LIBRARY_PATH=$(scripts/cuda-bac
 mkdir -p "$results" "$(dirname "$doc")"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; } > "$results/device.txt"
 echo "$0 KS=$ks REPS=$reps DTYPES=\"$dtypes\" BACKEND=$BACKEND" > "$results/command.txt"
-# float64 and float32 rows get exact float32 products from the backend itself (it sets
-# NVIDIA_TF32_OVERRIDE=0 and --xla_gpu_enable_triton_gemm=false before the CUDA plugin loads, unless
-# the spec ends in ,tf32: vaisgplvm/backend/precision.go); tf32 rows ask for TF32.
+# float32 rows get exact float32 products from the backend itself (it sets NVIDIA_TF32_OVERRIDE=0
+# and --xla_gpu_enable_triton_gemm=false before the CUDA plugin loads, unless the spec ends in ,tf32
+# or ,f64: vaisgplvm/backend/precision.go); float64 rows run with XLA's defaults (the command adds
+# ,f64 for --dtype float64, since 4773487); tf32 rows ask for TF32.
 for dt in $dtypes; do
   spec=$BACKEND dtype=$dt
   if [ "$dt" = tf32 ]; then spec="$BACKEND,tf32" dtype=float32; fi
@@ -71,15 +72,22 @@ if [ "${PREFETCH:-1}" = 1 ]; then
   done
 fi
 if [ "${HLO:-0}" = 1 ]; then
+  # One dump directory per process: XLA numbers modules per process, so two processes' first
+  # modules would both be module_0000 and the second would overwrite the first.
   dump=$results/hlo
-  mkdir -p "$dump"
-  dumpflags="${XLA_FLAGS:+$XLA_FLAGS }--xla_dump_to=$dump --xla_dump_hlo_as_text"
-  XLA_FLAGS=$dumpflags "$bin" bench --backend "$BACKEND" --batch 100 --methods vais --iters 2 > "$results/hlo_oilflow.json"
-  XLA_FLAGS=$dumpflags "$bin" bench --backend "$BACKEND" --dataset frey --batch 100 --k 5 --methods mf,vais --iters 2 \
-    > "$results/hlo_frey.json"
-  for f in "$dump"/*after_optimizations.txt; do
+  mkdir -p "$dump/oilflow" "$dump/frey"
+  flags="${XLA_FLAGS:+$XLA_FLAGS }--xla_dump_hlo_as_text"
+  XLA_FLAGS="$flags --xla_dump_to=$dump/oilflow" "$bin" bench --backend "$BACKEND" --batch 100 --methods vais --iters 2 \
+    > "$results/hlo_oilflow.json"
+  XLA_FLAGS="$flags --xla_dump_to=$dump/frey" "$bin" bench --backend "$BACKEND" --dataset frey --batch 100 --k 5 \
+    --methods mf,vais --iters 2 > "$results/hlo_frey.json"
+  # Kernels a step launches: XLA's thunk sequence (one line per fused kernel, cuBLAS call or copy).
+  for f in "$dump"/*/*after_optimizations.txt; do
     [ -f "$f" ] || continue
-    printf '%s\tfusions %d\tcustom_calls %d\tinstructions %d\n' "$(basename "$f")" \
+    thunks=${f%after_optimizations.txt}
+    thunks=$(ls "${thunks%.sm_*}".*thunk_sequence_after_thunk_passes.txt 2>/dev/null | head -1)
+    printf '%s\tkernels %d\tfusions %d\tcustom_calls %d\tinstructions %d\n' "$(basename "$(dirname "$f")")/$(basename "$f")" \
+      "$(if [ -n "$thunks" ]; then grep -cE '^ *[0-9]+: k(CustomKernel|CublasLtMatmul|Gemm|Copy|Kernel|DynamicSliceFusion)' "$thunks" || true; else echo 0; fi)" \
       "$(grep -c ' fusion(' "$f" || true)" "$(grep -c ' custom-call(' "$f" || true)" "$(grep -cE '^ +(ROOT )?[^ ]+ = ' "$f" || true)"
   done > "$results/hlo_kernels.txt"
 fi

@@ -7,7 +7,7 @@
 #
 # build writes one stripped test binary per package that uses a backend (data, metrics and plots never
 # touch a backend and are left out) into one tar, xz-compressed with a 384 MiB dictionary so that the
-# code the binaries share is stored once: 13 binaries, 230 MB, become one 21 MB file, TESTS (default
+# code the binaries share is stored once: 14 binaries become one 21 MB file, TESTS (default
 # .gpu/tests.tar.xz); xz each binary alone gave 63 MB, too close to the device tool's 64 MiB per call.
 # run unpacks it into a temporary directory (384 MiB of memory for xz).
 #
