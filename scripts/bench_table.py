@@ -5,7 +5,8 @@
 
 Reads device.txt, command.txt, oilflow_<dtype>.json (vaisgplvm bench), frey_<dtype>/table6.json
 (vaisgplvm reproduce --table 6), gpytorch.json (scripts/gpytorch_bench.py; optional) and
-prefetch_off.json / prefetch_on.json (vaisgplvm bench --prefetch=false / true; optional). Standard
+prefetch_off.json / prefetch_on.json (vaisgplvm bench --prefetch=false / true; optional),
+frey_f64exact/table6.json (float64 under the exact-float32 settings; optional). Standard
 library only.
 """
 import glob
@@ -82,6 +83,20 @@ def main():
                 "| method | prefetch | s/iter | host s/iter |", "|---|---|---|---|"]
         for r, name in pre:
             out.append("| %s | %s | %.4f | %s |" % (r["method"], name, r["median_iteration_seconds"], host(r)))
+    ab = read(os.path.join(res, "frey_f64exact", "table6.json"), {}).get("rows", [])
+    if ab:
+        base = {(r["method"], r["k"]): r for r in read(os.path.join(res, "frey_float64", "table6.json"), {}).get("rows", [])}
+        out += ["", "## float64 with and without the exact-float32 settings (Frey, batch 100)", "",
+                "XLA's defaults: the float64 rows above (the command adds `,f64`). Exact-float32 settings: "
+                "`NVIDIA_TF32_OVERRIDE=0 XLA_FLAGS=--xla_gpu_enable_triton_gemm=false` in the environment, as the "
+                "backend set them for float64 too from b9e33fb to 4773487.", "",
+                "| method | K | s/iter, XLA defaults | s/iter, exact-float32 settings | settings / defaults |",
+                "|---|---|---|---|---|"]
+        for r in ab:
+            b = base.get((r["method"], r["k"]))
+            out.append("| %s | %s | %s | %.4f | %s |" % (r["method"], r["k"] or "-",
+                       "%.4f" % b["median_iteration_seconds"] if b else "-", r["median_iteration_seconds"],
+                       "%.2f" % (r["median_iteration_seconds"] / b["median_iteration_seconds"]) if b else "-"))
     if gpy:
         r = next(iter(gpy.values()))
         out += ["", "GPyTorch: %s, torch %s, its tutorial Bayesian GPLVM (one GP per output with its own M inducing "

@@ -34,6 +34,12 @@
 # inputs built in the step (bench --prefetch=false) and prepared by the previous step on another
 # goroutine (--prefetch=true, the default everywhere else): RESULTS/prefetch_off.json, prefetch_on.json.
 #
+# F64EXACT (default 1; 0 skips it) times Frey MF, IWVI and VAIS K = 5 and 25 in float64 once more with
+# NVIDIA_TF32_OVERRIDE=0 and --xla_gpu_enable_triton_gemm=false set in the environment (the backend
+# keeps a user's settings; ,f64 only stops it from adding its own): the float64 rows' settings from
+# b9e33fb to 4773487, against XLA's defaults in the main float64 rows (needs float64 in DTYPES):
+# RESULTS/frey_f64exact.
+#
 # HLO=1 adds one run that has XLA dump each compiled step graph after optimisation (XLA_FLAGS
 # --xla_dump_to=RESULTS/hlo --xla_dump_hlo_as_text; the backend appends its own flag to these) for
 # oilflow VAIS and Frey MF and VAIS at K = 5 (float64), and writes RESULTS/hlo_kernels.txt: per dumped
@@ -70,6 +76,11 @@ if [ "${PREFETCH:-1}" = 1 ]; then
     "$bin" bench --backend "$BACKEND" --dataset frey --batch 100 --k 5 --methods mf,iwvi,vais --iters "$reps" \
       --prefetch=$flag > "$results/prefetch_$p.json"
   done
+fi
+if [ "${F64EXACT:-1}" = 1 ]; then
+  NVIDIA_TF32_OVERRIDE=0 XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_gpu_enable_triton_gemm=false" \
+    "$bin" reproduce --table 6 --methods mf,iwvi,vais --ks 5,25 --reps "$reps" --backend "$BACKEND" \
+    --dtype float64 --out "$results/frey_f64exact" > /dev/null
 fi
 if [ "${HLO:-0}" = 1 ]; then
   # One dump directory per process: XLA numbers modules per process, so two processes' first
