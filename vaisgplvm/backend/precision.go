@@ -148,15 +148,15 @@ func openPlugin(plugin string, options []string) (*Choice, error) {
 
 // ForDType returns spec (resolved as Open does: "" means $VAISGPLVM_BACKEND, then auto) with
 // Float64Option added when dtype is "float64" and spec may start XLA (auto or an xla spec) without
-// a tf32 or f64 option; otherwise the resolved spec unchanged.
+// a tf32 or f64 option; otherwise (a bad spec too) the resolved spec unchanged.
 func ForDType(spec, dtype string) string {
 	spec = resolve(spec)
 	if dtype != "float64" || !(spec == "auto" || strings.HasPrefix(spec, "auto,") || isXLASpec(spec)) {
 		return spec
 	}
-	options := strings.Split(spec, ",")[1:]
-	if slices.Contains(options, "tf32") || slices.Contains(options, Float64Option) {
-		return spec
+	_, options, err := parseXLA(spec)
+	if err != nil || slices.Contains(options, "tf32") || slices.Contains(options, Float64Option) {
+		return spec // a bad spec stays as given, so that Open's error names what the user wrote
 	}
 	return spec + "," + Float64Option
 }

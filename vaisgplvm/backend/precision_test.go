@@ -208,6 +208,8 @@ func TestForDType(t *testing.T) {
 		{"auto", "float32", "auto"},
 		{"go", "float64", "go"},
 		{"go:ops_sequential", "float64", "go:ops_sequential"},
+		{"auto,bogus", "float64", "auto,bogus"},
+		{"xla:relative/p.so", "float64", "xla:relative/p.so"},
 	} {
 		if got := ForDType(c.spec, c.dtype); got != c.want {
 			t.Errorf("ForDType(%q, %q) = %q, want %q", c.spec, c.dtype, got, c.want)
