@@ -89,7 +89,7 @@ func Open(spec string) (*Choice, error) {
 			return nil, fmt.Errorf("backend %q: %w", spec, err)
 		}
 		return &Choice{Backend: b, Spec: spec, Reason: "requested"}, nil
-	case spec == "auto" || strings.HasPrefix(spec, "auto,"):
+	case isAutoSpec(spec):
 		_, options, err := parseXLA(spec)
 		if err != nil {
 			return nil, err
@@ -147,6 +147,11 @@ func resolve(spec string) string {
 		spec = "auto"
 	}
 	return spec
+}
+
+// isAutoSpec reports whether spec is auto, optionally with options (auto,...).
+func isAutoSpec(spec string) bool {
+	return spec == "auto" || strings.HasPrefix(spec, "auto,")
 }
 
 // isXLASpec reports whether spec names the XLA backend (xla, xla:..., xla,...).

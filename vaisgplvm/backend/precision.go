@@ -94,19 +94,17 @@ func wantsExactFloat32(plugin string, options []string) bool {
 // CUDA start of this process ran without them, which it then says. Returns a note for
 // Choice.Reason ("" when there is nothing to say).
 func precisionFor(plugin string, options []string) (string, error) {
+	if !isCUDAPlugin(plugin) || slices.Contains(options, "tf32") {
+		return "", nil
+	}
 	cudaFirst.Lock()
 	started, exact := cudaFirst.started, cudaFirst.exact
 	cudaFirst.Unlock()
-	switch {
-	case !isCUDAPlugin(plugin):
-		return "", nil
-	case slices.Contains(options, Float64Option) && !slices.Contains(options, "tf32"):
+	if slices.Contains(options, Float64Option) {
 		if started && exact {
 			return "float64 only; the exact-float32 settings of this process's earlier CUDA start stay", nil
 		}
 		return "float64 only: XLA's GPU defaults kept (float32 products may use TensorFloat-32)", nil
-	case !wantsExactFloat32(plugin, options):
-		return "", nil
 	}
 	if started && !exact {
 		return "float32 products may use TensorFloat-32: this process started a CUDA plugin earlier without the exact-float32 settings, and XLA and cuBLAS read them once per process", nil
@@ -151,7 +149,7 @@ func openPlugin(plugin string, options []string) (*Choice, error) {
 // a tf32 or f64 option; otherwise (a bad spec too) the resolved spec unchanged.
 func ForDType(spec, dtype string) string {
 	spec = resolve(spec)
-	if dtype != "float64" || !(spec == "auto" || strings.HasPrefix(spec, "auto,") || isXLASpec(spec)) {
+	if dtype != "float64" || !(isAutoSpec(spec) || isXLASpec(spec)) {
 		return spec
 	}
 	_, options, err := parseXLA(spec)
