@@ -104,9 +104,14 @@ func (p *Posterior) sumSST() *Node {
 // A_n = (sum_d mask_nd) S S^T and the quadratic form is (sum_d mask_nd) |S^T T^T k_n|^2: one
 // [N, M] x [M, M] product per call and no [N, M, M] tensor. mask: [N, D], 1 = observed.
 func (p *Posterior) MaskedMarginals(h, mask *Node) (mean, varSum *Node) {
-	kfu := p.kz.Cross(h) // [N, M]
+	return p.maskedMarginalsAt(p.kz.Cross(h), p.kz.Diag(h), mask)
+}
+
+// maskedMarginalsAt is MaskedMarginals given the kernel at the points instead of the points:
+// kfu = K_fu [N, M] and kdiag = k(h_n, h_n) [N]. ExpectedSqError passes the rows of the batch's
+// own kernel, so the masked rows' kernel is not built a second time.
+func (p *Posterior) maskedMarginalsAt(kfu, kdiag, mask *Node) (mean, varSum *Node) {
 	mean = p.addBias(MatMul(kfu, p.meanProjection()))
-	kdiag := p.kz.Diag(h)
 	count := ReduceSum(mask, -1) // [N] observed outputs per point
 	psi, proj := p.whiten(kfu)
 	resid := residualVariance(psi, kdiag) // [N]

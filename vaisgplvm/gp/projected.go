@@ -141,26 +141,32 @@ func tileRows(v *Node, s int) *Node {
 // observed rows. In the kernel-space form (pr.KCross set) it is one quadratic form in k_n (see
 // Projected); otherwise, whitened, the mean and variance quadratic forms share one product:
 // psi_n^T (V V^T + Sigma) psi_n with Sigma = sum_d S_d S_d^T (both positive semi-definite).
+//
+// The masked rows' correction takes their rows of the batch's kernel K_fu [N, M] and k(h_n, h_n)
+// (one Gather each) instead of evaluating the kernel at those points again.
 func (p *Posterior) ExpectedSqError(h *Node, pr *Projected) *Node {
+	k, kdiag := p.kz.Cross(h), p.kz.Diag(h) // [N, M], [N]
 	var e *Node
 	if pr.KCross != nil {
-		e = p.sqErrorKernel(h, pr)
+		e = p.sqErrorKernel(k, kdiag, pr)
 	} else {
-		e = p.sqErrorPsi(h, pr)
+		e = p.sqErrorPsi(k, kdiag, pr)
 	}
 	if pr.Missing == nil {
 		return e
 	}
 	// The masked rows: remove what their missing entries contributed.
-	meanR, lostVar := p.MaskedMarginals(Gather(h, pr.rows, true), pr.Missing)     // [R, D], [R]
+	kR, kdiagR := Gather(k, pr.rows, true), Gather(kdiag, pr.rows, true)          // [R, M], [R]
+	meanR, lostVar := p.maskedMarginalsAt(kR, kdiagR, pr.Missing)                 // [R, D], [R]
 	lost := Add(ReduceSum(Mul(pr.Missing, Square(p.centre(meanR))), -1), lostVar) // [R]
 	return Sub(e, ScatterSum(ZerosLike(e), pr.rows, lost, true, true))
 }
 
-// sqErrorPsi is ExpectedSqError over all D entries of every row, through psi_n = L^-1 k_n.
-func (p *Posterior) sqErrorPsi(h *Node, pr *Projected) *Node {
-	psi, proj := p.whiten(p.kz.Cross(h)) // [N, M] each
-	resid := residualVariance(psi, p.kz.Diag(h))
+// sqErrorPsi is ExpectedSqError over all D entries of every row, through psi_n = L^-1 k_n, given
+// k = K_fu [N, M] and kdiag = k(h_n, h_n) [N].
+func (p *Posterior) sqErrorPsi(k, kdiag *Node, pr *Projected) *Node {
+	psi, proj := p.whiten(k) // [N, M] each
+	resid := residualVariance(psi, kdiag)
 	var quad *Node
 	if p.In.Whitened {
 		quad = quadForm(psi, Add(p.meanGram(), p.sumSST()))
@@ -171,12 +177,11 @@ func (p *Posterior) sqErrorPsi(h *Node, pr *Projected) *Node {
 	return Add(Add(pr.SqNorm, MulScalar(resid, float64(p.In.D))), quad)
 }
 
-// sqErrorKernel is ExpectedSqError over all D entries of every row in the kernel-space form:
-// SqNorm_n + D k(h_n, h_n) + k_n^T (G k_n - 2 KCross_n).
-func (p *Posterior) sqErrorKernel(h *Node, pr *Projected) *Node {
-	k := p.kz.Cross(h) // [N, M]
+// sqErrorKernel is ExpectedSqError over all D entries of every row in the kernel-space form,
+// SqNorm_n + D k(h_n, h_n) + k_n^T (G k_n - 2 KCross_n), given k = K_fu [N, M] and kdiag [N].
+func (p *Posterior) sqErrorKernel(k, kdiag *Node, pr *Projected) *Node {
 	quad := ReduceSum(Mul(Sub(MatMul(k, p.kernelGram()), MulScalar(pr.KCross, 2)), k), -1)
-	return Add(Add(pr.SqNorm, MulScalar(p.kz.Diag(h), float64(p.In.D))), quad)
+	return Add(Add(pr.SqNorm, MulScalar(kdiag, float64(p.In.D))), quad)
 }
 
 // usesKernelSpace reports whether Project builds the kernel-space form: whitened q(u) in float64.
