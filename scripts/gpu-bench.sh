@@ -41,7 +41,8 @@
 # RESULTS/frey_f64exact.
 #
 # HLO=1 adds one run that has XLA dump each compiled step graph after optimisation (XLA_FLAGS
-# --xla_dump_to=RESULTS/hlo --xla_dump_hlo_as_text; the backend appends its own flag to these) for
+# --xla_dump_to=HLO_DUMP --xla_dump_hlo_as_text, HLO_DUMP default a temporary directory: the dump is
+# thousands of files, too many for the device tool to bring back with RESULTS; the backend appends its own flag to these) for
 # oilflow VAIS and Frey MF and VAIS at K = 5 (float64), and writes RESULTS/hlo_kernels.txt: per dumped
 # module, the kernels its step launches (lines of XLA's thunk sequence: fused kernels, cuBLAS calls,
 # copies), the lines with a fusion( or custom-call( instruction and with any instruction.
@@ -85,7 +86,7 @@ fi
 if [ "${HLO:-0}" = 1 ]; then
   # One dump directory per process: XLA numbers modules per process, so two processes' first
   # modules would both be module_0000 and the second would overwrite the first.
-  dump=$results/hlo
+  dump=${HLO_DUMP:-$(mktemp -d)}
   mkdir -p "$dump/oilflow" "$dump/frey"
   flags="${XLA_FLAGS:+$XLA_FLAGS }--xla_dump_hlo_as_text"
   XLA_FLAGS="$flags --xla_dump_to=$dump/oilflow" "$bin" bench --backend "$BACKEND" --batch 100 --methods vais --iters 2 \
