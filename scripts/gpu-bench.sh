@@ -41,11 +41,12 @@
 # RESULTS/frey_f64exact.
 #
 # HLO=1 adds one run that has XLA dump each compiled step graph after optimisation (XLA_FLAGS
-# --xla_dump_to=HLO_DUMP --xla_dump_hlo_as_text, HLO_DUMP default a temporary directory: the dump is
-# thousands of files, too many for the device tool to bring back with RESULTS; the backend appends its own flag to these) for
+# --xla_dump_to=HLO_DUMP --xla_dump_hlo_as_text; the backend appends its own flag to these) for
 # oilflow VAIS and Frey MF and VAIS at K = 5 (float64), and writes RESULTS/hlo_kernels.txt: per dumped
 # module, the kernels its step launches (lines of XLA's thunk sequence: fused kernels, cuBLAS calls,
-# copies), the lines with a fusion( or custom-call( instruction and with any instruction.
+# copies), the lines with a fusion( or custom-call( instruction and with any instruction. The dump
+# (thousands of files, too many for the device tool to bring back with RESULTS) goes to HLO_DUMP
+# when set and is kept there, else to a temporary directory removed once counted.
 set -euo pipefail
 bin=${BIN:-.gpu/vaisgplvm}
 export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
@@ -97,11 +98,12 @@ if [ "${HLO:-0}" = 1 ]; then
   for f in "$dump"/*/*after_optimizations.txt; do
     [ -f "$f" ] || continue
     thunks=${f%after_optimizations.txt}
-    thunks=$(ls "${thunks%.sm_*}".*thunk_sequence_after_thunk_passes.txt 2>/dev/null | head -1)
+    thunks=$(ls "${thunks%.sm_*}".*thunk_sequence_after_thunk_passes.txt 2>/dev/null | head -1 || true)
     printf '%s\tkernels %d\tfusions %d\tcustom_calls %d\tinstructions %d\n' "$(basename "$(dirname "$f")")/$(basename "$f")" \
       "$(if [ -n "$thunks" ]; then grep -cE '^ *[0-9]+: k(CustomKernel|CublasLtMatmul|Gemm|Copy|Kernel|DynamicSliceFusion)' "$thunks" || true; else echo 0; fi)" \
       "$(grep -c ' fusion(' "$f" || true)" "$(grep -c ' custom-call(' "$f" || true)" "$(grep -cE '^ +(ROOT )?[^ ]+ = ' "$f" || true)"
   done > "$results/hlo_kernels.txt"
+  [ -n "${HLO_DUMP:-}" ] || rm -rf "$dump"
 fi
 if [ "${GPYTORCH:-1}" != 0 ]; then
   python3 scripts/gpytorch_bench.py --data "$VAISGPLVM_DATA" --batch 100 --iters "$reps" \
