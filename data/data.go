@@ -1,32 +1,58 @@
-// Package data loads the datasets of the VAIS-GPLVM experiments.
+// Package data loads the datasets of the VAIS-GPLVM experiments and your own delimited files.
 //
-// Files are looked up, in order, in $VAISGPLVM_DATA, in ../shared/data (relative to the working
-// directory or any parent of it, so tests and notebooks find it), and in a user cache
-// (os.UserCacheDir()/vaisgplvm) which is filled by downloading the file from its canonical URL.
-// Every file is checked against its sha256 before it is parsed; a mismatch or a parse error is an
-// error naming the file and the fix.
+// The paper's four datasets (oil flow, red wine, Frey faces, the MNIST 10k test set) are compiled
+// into the module (go:embed, gzip-compressed where it pays), so they load from any directory with
+// no network. Read looks for a file, in order,
+//
+//  1. in $VAISGPLVM_DATA (a directory with the layout of File.Path, uncompressed: your own copies),
+//  2. in the embedded copy,
+//  3. in the user cache (os.UserCacheDir()/vaisgplvm), which it fills by downloading File.URL
+//     (datasets that are not embedded, such as the white wine).
+//
+// Every file's content is checked against its sha256 before it is parsed; a mismatch or a parse
+// error is an error naming the file and the fix. Sources, licences and formats: data/README.md.
 package data
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
+	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
-// EnvVar names the environment variable pointing at a data directory.
+// EnvVar names the environment variable pointing at a data directory that overrides the embedded
+// files.
 const EnvVar = "VAISGPLVM_DATA"
 
-// File is one data file: its path inside a data directory, sha256 and canonical download URL.
+//go:embed oilflow wine frey mnist
+var embedded embed.FS
+
+// File is one data file: its path inside a data directory, the sha256 of its content as
+// distributed, its canonical download URL and, when it ships with the module, its embedded copy.
 type File struct {
-	Path   string
+	// Path is the file's path inside a data directory ($VAISGPLVM_DATA or the user cache), e.g.
+	// "oilflow/oilflow.csv".
+	Path string
+	// SHA256 is the hex sha256 of the content as distributed (the original file, before any
+	// compression of ours).
 	SHA256 string
-	URL    string
+	// URL is the canonical download URL; "" when the file cannot be downloaded in this form.
+	URL string
+	// Embedded names the copy compiled into the module (under data/), "" when there is none. When
+	// it ends in ".gz" and Path does not, the copy is gzip-compressed and Read decompresses it.
+	Embedded string
+	// EmbeddedSHA256 is the hex sha256 of the embedded bytes as stored.
+	EmbeddedSHA256 string
 }
 
 // Dataset is data X [N, D] with optional integer labels [N].
@@ -66,53 +92,66 @@ func (d *Dataset) Missing() int {
 	return n
 }
 
-// Locate returns the path of a verified copy of f, downloading it into the user cache when no
-// local copy exists. Errors name every place looked at.
-func Locate(f File) (string, error) {
+// Read returns the verified content of f: from $VAISGPLVM_DATA when it holds f.Path, else from
+// the embedded copy, else from the user cache, downloading f.URL into it when absent. Errors name
+// every place looked at and how to provide the file.
+func Read(f File) ([]byte, error) {
 	var tried []string
-	for _, dir := range searchDirs() {
+	if dir := os.Getenv(EnvVar); dir != "" {
 		p := filepath.Join(dir, f.Path)
 		if _, err := os.Stat(p); err == nil {
-			if err := verify(p, f.SHA256); err != nil {
-				return "", err
-			}
-			return p, nil
+			return readVerified(p, f.SHA256)
 		}
 		tried = append(tried, p)
 	}
+	if f.Embedded != "" {
+		return readEmbedded(f)
+	}
 	cache, err := cacheDir()
 	if err != nil {
-		return "", fmt.Errorf("data file %s not found (looked in %v) and no user cache: %w", f.Path, tried, err)
+		return nil, fmt.Errorf("data file %s not found (looked in %v) and no user cache: %w; set $%s to a directory holding %s",
+			f.Path, tried, err, EnvVar, f.Path)
 	}
 	p := filepath.Join(cache, f.Path)
 	if _, err := os.Stat(p); err == nil {
-		if err := verify(p, f.SHA256); err != nil {
-			return "", fmt.Errorf("%w (delete the cached file to download it again)", err)
+		buf, err := readVerified(p, f.SHA256)
+		if err != nil {
+			return nil, fmt.Errorf("%w (delete the cached file to download it again)", err)
 		}
-		return p, nil
+		return buf, nil
 	}
 	if err := download(f.URL, p, f.SHA256); err != nil {
-		return "", fmt.Errorf("data file %s not found (looked in %v and %s) and download failed: %w; "+
-			"set $%s to a directory holding %s", f.Path, tried, p, err, EnvVar, f.Path)
+		return nil, fmt.Errorf("data file %s not found (looked in %v) and download failed: %w; "+
+			"set $%s to a directory holding %s", f.Path, append(tried, p), err, EnvVar, f.Path)
 	}
-	return p, nil
+	return readVerified(p, f.SHA256)
 }
 
-func searchDirs() []string {
-	var dirs []string
-	if d := os.Getenv(EnvVar); d != "" {
-		dirs = append(dirs, d)
+// readEmbedded returns the embedded copy of f, decompressed when it is stored gzip-compressed,
+// after checking the content's sha256.
+func readEmbedded(f File) ([]byte, error) {
+	buf, err := fs.ReadFile(embedded, f.Embedded)
+	if err != nil {
+		return nil, fmt.Errorf("embedded data file %s: %w (a damaged build of the module?)", f.Embedded, err)
 	}
-	wd, err := os.Getwd()
-	if err == nil {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			dirs = append(dirs, filepath.Join(dir, "..", "shared", "data"))
-			if filepath.Dir(dir) == dir {
-				break
-			}
+	if strings.HasSuffix(f.Embedded, ".gz") && !strings.HasSuffix(f.Path, ".gz") {
+		if buf, err = gunzip(buf); err != nil {
+			return nil, fmt.Errorf("embedded data file %s: %w", f.Embedded, err)
 		}
 	}
-	return dirs
+	if err := checkSum("embedded "+f.Embedded, buf, f.SHA256); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+func gunzip(buf []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(buf))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	return io.ReadAll(zr)
 }
 
 func cacheDir() (string, error) {
@@ -123,17 +162,30 @@ func cacheDir() (string, error) {
 	return filepath.Join(d, "vaisgplvm"), nil
 }
 
-// verify checks the sha256 of the file at p.
-func verify(p, want string) error {
-	got, err := SHA256(p)
+// readVerified reads the file at p and checks its sha256.
+func readVerified(p, want string) ([]byte, error) {
+	buf, err := os.ReadFile(p)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("reading data file: %w", err)
 	}
-	if got != want {
+	if err := checkSum(p, buf, want); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// checkSum compares the sha256 of buf, the content of the file named name, with want.
+func checkSum(name string, buf []byte, want string) error {
+	if got := sum256(buf); got != want {
 		return fmt.Errorf("data file %s is corrupt or a different version: sha256 %s, want %s; "+
-			"replace it with the original (see data/README.md in the project)", p, got, want)
+			"replace it with the original (see data/README.md in the project)", name, got, want)
 	}
 	return nil
+}
+
+func sum256(buf []byte) string {
+	s := sha256.Sum256(buf)
+	return hex.EncodeToString(s[:])
 }
 
 // SHA256 returns the hex sha256 of the file at p.
@@ -150,7 +202,11 @@ func SHA256(p string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// download fetches url into p (through a temporary file) and checks its sha256.
+// downloadTimeout bounds one download.
+const downloadTimeout = 120 * time.Second
+
+// download fetches url into p (through a temporary file in p's directory, renamed once its sha256
+// is right, so that no partial or wrong file is ever left at p).
 func download(url, p, sum string) error {
 	if url == "" {
 		return errors.New("no download URL")
@@ -158,7 +214,7 @@ func download(url, p, sum string) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	client := &http.Client{Timeout: 60 * time.Second}
+	client := &http.Client{Timeout: downloadTimeout}
 	resp, err := client.Get(url)
 	if err != nil {
 		return err
@@ -172,15 +228,16 @@ func download(url, p, sum string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, resp.Body); err != nil {
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(tmp, h), resp.Body); err != nil {
 		tmp.Close()
-		return err
+		return fmt.Errorf("GET %s: %w", url, err)
 	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := verify(tmp.Name(), sum); err != nil {
-		return err
+	if got := hex.EncodeToString(h.Sum(nil)); got != sum {
+		return fmt.Errorf("GET %s: the downloaded file has sha256 %s, want %s (a different version or a broken transfer)", url, got, sum)
 	}
 	return os.Rename(tmp.Name(), p)
 }

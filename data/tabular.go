@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -12,33 +13,36 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Files of the tabular datasets (see ../shared/data/README.md for sources).
+// Files of the tabular datasets (sources, licences and formats: data/README.md).
 var (
+	// OilflowData is the 1000-point training split of the three-phase oil flow data; it has no
+	// canonical CSV to download (the source is whitespace-separated text), so it has no URL.
 	OilflowData = File{Path: "oilflow/oilflow.csv",
-		SHA256: "48b289c61eda5e3faba7dc9b5b96ac5fafb06aceadfcaa4a148f3de95b3f1fd0"} // no canonical CSV to download
+		SHA256:   "48b289c61eda5e3faba7dc9b5b96ac5fafb06aceadfcaa4a148f3de95b3f1fd0",
+		Embedded: "oilflow/oilflow.csv.gz", EmbeddedSHA256: "e06e4516e95a166c8a1b834b0a30221ea21204185db8920f9d4916ecc1c7bc3e"}
 	OilflowLabels = File{Path: "oilflow/oilflow_labels.csv",
-		SHA256: "503dbb11c3d63354abf39006a6591c48efcd13a70ca8b2f0ed71ac7d893893f8"}
+		SHA256:   "503dbb11c3d63354abf39006a6591c48efcd13a70ca8b2f0ed71ac7d893893f8",
+		Embedded: "oilflow/oilflow_labels.csv.gz", EmbeddedSHA256: "a16bcd31623d6a43900163b57312fdd5f749e5cb899c3b86f802a63765cce2e9"}
+	// WineRed is the UCI Wine Quality red file, byte for byte.
 	WineRed = File{Path: "wine/winequality-red.csv",
-		SHA256: "4a402cf041b025d4566d954c3b9ba8635a3a8a01e039005d97d6a710278cf05e",
-		URL:    "https://raw.githubusercontent.com/JakubRoks1/DataScienceTask/63b5e545d8f26bbabff238eb2c7a8af5adec3cf7/winequality-red.csv"}
+		SHA256:   "4a402cf041b025d4566d954c3b9ba8635a3a8a01e039005d97d6a710278cf05e",
+		URL:      "https://archive.ics.uci.edu/ml/machine-learning-databases/wine-quality/winequality-red.csv",
+		Embedded: "wine/winequality-red.csv.gz", EmbeddedSHA256: "bb4d056e7e6f9614f956578f99a192fa07c673b656154f4c1dd3fb0f30ba899f"}
+	// WineWhiteData is the UCI Wine Quality white file (264426 bytes). It is not embedded: Read
+	// downloads it into the user cache on first use.
+	WineWhiteData = File{Path: "wine/winequality-white.csv",
+		SHA256: "76c3f809815c17c07212622f776311faeb31e87610d52c26d87d6e361b169836",
+		URL:    "https://archive.ics.uci.edu/ml/machine-learning-databases/wine-quality/winequality-white.csv"}
 )
 
 // Oilflow loads the three-phase oil flow data: X [1000, 12] (raw values, -0.26 to 2.17) and
 // labels in {0, 1, 2}.
 func Oilflow() (*Dataset, error) {
-	xp, err := Locate(OilflowData)
+	header, rows, err := readCSVFile(OilflowData, ',', 12)
 	if err != nil {
 		return nil, err
 	}
-	lp, err := Locate(OilflowLabels)
-	if err != nil {
-		return nil, err
-	}
-	header, rows, err := ReadCSV(xp, ',', 12)
-	if err != nil {
-		return nil, err
-	}
-	_, lrows, err := ReadCSV(lp, ',', 1)
+	_, lrows, err := readCSVFile(OilflowLabels, ',', 1)
 	if err != nil {
 		return nil, err
 	}
@@ -54,17 +58,22 @@ func Oilflow() (*Dataset, error) {
 
 // Wine loads the UCI red wine quality data: X [1599, 11] physicochemical features (raw units)
 // and the quality score (3..8) as the label; quality is not a feature.
-func Wine() (*Dataset, error) {
-	p, err := Locate(WineRed)
+func Wine() (*Dataset, error) { return wineQuality(WineRed, "wine", 1599) }
+
+// WineWhite loads the UCI white wine quality data: X [4898, 11] physicochemical features (raw
+// units) and the quality score (3..9) as the label. The file is downloaded into the user cache on
+// first use (see Read); set $VAISGPLVM_DATA to a directory holding wine/winequality-white.csv to
+// work offline.
+func WineWhite() (*Dataset, error) { return wineQuality(WineWhiteData, "wine-white", 4898) }
+
+// wineQuality parses a UCI Wine Quality file of n rows: 11 features and the quality label.
+func wineQuality(f File, name string, n int) (*Dataset, error) {
+	header, rows, err := readCSVFile(f, ';', 12)
 	if err != nil {
 		return nil, err
 	}
-	header, rows, err := ReadCSV(p, ';', 12)
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) != 1599 {
-		return nil, fmt.Errorf("wine: %s has %d rows, want 1599", p, len(rows))
+	if len(rows) != n {
+		return nil, fmt.Errorf("%s: %s has %d rows, want %d", name, f.Path, len(rows), n)
 	}
 	x := make([][]float64, len(rows))
 	labels := make([]int, len(rows))
@@ -72,18 +81,37 @@ func Wine() (*Dataset, error) {
 		x[i] = r[:11]
 		labels[i] = int(r[11])
 	}
-	return &Dataset{Name: "wine", X: x, Labels: labels, Columns: header[:11]}, nil
+	return &Dataset{Name: name, X: x, Labels: labels, Columns: header[:11]}, nil
 }
 
-// Load returns the named dataset: "oilflow" or "wine".
+// Names lists the datasets Load knows, the paper's four first.
+var Names = []string{"oilflow", "wine", "frey", "mnist", "wine-white"}
+
+// Load returns the named dataset (one of Names): "oilflow", "wine" (red), "frey" and "mnist" (its
+// 1s and 7s) with pixels on [0, 1], or "wine-white" (downloaded on first use).
 func Load(name string) (*Dataset, error) {
 	switch name {
 	case "oilflow":
 		return Oilflow()
 	case "wine":
 		return Wine()
+	case "wine-white":
+		return WineWhite()
+	case "frey":
+		return Frey(Unit)
+	case "mnist":
+		return MNIST17(Unit)
 	}
-	return nil, fmt.Errorf("unknown dataset %q (want oilflow or wine)", name)
+	return nil, fmt.Errorf("unknown dataset %q (want one of %s)", name, strings.Join(Names, ", "))
+}
+
+// readCSVFile reads the verified content of f as a CSV file (readCSV).
+func readCSVFile(f File, sep rune, cols int) (header []string, rows [][]float64, err error) {
+	buf, err := Read(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return readCSV(f.Path, bytes.NewReader(buf), sep, cols)
 }
 
 // ReadCSV reads a CSV file with one header line and cols numeric columns per row. Errors name the
@@ -94,12 +122,17 @@ func ReadCSV(path string, sep rune, cols int) (header []string, rows [][]float64
 		return nil, nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	return readCSV(path, f, sep, cols)
+}
+
+// readCSV parses CSV text from r (named name in errors): see ReadCSV.
+func readCSV(name string, in io.Reader, sep rune, cols int) (header []string, rows [][]float64, err error) {
+	r := csv.NewReader(in)
 	r.Comma = sep
 	r.FieldsPerRecord = cols
 	header, err = r.Read()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: reading header: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: reading header: %w", name, err)
 	}
 	for line := 2; ; line++ {
 		rec, err := r.Read()
@@ -107,20 +140,20 @@ func ReadCSV(path string, sep rune, cols int) (header []string, rows [][]float64
 			break
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w (file truncated or corrupt?)", path, err)
+			return nil, nil, fmt.Errorf("%s: %w (file truncated or corrupt?)", name, err)
 		}
 		row := make([]float64, cols)
 		for j, s := range rec {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, nil, fmt.Errorf("%s line %d column %d: %q is not a finite number", path, line, j+1, s)
+				return nil, nil, fmt.Errorf("%s line %d column %d: %q is not a finite number", name, line, j+1, s)
 			}
 			row[j] = v
 		}
 		rows = append(rows, row)
 	}
 	if len(rows) == 0 {
-		return nil, nil, fmt.Errorf("%s: no data rows", path)
+		return nil, nil, fmt.Errorf("%s: no data rows", name)
 	}
 	return header, rows, nil
 }

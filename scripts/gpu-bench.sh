@@ -2,8 +2,7 @@
 # Benchmark of issue 5, for a GPU machine (it has no Go toolchain and no network). From the repository
 # root on the build machine:
 #
-#   mkdir -p .gpu && cp -r ../shared/data .gpu/data                 # .gpu/ is git-ignored
-#   CGO_ENABLED=1 go build -tags xla -o .gpu/ ./vaisgplvm/cmd/vaisgplvm
+#   CGO_ENABLED=1 go build -tags xla -o .gpu/ ./vaisgplvm/cmd/vaisgplvm   # .gpu/ is git-ignored; the data is embedded
 #
 # then, with .gpu carried, on the GPU machine from the repository root:
 #
@@ -16,7 +15,7 @@
 # same data, batch and dtypes (scripts/gpytorch_bench.py), then writes the JSON results to RESULTS
 # and the table to docs/benchmarks.md (scripts/bench_table.py).
 #
-# Environment: BIN (default .gpu/vaisgplvm), VAISGPLVM_DATA (default .gpu/data), BACKEND (default
+# Environment: BIN (default .gpu/vaisgplvm), BACKEND (default
 # xla:<JAX's CUDA PJRT plugin>), PJRT_PLUGIN (the plugin's path), RESULTS (default out/gpu-bench),
 # KS (default 5,10,15,20,25), REPS (default 20), DTYPES (default "float64 float32 tf32"; tf32 is
 # float32 with TensorFloat-32 matrix products, our backend spec's ",tf32" and torch's allow_tf32),
@@ -49,7 +48,6 @@
 # when set and is kept there, else to a temporary directory removed once counted.
 set -euo pipefail
 bin=${BIN:-.gpu/vaisgplvm}
-export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
 results=${RESULTS:-out/gpu-bench}
 ks=${KS:-5,10,15,20,25}
 reps=${REPS:-20}
@@ -106,7 +104,7 @@ if [ "${HLO:-0}" = 1 ]; then
   [ -n "${HLO_DUMP:-}" ] || rm -rf "$dump"
 fi
 if [ "${GPYTORCH:-1}" != 0 ]; then
-  python3 scripts/gpytorch_bench.py --data "$VAISGPLVM_DATA" --batch 100 --iters "$reps" \
+  python3 scripts/gpytorch_bench.py --data data --batch 100 --iters "$reps" \
     --dtypes "$(echo ${GPYTORCH_DTYPES:-$dtypes} | tr ' ' ',')" > "$results/gpytorch.json" \
     || echo "gpu-bench: the GPyTorch run failed (see above); its column stays empty" >&2
 fi

@@ -14,7 +14,6 @@
 # default 240) bounds each attempt.
 set -uo pipefail
 bin=${BIN:-.gpu/vaisgplvm}
-export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
 dir=${OUT:-out}/gpu-probe
 mkdir -p "$dir"
 sum=$dir/summary.txt

@@ -12,8 +12,8 @@
 # run unpacks it into a temporary directory (384 MiB of memory for xz).
 #
 # run: every test binary with VAISGPLVM_TEST_BACKEND (the tests' backend, see internal/testutil) and
-# VAISGPLVM_BACKEND (the commands' backend) set to BACKEND (default xla:<JAX's CUDA PJRT plugin>),
-# VAISGPLVM_DATA to .gpu/data (copy ../shared/data there before carrying). It writes one log per
+# VAISGPLVM_BACKEND (the commands' backend) set to BACKEND (default xla:<JAX's CUDA PJRT plugin>); the
+# datasets are embedded in the binaries. It writes one log per
 # package and appends a line (package, exit status, seconds, failed tests) to RESULTS/summary.txt
 # (default out/gpu-test) and exits non-zero when any package fails. The notebooks package is left out (it needs
 # Go and Jupyter). Set TESTFLAGS (e.g. "-test.run TestFloat32 -test.v") to pass flags to every binary, PKG_TIMEOUT
@@ -44,7 +44,6 @@ run)
   export VAISGPLVM_TEST_BACKEND=$BACKEND VAISGPLVM_BACKEND=$BACKEND
   # PIP_CUDA_LIBS=1: put the NVIDIA pip libraries on LD_LIBRARY_PATH (when gpu-probe.sh says "works: piplibs").
   if [ "${PIP_CUDA_LIBS:-0}" = 1 ]; then export LD_LIBRARY_PATH=$(scripts/cuda-backend.sh --libs)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
-  export VAISGPLVM_DATA=${VAISGPLVM_DATA:-$PWD/.gpu/data}
   # Exact float32 products on NVIDIA GPUs (the float32 tests' tolerances need them) come from the
   # backend itself (vaisgplvm/backend/precision.go), so gp TestProjectedFloat32 and train
   # TestFloat32MatchesFloat64 also check that its in-process setting works.

@@ -7,12 +7,14 @@ inducing points and mini-batches of B points, in float64 and float32, on CUDA wh
 Prints one JSON list: per (dataset, dtype) the median seconds of one training iteration (Adam step
 on one mini-batch, after warm-up, CUDA synchronised) and the seconds per epoch = median x ceil(N/B).
 
-    python3 scripts/gpytorch_bench.py --data DIR [--batch 100] [--iters 20] [--warmup 5]
+    python3 scripts/gpytorch_bench.py [--data DIR] [--batch 100] [--iters 20] [--warmup 5]
 
-DIR holds oilflow/oilflow.csv and frey/frey_rawface.u8 (the layout of ../shared/data).
+DIR (default: the repository's data/ folder) holds oilflow/oilflow.csv.gz and frey/frey_rawface.u8.gz,
+the gzip-compressed copies the Go module embeds (data/README.md).
 Part of scripts/gpu-bench.sh; it needs torch and gpytorch and is not run by the Go tests.
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -36,8 +38,9 @@ from gpytorch.variational import CholeskyVariationalDistribution, VariationalStr
 
 def load(data_dir, name):
     if name == "oilflow":
-        return np.loadtxt(os.path.join(data_dir, "oilflow", "oilflow.csv"), delimiter=",", skiprows=1)
-    raw = np.fromfile(os.path.join(data_dir, "frey", "frey_rawface.u8"), dtype=np.uint8)
+        return np.loadtxt(os.path.join(data_dir, "oilflow", "oilflow.csv.gz"), delimiter=",", skiprows=1)
+    with gzip.open(os.path.join(data_dir, "frey", "frey_rawface.u8.gz"), "rb") as f:
+        raw = np.frombuffer(f.read(), dtype=np.uint8)
     return raw.reshape(1965, 560).astype(np.float64) / 255.0
 
 
@@ -92,7 +95,7 @@ def time_run(y, q, m, batch, iters, warmup, seed):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", required=True)
+    ap.add_argument("--data", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data"))
     ap.add_argument("--batch", type=int, default=100)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)

@@ -33,7 +33,7 @@ type modelFlags struct {
 // register adds the model flags with model.DefaultConfig's values as defaults.
 func (f *modelFlags) register(fs *flag.FlagSet) {
 	d := model.DefaultConfig("vais", 1)
-	fs.IntVar(&f.q, "q", 0, "latent dimensions Q (0 = the paper's: 10 oilflow, 9 wine, 20 frey, 5 mnist; min(10, D) for --data)")
+	fs.IntVar(&f.q, "q", 0, "latent dimensions Q (0 = the paper's: 10 oilflow, 9 wine and wine-white, 20 frey, 5 mnist; min(10, D) for --data)")
 	fs.IntVar(&f.m, "m", d.M, "inducing points M")
 	fs.IntVar(&f.k, "k", d.K, "IWVI samples / VAIS annealing steps K")
 	fs.IntVar(&f.samples, "samples", d.Samples, "MF samples / VAIS independent chains")
@@ -65,7 +65,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, error) {
 	q := f.q
 	if q == 0 {
-		q = map[string]int{"oilflow": 10, "wine": 9, "frey": 20, "mnist": 5}[dataset]
+		q = map[string]int{"oilflow": 10, "wine": 9, "wine-white": 9, "frey": 20, "mnist": 5}[dataset]
 	}
 	c := model.DefaultConfig(method, q)
 	c.M, c.K, c.Samples, c.Batch, c.Kernel, c.Schedule = f.m, f.k, f.samples, f.batch, f.kernel, f.schedule
@@ -127,17 +127,9 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// newTrainer returns a trainer for cfg on the loaded data td (its mask, when it has missing entries),
-// tagged with the data source (dataSource.tag) for checkpoints.
-func newTrainer(cfg model.Config, td *trainingData, tag, backendName string) (*train.Trainer, error) {
-	dtype := cfg.DType
-	if dtype == "" {
-		dtype = "float64"
-	}
-	b, err := openBackend(backendName, dtype, 1, 1)
-	if err != nil {
-		return nil, usagef("--backend: %v", err)
-	}
+// newTrainer returns a trainer for cfg on the loaded data td (its mask, when it has missing entries)
+// on the backend b, tagged with the data source (dataSource.tag) for checkpoints.
+func newTrainer(cfg model.Config, td *trainingData, tag string, b backends.Backend) (*train.Trainer, error) {
 	m, err := model.New(cfg, td.X, td.Mask)
 	if err != nil {
 		return nil, err
@@ -145,6 +137,20 @@ func newTrainer(cfg model.Config, td *trainingData, tag, backendName string) (*t
 	tr := train.New(m, b)
 	tr.DataTag = tag
 	return tr, nil
+}
+
+// openConfigBackend opens the backend named by spec for one training of cfg (its dtype), as a
+// usage error when the spec is bad.
+func openConfigBackend(spec string, cfg model.Config) (backends.Backend, error) {
+	dtype := cfg.DType
+	if dtype == "" {
+		dtype = "float64"
+	}
+	b, err := openBackend(spec, dtype, 1, 1)
+	if err != nil {
+		return nil, usagef("--backend: %v", err)
+	}
+	return b, nil
 }
 
 const backendHelp = "backend: auto, go, go:SIMPLEGO_CONFIG, xla, xla:NAME or xla:/abs/plugin.so, auto or an xla spec optionally followed by ,tf32 (TensorFloat-32 float32 products) or ,f64 (added for --dtype float64: XLA's GPU defaults) (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"
@@ -167,7 +173,8 @@ func openBackend(spec, dtype string, jobs, total int) (backends.Backend, error) 
 }
 
 // imageDefaults applies Table 4's image settings, K = 25 and one q(u) square root shared by the
-// outputs, to those of the two flags not in set (the flags given explicitly).
+// outputs, to those of the two flags not in set (the flags given explicitly). Q's default comes
+// from config (20 frey, 5 mnist); M = 50 and lr 0.02 are every dataset's defaults.
 func (f *modelFlags) imageDefaults(set map[string]bool) {
 	if !set["k"] {
 		f.k = 25

@@ -54,11 +54,15 @@ func runInfer(args []string) error {
 	if err != nil {
 		return err
 	}
+	b, err := openConfigBackend(*backendName, cfg)
+	if err != nil {
+		return err
+	}
 	td, err := src.load()
 	if err != nil {
 		return fmt.Errorf("loading the training data of %s: %w", *ckpt, err)
 	}
-	tr, err := newTrainer(cfg, td, tag, *backendName)
+	tr, err := newTrainer(cfg, td, tag, b)
 	if err != nil {
 		return err
 	}
@@ -88,7 +92,10 @@ func runInfer(args []string) error {
 	}
 	sum := InferSummary{Checkpoint: *ckpt, Data: *dataPath, Points: len(x), Missing: missing, Iterations: *iters,
 		NegBound: res.NegELBO, MSEObs: metrics.MSE(x, res.Recon, mask)}
-	buf, _ := json.MarshalIndent(sum, "", "  ")
+	buf, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return fmt.Errorf("infer.json: %w", err)
+	}
 	fmt.Println(string(buf))
 	return os.WriteFile(filepath.Join(*out, "infer.json"), buf, 0o644)
 }

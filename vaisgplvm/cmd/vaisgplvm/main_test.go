@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/vaisgplvm/vaisgplvm/data"
 )
 
 // TestBadUsageExitsTwo: every bad flag value is a one-line error with exit status 2, before any
@@ -88,7 +86,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 	}
 }
 
-// TestTrainWritesOutputsAndResumes runs 4 iterations on oilflow (when the data is present),
+// TestTrainWritesOutputsAndResumes runs 4 iterations on oilflow,
 // checks metrics.json, curve.csv and the checkpoint, then resumes to 6 iterations.
 // TestStepSizeFlags: eta adapts by default; --adapt-eta=false fixes it; --learn-eta learns it instead
 // of adapting; the adaptive settings reach the config.
@@ -122,9 +120,6 @@ func TestStepSizeFlags(t *testing.T) {
 }
 
 func TestTrainWritesOutputsAndResumes(t *testing.T) {
-	if _, err := data.Locate(data.OilflowData); err != nil {
-		t.Skipf("oilflow data not available: %v", err)
-	}
 	dir := t.TempDir()
 	base := []string{"train", "--dataset", "oilflow", "--method", "vais", "--batch", "50", "--m", "10", "--quiet", "--out", dir}
 	var stderr bytes.Buffer
@@ -406,9 +401,6 @@ func readCSVRows(t *testing.T, path string) [][]float64 {
 // TestReproduceIsIndependentOfJobs: the table is the same whether the trainings run one at a
 // time or concurrently (each has its own seeds; the backend is shared).
 func TestReproduceIsIndependentOfJobs(t *testing.T) {
-	if _, err := data.Locate(data.OilflowData); err != nil {
-		t.Skipf("oilflow data not available: %v", err)
-	}
 	tables := make([]Table1, 2)
 	for i, jobs := range []string{"1", "3"} {
 		dir := t.TempDir()
@@ -437,11 +429,8 @@ func TestReproduceIsIndependentOfJobs(t *testing.T) {
 	}
 }
 
-// TestReproduceTable2Smoke runs the missing-pixel table for 3 iterations on MNIST (when present).
+// TestReproduceTable2Smoke runs the missing-pixel table for 3 iterations on MNIST.
 func TestReproduceTable2Smoke(t *testing.T) {
-	if _, err := data.Locate(data.MNISTTestImages); err != nil {
-		t.Skipf("mnist data not available: %v", err)
-	}
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	args := []string{"reproduce", "--table", "2", "--datasets", "mnist", "--methods", "mf,vais", "--iters", "3",
@@ -493,9 +482,6 @@ func checkPNG(t *testing.T, path string) {
 
 // TestReproduceTable5Smoke fits the standard GPLVM and VAIS on 40 oilflow points for 3 iterations.
 func TestReproduceTable5Smoke(t *testing.T) {
-	if _, err := data.Locate(data.OilflowData); err != nil {
-		t.Skipf("oilflow data not available: %v", err)
-	}
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	args := []string{"reproduce", "--table", "5", "--datasets", "oilflow", "--subset", "40", "--iters", "3", "--recon-iters", "3", "--m", "5", "--batch", "20", "--out", dir}
@@ -527,9 +513,6 @@ func TestReproduceTable5Smoke(t *testing.T) {
 // TestReproduceTable3PerRun: table 3's ESS and weight entropy per run, two seeds, 3 iterations on
 // Frey: each between its bounds (1..K, 0..log K) and the row's mean and 2 s.e. those of the runs.
 func TestReproduceTable3PerRun(t *testing.T) {
-	if _, err := data.Locate(data.FreyFaces); err != nil {
-		t.Skipf("frey data not available: %v", err)
-	}
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	args := []string{"reproduce", "--table", "3", "--iters", "3", "--m", "5", "--k", "3", "--runs", "2", "--no-figures", "--out", dir}
@@ -574,9 +557,6 @@ func TestReproduceTable3PerRun(t *testing.T) {
 
 // TestReproduceTable6Smoke times MF once and VAIS with K = 1 and 2 on Frey, one timed iteration each.
 func TestReproduceTable6Smoke(t *testing.T) {
-	if _, err := data.Locate(data.FreyFaces); err != nil {
-		t.Skipf("frey data not available: %v", err)
-	}
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	args := []string{"reproduce", "--table", "6", "--methods", "mf,vais", "--ks", "1,2", "--reps", "1", "--m", "5", "--out", dir}
@@ -609,9 +589,6 @@ func TestReproduceTable6Smoke(t *testing.T) {
 // dataset, K, graph size, one compiled graph, the host-side share of an iteration and how the data
 // fit was evaluated.
 func TestBenchFreyJSON(t *testing.T) {
-	if _, err := data.Locate(data.FreyFaces); err != nil {
-		t.Skipf("frey data not available: %v", err)
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

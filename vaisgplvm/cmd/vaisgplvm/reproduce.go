@@ -426,11 +426,15 @@ func runJobs[T any](list []T, n int, method func(*T) string, do func(*T) error) 
 	return errors.Join(errs...)
 }
 
-// loadImages loads frey or mnist (its 1s and 7s) with pixels on the unit or raw scale.
+// loadImages loads frey or mnist (its 1s and 7s) with pixels on the unit ("" too) or raw scale.
 func loadImages(name, pixels string) (*data.Dataset, error) {
 	scale := data.Unit
-	if pixels == "raw" {
+	switch pixels {
+	case "raw":
 		scale = data.Raw
+	case "", "unit":
+	default:
+		return nil, usagef("--pixels %q: want unit or raw", pixels)
 	}
 	switch name {
 	case "frey":

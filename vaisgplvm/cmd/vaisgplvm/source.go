@@ -4,32 +4,41 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 )
 
 // dataSource is what train trains on, and what its checkpoint records so that infer can rebuild the
-// model: a built-in dataset or your own delimited file (data.ReadTable), standardised or not.
+// model: a built-in dataset (data.Names) or your own delimited file (data.ReadTable), standardised
+// or not, and for the image datasets the pixel scale and the seed of Table 2's hidden pixels.
 type dataSource struct {
-	Dataset     string `json:"dataset,omitempty"` // oilflow or wine
+	Dataset     string `json:"dataset,omitempty"` // a built-in dataset (data.Names)
 	File        string `json:"file,omitempty"`    // absolute path of your own file
 	SHA256      string `json:"sha256,omitempty"`  // of File when the model was trained
 	Labels      string `json:"labels,omitempty"`  // label column of File
 	Standardize bool   `json:"standardized,omitempty"`
+	Pixels      string `json:"pixels,omitempty"` // frey, mnist: "unit" ([0, 1]) or "raw" (0-255)
+	// HiddenSeed, when not 0, hides Table 2's pixels (5% of the images lose 75% of their pixels)
+	// drawn with this seed: the model never sees them, and train scores them.
+	HiddenSeed uint64 `json:"hidden_pixels_seed,omitempty"`
 }
 
 // trainingData is the loaded data, and the column means and standard deviations that standardised
-// it (nil when it is in the file's units).
+// it (nil when it is in the file's units). With hidden pixels, Truth holds the full data [N, D] in
+// the model's units and Damaged the indices of the images that lost pixels.
 type trainingData struct {
 	*data.Dataset
 	Mean, Std []float64
+	Truth     [][]float64
+	Damaged   []int
 }
 
-// tag names the source in checkpoints: "oilflow", "wine+standardized" for the built-in datasets
-// (the format of earlier versions), a JSON object for a file.
+// tag names the source in checkpoints: "oilflow", "wine+standardized" for the tabular built-in
+// datasets (the format of earlier versions), a JSON object for a file or an image dataset.
 func (s dataSource) tag() string {
-	if s.File == "" {
+	if s.File == "" && s.Pixels == "" && s.HiddenSeed == 0 {
 		if s.Standardize {
 			return s.Dataset + "+standardized"
 		}
@@ -58,7 +67,7 @@ func (s *dataSource) load() (*trainingData, error) {
 	var ds *data.Dataset
 	var err error
 	if s.File == "" {
-		if ds, err = loadData(s.Dataset, false); err != nil {
+		if ds, err = loadBuiltin(s.Dataset, s.Pixels); err != nil {
 			return nil, err
 		}
 	} else {
@@ -78,11 +87,39 @@ func (s *dataSource) load() (*trainingData, error) {
 		}
 	}
 	td := &trainingData{Dataset: ds}
+	truth := ds.X
+	if s.HiddenSeed != 0 {
+		if ds.X, ds.Mask, td.Damaged, err = hidePixels(ds.X, s.HiddenSeed); err != nil {
+			return nil, err
+		}
+	}
 	if s.Standardize {
 		ds.X, td.Mean, td.Std = data.Standardize(ds.X)
 	}
+	if s.HiddenSeed != 0 {
+		td.Truth = td.toModelUnits(truth)
+	}
 	return td, nil
 }
+
+// loadBuiltin loads a built-in dataset: frey and mnist with pixels on the unit ("" too) or raw
+// scale, the others with data.Load.
+func loadBuiltin(name, pixels string) (*data.Dataset, error) {
+	if isImageDataset(name) {
+		return loadImages(name, pixels)
+	}
+	if pixels != "" {
+		return nil, usagef("--pixels applies to frey and mnist, not %s", name)
+	}
+	ds, err := data.Load(name)
+	if err != nil && !slices.Contains(data.Names, name) {
+		return nil, usagef("--dataset: %v", err)
+	}
+	return ds, err
+}
+
+// isImageDataset reports whether name is one of the image datasets (frey, mnist).
+func isImageDataset(name string) bool { return name == "frey" || name == "mnist" }
 
 // toModelUnits standardises new points x [N, D] like the training data (NaN stays NaN).
 func (td *trainingData) toModelUnits(x [][]float64) [][]float64 {
@@ -110,7 +147,7 @@ func (td *trainingData) perColumn(x [][]float64, f func(v float64, j int) float6
 	return out
 }
 
-// loadOwn loads --data file (labels: its --labels column) for train and reproduce, standardised
+// loadOwn loads --data file (labels: its --labels column) for reproduce, standardised
 // with --standardize, and gives --q, when not set, its default for your own data: 10 (ARD switches
 // off unneeded dimensions), or D when the data has fewer columns. The returned source has the
 // file's absolute path and sha256.

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -28,6 +30,9 @@ type Metrics struct {
 	Eval           *train.Evaluation `json:"metrics"`
 	Standardized   bool              `json:"standardized"`
 	Chain          *ChainReport      `json:"chain,omitempty"`
+	// Hidden scores the reconstruction of the pixels hidden by --hide-pixels (frey, mnist): MSE per
+	// hidden pixel in squared pixel units of --pixels, NELL in nats per damaged image.
+	Hidden *train.MissingScores `json:"hidden_pixels,omitempty"`
 }
 
 // ChainReport describes a trained VAIS model's annealed chain: the schedule beta_k, the step sizes
@@ -85,9 +90,11 @@ func runTrain(args []string) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	var mf modelFlags
 	mf.register(fs)
-	dataset := fs.String("dataset", "oilflow", "dataset: oilflow or wine")
+	dataset := fs.String("dataset", "oilflow", "dataset: oilflow, wine (red), frey or mnist (its 1s and 7s) with Table 4's settings, or wine-white (downloaded on first use); frey and mnist train on Table 2's task: mini-batches of 100, K 25, one shared q(u) root, and hidden pixels (see --hide-pixels)")
 	file := fs.String("data", "", "train on your own data instead of --dataset: a delimited file (comma, semicolon or tab) with a header line and one row per point; empty, NaN, NA or ? fields are missing and left out of the likelihood")
 	labels := fs.String("labels", "", "with --data: the header name of a class-label column (not a feature), used for the latent plot's colours and the 1-NN error")
+	pixels := fs.String("pixels", "unit", "frey, mnist: pixel scale, unit ([0, 1]) or raw (0-255)")
+	hide := fs.Bool("hide-pixels", true, "frey, mnist: hide 75% of the pixels of 5% of the images (Table 2's protocol, drawn with --seed) and score the model's reconstruction of them in metrics.json")
 	method := fs.String("method", "vais", "bound: mf, iwvi or vais")
 	iters := fs.Int("iters", 3000, "training iterations")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -101,35 +108,47 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
+	src, err := trainSource(set, mf.standardize, *dataset, *file, *labels, *pixels, *hide, *seed)
+	if err != nil {
+		return err
+	}
 	if *out == "" {
 		return usagef("--out DIR is required")
 	}
 	if *iters < 1 || *every < 1 {
 		return usagef("--iters and --checkpoint-every must be >= 1")
 	}
-	if *file != "" && set["dataset"] {
-		return usagef("--data and --dataset exclude each other")
-	}
-	if *labels != "" && *file == "" {
-		return usagef("--labels names a column of --data")
-	}
-	src := dataSource{Dataset: *dataset, Standardize: mf.standardize}
-	var td *trainingData
-	if *file != "" { // read first: Q's default depends on the file's D
-		if src, td, err = mf.loadOwn(*file, *labels); err != nil {
-			return err
+	if isImageDataset(src.Dataset) {
+		mf.imageDefaults(set)
+		if !set["batch"] {
+			mf.batch = 100
 		}
 	}
-	cfg, err := mf.config(*method, src.Dataset, *seed)
+	// Every flag is checked before any data is read: Q's default for --data needs the file's D,
+	// so 1 stands in for it here.
+	check := mf
+	if check.q == 0 && src.File != "" {
+		check.q = 1
+	}
+	cfg, err := check.config(*method, src.Dataset, *seed)
 	if err != nil {
 		return err
 	}
-	if td == nil {
-		if td, err = src.load(); err != nil {
+	b, err := openConfigBackend(*backendName, cfg)
+	if err != nil {
+		return err
+	}
+	td, err := src.load()
+	if err != nil {
+		return err
+	}
+	if src.File != "" && mf.q == 0 {
+		mf.q = min(10, len(td.X[0]))
+		if cfg, err = mf.config(*method, src.Dataset, *seed); err != nil {
 			return err
 		}
 	}
-	tr, err := newTrainer(cfg, td, src.tag(), *backendName)
+	tr, err := newTrainer(cfg, td, src.tag(), b)
 	if err != nil {
 		return err
 	}
@@ -156,9 +175,19 @@ func runTrain(args []string) error {
 	if err := tr.Save(ckpt); err != nil {
 		return err
 	}
-	ev, err := tr.Evaluate(5, td.Labels)
+	draws := 5
+	if isImageDataset(src.Dataset) { // ~2000 images with K = 25 chains: as reproduce --table 2
+		draws, tr.ReconChains = 1, 4
+	}
+	ev, err := tr.Evaluate(draws, td.Labels)
 	if err != nil {
 		return err
+	}
+	var hidden *train.MissingScores
+	if td.Truth != nil {
+		if hidden, err = tr.ScoreMissing(td.Truth, ev); err != nil {
+			return err
+		}
 	}
 	chain, err := chainReport(tr, *seed)
 	if err != nil {
@@ -169,10 +198,46 @@ func runTrain(args []string) error {
 	}
 	met := Metrics{Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(), Eval: ev,
-		Standardized: mf.standardize, Chain: chain}
-	buf, _ := json.MarshalIndent(met, "", "  ")
+		Standardized: mf.standardize, Chain: chain, Hidden: hidden}
+	buf, err := json.MarshalIndent(met, "", "  ")
+	if err != nil {
+		return fmt.Errorf("metrics.json: %w", err)
+	}
 	fmt.Println(string(buf))
 	return os.WriteFile(filepath.Join(*out, "metrics.json"), buf, 0o644)
+}
+
+// trainSource checks train's data flags (set: those given) and returns the data source they name,
+// before anything is read.
+func trainSource(set map[string]bool, standardize bool, dataset, file, labels, pixels string, hide bool, seed uint64) (dataSource, error) {
+	switch {
+	case file != "" && set["dataset"]:
+		return dataSource{}, usagef("--data and --dataset exclude each other")
+	case labels != "" && file == "":
+		return dataSource{}, usagef("--labels names a column of --data")
+	case file != "":
+		if set["pixels"] || set["hide-pixels"] {
+			return dataSource{}, usagef("--pixels and --hide-pixels apply to --dataset frey or mnist, not --data")
+		}
+		return dataSource{File: file, Labels: labels, Standardize: standardize}, nil
+	case !slices.Contains(data.Names, dataset):
+		return dataSource{}, usagef("--dataset %q: want one of %s", dataset, strings.Join(data.Names, ", "))
+	case !isImageDataset(dataset):
+		if set["pixels"] || set["hide-pixels"] {
+			return dataSource{}, usagef("--pixels and --hide-pixels apply to --dataset frey or mnist, not %s", dataset)
+		}
+		return dataSource{Dataset: dataset, Standardize: standardize}, nil
+	case pixels != "unit" && pixels != "raw":
+		return dataSource{}, usagef("--pixels %q: want unit or raw", pixels)
+	}
+	src := dataSource{Dataset: dataset, Standardize: standardize, Pixels: pixels}
+	if hide {
+		if seed == 0 {
+			return src, usagef("--seed 0 with --hide-pixels: want a seed >= 1")
+		}
+		src.HiddenSeed = seed
+	}
+	return src, nil
 }
 
 // writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see train.Evaluate),

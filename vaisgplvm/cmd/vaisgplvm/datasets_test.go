@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+)
+
+// TestTrainImageDatasets: train runs on Frey and MNIST from the embedded data with Table 4's
+// defaults for the image sets (Q, K, the shared q(u) root, mini-batches of 100) and Table 2's hidden
+// pixels drawn with --seed, and reports their reconstruction scores; infer then works on the Frey
+// checkpoint (it rebuilds the same hidden pixels from the recorded seed). The run is kept small
+// (M 5, K 2, 2 iterations) except where the defaults are checked.
+func TestTrainImageDatasets(t *testing.T) {
+	t.Setenv(data.EnvVar, "")
+	for _, c := range []struct {
+		dataset string
+		q, d    int
+	}{{"frey", 20, 560}, {"mnist", 5, 784}} {
+		dir := t.TempDir()
+		var stderr bytes.Buffer
+		args := []string{"train", "--dataset", c.dataset, "--iters", "2", "--m", "5", "--quiet", "--no-figures", "--out", dir}
+		if code := run(args, &stderr); code != 0 {
+			t.Fatalf("%s: train exited %d: %s", c.dataset, code, stderr.String())
+		}
+		var met Metrics
+		buf, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(buf, &met); err != nil {
+			t.Fatal(err)
+		}
+		cfg := met.Config
+		if cfg.Q != c.q || cfg.K != 25 || cfg.Batch != 100 || !cfg.SharedQSqrt || cfg.LR != 0.02 {
+			t.Errorf("%s: Q %d K %d batch %d shared %v lr %g; want Table 4's Q %d, K 25, batch 100, shared root, lr 0.02",
+				c.dataset, cfg.Q, cfg.K, cfg.Batch, cfg.SharedQSqrt, cfg.LR, c.q)
+		}
+		n := map[string]int{"frey": 1965, "mnist": 2163}[c.dataset]
+		damaged := (n*5 + 50) / 100 // round(0.05 n)
+		if h := met.Hidden; h == nil || h.Rows != damaged || h.Entries != damaged*(c.d*3/4) || !(h.MSE > 0 && h.MSE < 1) || h.NELL == 0 {
+			t.Errorf("%s: hidden-pixel scores %+v; want %d damaged images of %d hidden pixels, an MSE in (0, 1)", c.dataset, h, damaged, c.d*3/4)
+		}
+		if met.MissingEntries != damaged*(c.d*3/4) {
+			t.Errorf("%s: %d missing entries, want %d", c.dataset, met.MissingEntries, damaged*(c.d*3/4))
+		}
+		if c.dataset != "frey" {
+			continue
+		}
+		// infer on three Frey images, the second with a third of its pixels missing.
+		ds, err := data.Frey(data.Unit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		for j := 0; j < c.d; j++ {
+			fmt.Fprintf(&sb, "p%d,", j)
+		}
+		text := strings.TrimSuffix(sb.String(), ",") + "\n"
+		for r, i := range []int{0, 700, 1964} {
+			fields := make([]string, c.d)
+			for j, v := range ds.X[i] {
+				if r != 1 || j%3 != 0 {
+					fields[j] = fmt.Sprint(v)
+				}
+			}
+			text += strings.Join(fields, ",") + "\n"
+		}
+		newData := filepath.Join(dir, "new.csv")
+		if err := os.WriteFile(newData, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inferDir := filepath.Join(dir, "infer")
+		args = []string{"infer", "--checkpoint", filepath.Join(dir, "checkpoint.gob"), "--data", newData, "--out", inferDir, "--iters", "2"}
+		if code := run(args, &stderr); code != 0 {
+			t.Fatalf("infer on the frey checkpoint exited %d: %s", code, stderr.String())
+		}
+		var sum InferSummary
+		buf, _ = os.ReadFile(filepath.Join(inferDir, "infer.json"))
+		if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 3 || sum.Missing != (c.d+2)/3 {
+			t.Errorf("infer.json: %s (%v)", buf, err)
+		}
+	}
+}
+
+// TestTrainDataFlags: the data flags are checked before anything is read, with exit status 2.
+func TestTrainDataFlags(t *testing.T) {
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{"train", "--out", out, "--dataset", "frey", "--pixels", "grey"},
+		{"train", "--out", out, "--dataset", "oilflow", "--pixels", "raw"},
+		{"train", "--out", out, "--dataset", "wine", "--hide-pixels=false"},
+		{"train", "--out", out, "--data", "x.csv", "--pixels", "raw"},
+		{"train", "--out", out, "--dataset", "frey", "--seed", "0"},
+		{"train", "--dataset", "frey"}, // no --out
+		{"train", "--out", out, "--dataset", "mnist", "--backend", "tpu"},
+		{"train", "--out", out, "--data", filepath.Join(out, "absent.csv"), "--backend", "tpu"},
+		{"train", "--out", out, "--data", filepath.Join(out, "absent.csv"), "--k", "-2"},
+	} {
+		var stderr bytes.Buffer
+		if code := run(args, &stderr); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (%s)", args, code, strings.TrimSpace(stderr.String()))
+		}
+	}
+	// An existing file with a good flag set reads the file: an absent one is a runtime error (1).
+	var stderr bytes.Buffer
+	if code := run([]string{"train", "--out", out, "--data", filepath.Join(out, "absent.csv"), "--backend", "go"}, &stderr); code != 1 {
+		t.Errorf("absent --data file: exit %d, want 1 (%s)", code, stderr.String())
+	}
+}
