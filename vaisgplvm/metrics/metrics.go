@@ -33,9 +33,13 @@ func MSE(x, pred, mask [][]float64) float64 {
 	return s / c
 }
 
-// OneNNError returns the leave-one-out 1-nearest-neighbour error rate of labels using Euclidean
-// distance between rows of h [N, Q]. Labels must have length N >= 2.
+// OneNNError returns the leave-one-out 1-nearest-neighbour error rate of labels [N] using the
+// Euclidean distance between rows of h [N, Q]. It is NaN when N < 2 (no neighbour) or when a row of
+// h is not finite (no distance to rank), never a panic; callers report it only when it is finite.
 func OneNNError(h [][]float64, labels []int) float64 {
+	if len(h) < 2 || len(labels) != len(h) {
+		return math.NaN()
+	}
 	errs := 0
 	for i := range h {
 		best, bestD := -1, math.Inf(1)
@@ -51,6 +55,9 @@ func OneNNError(h [][]float64, labels []int) float64 {
 			if d < bestD {
 				best, bestD = j, d
 			}
+		}
+		if best < 0 {
+			return math.NaN()
 		}
 		if labels[best] != labels[i] {
 			errs++

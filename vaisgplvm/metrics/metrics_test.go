@@ -69,3 +69,25 @@ func TestESSAndEntropy(t *testing.T) {
 		t.Errorf("two equal weights: ESS %g entropy %g", ESS(two), WeightEntropy(two))
 	}
 }
+
+// TestOneNNErrorDegenerate: no neighbour (one row) or non-finite latents give NaN, not a panic.
+func TestOneNNErrorDegenerate(t *testing.T) {
+	nan := math.NaN()
+	for name, c := range map[string]struct {
+		h      [][]float64
+		labels []int
+	}{
+		"one row":      {[][]float64{{1, 2}}, []int{0}},
+		"no rows":      {nil, nil},
+		"NaN latents":  {[][]float64{{nan, 1}, {nan, 2}, {nan, 3}}, []int{0, 1, 0}},
+		"Inf latents":  {[][]float64{{math.Inf(1)}, {math.Inf(1)}}, []int{0, 1}},
+		"short labels": {[][]float64{{1}, {2}}, []int{0}},
+	} {
+		if e := OneNNError(c.h, c.labels); !math.IsNaN(e) {
+			t.Errorf("%s: %g, want NaN", name, e)
+		}
+	}
+	if e := OneNNError([][]float64{{0}, {1}, {5}, {6}}, []int{0, 0, 1, 1}); e != 0 {
+		t.Errorf("two clean clusters: error %g, want 0", e)
+	}
+}

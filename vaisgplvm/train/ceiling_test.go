@@ -51,3 +51,40 @@ func TestBoundAboveCeilingStops(t *testing.T) {
 		t.Logf("%s: -ELBO per point %g, ceiling %g", dt, v, ceiling)
 	}
 }
+
+// TestNonFiniteUpdateStops: with a learning rate of 1e300 (and float32, where 1e300 is Inf) the
+// first Adam update throws the parameters to +-1e300 or Inf; training must stop by iteration 2 with
+// an error naming the iteration, never count a step with non-finite results. At lr 0.02 the same
+// steps pass, so the checks are no false alarm.
+func TestNonFiniteUpdateStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := vars.Normal(rng, 20, 4).Value().([][]float64)
+	for _, dt := range []string{"float64", "float32"} {
+		for _, method := range []string{"mf", "iwvi", "vais"} {
+			for _, lr := range []float64{0.02, 1e300} {
+				cfg := model.DefaultConfig(method, 2)
+				cfg.M, cfg.K, cfg.LR, cfg.DType = 5, 2, lr, dt
+				m, err := model.New(cfg, x, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr := train.New(m, testutil.Backend())
+				err = tr.Run(2, nil, 0, nil)
+				finite := true
+				for _, v := range tr.Curve {
+					finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
+				}
+				switch {
+				case lr == 0.02 && (err != nil || tr.Iter != 2):
+					t.Errorf("%s %s lr %g: %v", dt, method, lr, err)
+				case lr == 1e300 && (err == nil || !strings.Contains(err.Error(), "diverged at iteration") || tr.Iter > 1 || !finite):
+					t.Errorf("%s %s lr %g: iterations %d, curve %v, error %v; want a divergence error by iteration 2 and only finite values counted",
+						dt, method, lr, tr.Iter, tr.Curve, err)
+				}
+				if lr == 1e300 && err != nil {
+					t.Logf("%s %s: %v", dt, method, err)
+				}
+			}
+		}
+	}
+}

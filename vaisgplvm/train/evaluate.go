@@ -1,9 +1,11 @@
 package train
 
 import (
+	"fmt"
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"math"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
@@ -94,11 +96,42 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 		ev.NELL -= v / float64(m.N)
 	}
 	ev.MSE = metrics.MSE(m.X, ev.Recon, m.Mask)
+	if err := ev.checkFinite(t.Iter); err != nil {
+		return nil, err
+	}
 	if labels != nil {
-		e := metrics.OneNNError(ev.Latent, labels)
-		ev.OneNNError = &e
+		if e := metrics.OneNNError(ev.Latent, labels); !math.IsNaN(e) {
+			ev.OneNNError = &e
+		}
 	}
 	return ev, nil
+}
+
+// checkFinite returns an error naming iteration iter when the bound, MSE, NELL, a latent or a
+// reconstruction of ev is not finite: the model diverged, and nothing of it should be reported.
+func (ev *Evaluation) checkFinite(iter int) error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+	what := ""
+	switch {
+	case bad(ev.NegELBO) || bad(ev.NegPointBound):
+		what = "bound"
+	case bad(ev.MSE) || bad(ev.NELL):
+		what = "reconstruction error"
+	}
+	for _, rows := range [][][]float64{ev.Latent, ev.Recon} {
+		for _, r := range rows {
+			for _, v := range r {
+				if what == "" && bad(v) {
+					what = "latents or reconstruction"
+				}
+			}
+		}
+	}
+	if what != "" {
+		return fmt.Errorf("diverged by iteration %d: the model's %s on the data is not finite (bound %g per point); "+
+			"train again with a lower learning rate --lr or step size --eta", iter, what, ev.NegELBO)
+	}
+	return nil
 }
 
 func matrix(t *tensors.Tensor) [][]float64 {

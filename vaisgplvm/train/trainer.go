@@ -4,9 +4,11 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
@@ -45,6 +47,9 @@ type Trainer struct {
 	DataTag string
 	// ReconChains, when > 0, replaces the package default ReconChains in Evaluate.
 	ReconChains int
+	// Stop, when closed, makes Run return ErrInterrupted after the step in progress (the
+	// parameters are then those after a complete step: a checkpoint of them resumes exactly).
+	Stop <-chan struct{}
 
 	step   *context.Exec
 	graphs map[*Graph]bool // distinct training graphs built so far
@@ -64,7 +69,7 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		beta2 = model.DefaultAdamBeta2
 	}
 	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Betas(0.9, beta2).Done()
-	t.step = context.MustNewExec(b, ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) *Node {
+	t.step = context.MustNewExec(b, ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
 		if !m.HasMask() {
 			mask = nil
 		}
@@ -80,7 +85,7 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		if c != nil {
 			m.AdaptStep(ctx, c, idx)
 		}
-		return loss
+		return []*Node{loss, nonFinite(ctx, x.Graph())}
 	})
 	return t
 }
@@ -116,9 +121,60 @@ func (t *Trainer) Step() (float64, error) {
 	if err := checkBound(t.Iter+1, v, t.Model.BoundCeiling()); err != nil {
 		return v, err
 	}
+	if bad := scalar(out[1]); bad != 0 {
+		return v, fmt.Errorf("diverged at iteration %d: the update left %s with non-finite values (the bound before it "+
+			"was %g per point); lower the learning rate --lr (now %g)", t.Iter+1, t.nonFiniteNames(), v, t.Model.Cfg.LR)
+	}
 	t.Iter++
 	t.Curve = append(t.Curve, v)
 	return v, nil
+}
+
+// nonFinite returns a scalar that is 0 when every variable of ctx (parameters, optimiser and
+// step-size state) holds finite values after the step's updates, and NaN (or Inf) otherwise: the
+// sum over variables of sum(v * 0), since 0 * Inf and 0 * NaN are NaN.
+func nonFinite(ctx *context.Context, g *Graph) *Node {
+	var total *Node
+	for v := range ctx.IterVariables() {
+		val := v.ValueGraph(g)
+		if !val.DType().IsFloat() {
+			continue
+		}
+		s := ConvertDType(ReduceAllSum(MulScalar(val, 0)), dtypes.Float64)
+		if total == nil {
+			total = s
+		} else {
+			total = Add(total, s)
+		}
+	}
+	if total == nil {
+		return Scalar(g, dtypes.Float64, 0)
+	}
+	return total
+}
+
+// nonFiniteNames names the variables holding a non-finite value (at most 5), for error messages.
+func (t *Trainer) nonFiniteNames() string {
+	var names []string
+	for v := range t.Ctx.IterVariables() {
+		val, err := v.Value()
+		if err != nil || val == nil || !val.DType().IsFloat() {
+			continue
+		}
+		for _, x := range vars.Flat64(val) {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				names = append(names, v.ScopeAndName())
+				break
+			}
+		}
+	}
+	if len(names) > 5 {
+		names = append(names[:5], fmt.Sprintf("%d more", len(names)-5))
+	}
+	if len(names) == 0 {
+		return "some variables"
+	}
+	return strings.Join(names, ", ")
 }
 
 // checkBound returns an error naming iteration iter when the batch -ELBO per point v is not finite
@@ -136,7 +192,10 @@ func checkBound(iter int, v, ceiling float64) error {
 	return nil
 }
 
-// Run trains until Iter reaches iters. With progress non-nil it draws a progress bar with the
+// ErrInterrupted is returned (wrapped, with the iteration) by Run when Stop is closed.
+var ErrInterrupted = errors.New("interrupted")
+
+// Run trains until Iter reaches iters, or until Stop is closed (ErrInterrupted). With progress non-nil it draws a progress bar with the
 // current -ELBO per point. every > 0 calls hook after every `every` iterations (checkpoints,
 // snapshots); a hook error stops the run.
 func (t *Trainer) Run(iters int, progress io.Writer, every int, hook func(*Trainer) error) error {
@@ -160,6 +219,11 @@ func (t *Trainer) Run(iters int, progress io.Writer, every int, hook func(*Train
 			if err := hook(t); err != nil {
 				return err
 			}
+		}
+		select {
+		case <-t.Stop:
+			return fmt.Errorf("%w at iteration %d of %d", ErrInterrupted, t.Iter, iters)
+		default:
 		}
 	}
 	if bar != nil {

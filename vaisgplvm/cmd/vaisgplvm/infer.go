@@ -1,17 +1,14 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -34,6 +31,7 @@ func runInfer(args []string) error {
 	iters := fs.Int("iters", 500, "Adam iterations for the new latents")
 	seed := fs.Uint64("seed", 1, "random seed")
 	backendName := fs.String("backend", "", backendHelp)
+	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier infer in --out (infer's files are infer.json and infer_*.csv, so a training directory is fine)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -43,6 +41,11 @@ func runInfer(args []string) error {
 	if *iters < 1 || *seed == 0 {
 		return usagef("--iters and --seed must be >= 1")
 	}
+	dir, err := rundir.Open(*out, inferOutputs, rundir.Options{Overwrite: *overwrite})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	defer dir.Close()
 	cfg, tag, err := train.ReadCheckpointInfo(*ckpt)
 	if err != nil {
 		return err
@@ -70,7 +73,7 @@ func runInfer(args []string) error {
 	if err := tr.Load(*ckpt); err != nil {
 		return err
 	}
-	x, mask, missing, err := readPoints(*dataPath, m.D)
+	x, mask, missing, columns, err := readPoints(*dataPath, m.D)
 	if err != nil {
 		return err
 	}
@@ -81,12 +84,13 @@ func runInfer(args []string) error {
 		return err
 	}
 	res.Recon = td.toDataUnits(res.Recon)
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	for file, rows := range map[string][][]float64{"latent_means.csv": res.Mean, "latents.csv": res.Latent,
-		"reconstruction.csv": res.Recon} {
-		if err := writeMatrix(filepath.Join(*out, file), rows); err != nil {
+	for _, f := range []struct {
+		name   string
+		header []string
+		rows   [][]float64
+	}{{"infer_latent_means.csv", latentHeader(m.Cfg.Q), res.Mean}, {"infer_latents.csv", latentHeader(m.Cfg.Q), res.Latent},
+		{"infer_reconstruction.csv", columns, res.Recon}} {
+		if err := writeMatrix(dir, f.name, f.header, f.rows); err != nil {
 			return err
 		}
 	}
@@ -97,37 +101,20 @@ func runInfer(args []string) error {
 		return fmt.Errorf("infer.json: %w", err)
 	}
 	fmt.Println(string(buf))
-	return os.WriteFile(filepath.Join(*out, "infer.json"), buf, 0o644)
+	return dir.WriteFile("infer.json", buf)
 }
+
+// inferOutputs names the files infer writes into --out: its own names, so that infer into a
+// training directory leaves the training outputs alone.
+var inferOutputs = []string{"infer.json", "infer_latent_means.csv", "infer_latents.csv", "infer_reconstruction.csv"}
 
 // readPoints reads new points with d feature columns (data.ReadTable: a header line; empty, NaN,
 // NA or ? fields are missing, mask 0; a column may be entirely missing, to be predicted). The mask
 // is nil when nothing is missing.
-func readPoints(path string, d int) (x, mask [][]float64, missing int, err error) {
+func readPoints(path string, d int) (x, mask [][]float64, missing int, columns []string, err error) {
 	ds, err := data.ReadTable(path, data.TableOptions{Columns: d, AllowUnobservedColumns: true})
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("--data: %w", err)
+		return nil, nil, 0, nil, fmt.Errorf("--data: %w", err)
 	}
-	return ds.X, ds.Mask, ds.Missing(), nil
-}
-
-func writeMatrix(path string, rows [][]float64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	for _, r := range rows {
-		rec := make([]string, len(r))
-		for j, v := range r {
-			rec[j] = strconv.FormatFloat(v, 'g', 10, 64)
-		}
-		_ = w.Write(rec)
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return ds.X, ds.Mask, ds.Missing(), ds.Columns, nil
 }

@@ -7,7 +7,9 @@
 //	vaisgplvm bench [--dataset oilflow|wine|frey|mnist] [--methods mf,iwvi,vais] [--iters N]
 //	vaisgplvm infer --checkpoint FILE --data NEW.csv --out DIR
 //
-// A bad flag value prints a one-line error and exits with status 2.
+// Exit status: 0 success, 1 a runtime failure (a one-line error naming the problem and the fix),
+// 2 bad usage (a flag value, checked before any data is read or anything built), 130 a run
+// stopped by SIGINT or SIGTERM after writing its checkpoint (the message says how to resume).
 package main
 
 import (
@@ -50,6 +52,10 @@ func run(args []string, stderr io.Writer) int {
 		var ue usageError
 		if errors.As(err, &ue) {
 			return 2
+		}
+		var ie interruptedError
+		if errors.As(err, &ie) {
+			return 130
 		}
 		return 1
 	}

@@ -171,13 +171,13 @@ func TestTrainWritesOutputsAndResumes(t *testing.T) {
 	if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 3 || sum.Missing != 2 {
 		t.Errorf("infer.json: %s (%v)", buf, err)
 	}
-	rec, _ := os.ReadFile(filepath.Join(inferDir, "reconstruction.csv"))
-	if lines := strings.Split(strings.TrimSpace(string(rec)), "\n"); len(lines) != 3 || strings.Count(lines[1], ",") != 11 {
-		t.Errorf("reconstruction.csv: %q", rec)
+	rec, _ := os.ReadFile(filepath.Join(inferDir, "infer_reconstruction.csv"))
+	if lines := strings.Split(strings.TrimSpace(string(rec)), "\n"); len(lines) != 4 || lines[0] != "a,b,c,d,e,f,g,h,i,j,k,l" || strings.Count(lines[1], ",") != 11 {
+		t.Errorf("infer_reconstruction.csv: %q", rec)
 	}
 	bad := filepath.Join(dir, "bad.csv")
 	_ = os.WriteFile(bad, []byte("a,b\n1,2\n"), 0o644)
-	if code := run([]string{"infer", "--checkpoint", ck, "--data", bad, "--out", inferDir}, &stderr); code != 1 {
+	if code := run([]string{"infer", "--checkpoint", ck, "--data", bad, "--out", inferDir, "--overwrite"}, &stderr); code != 1 {
 		t.Errorf("infer on a 2-column file exited %d, want 1", code)
 	}
 }
@@ -275,7 +275,7 @@ func TestTrainOnOwnData(t *testing.T) {
 	if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 2 || sum.Missing != 3 || !(sum.MSEObs < 25) || !(sum.NegBound < 1000) {
 		t.Errorf("infer.json: %s (%v)", buf, err)
 	}
-	for i, r := range readCSVRows(t, filepath.Join(inferDir, "reconstruction.csv")) {
+	for i, r := range readCSVRows(t, filepath.Join(inferDir, "infer_reconstruction.csv")) {
 		for j, v := range r {
 			if math.Abs(v-100) > 5 {
 				t.Errorf("infer reconstruction[%d][%d] = %g is not in the file's units", i, j, v)
@@ -286,11 +286,11 @@ func TestTrainOnOwnData(t *testing.T) {
 	// A changed training file is refused; a missing label column is an error naming it.
 	_ = os.WriteFile(file, []byte("g1,g2,kind,g3,g4,g5\n1,2,a,3,4,5\n"), 0o644)
 	stderr.Reset()
-	if code := run([]string{"infer", "--checkpoint", ck, "--data", newPts, "--out", inferDir}, &stderr); code != 1 || !strings.Contains(stderr.String(), "has changed") {
+	if code := run([]string{"infer", "--checkpoint", ck, "--data", newPts, "--out", inferDir, "--overwrite"}, &stderr); code != 1 || !strings.Contains(stderr.String(), "has changed") {
 		t.Errorf("infer after the training file changed: exit %d, %s", code, stderr.String())
 	}
 	stderr.Reset()
-	if code := run([]string{"train", "--data", file, "--labels", "type", "--out", out}, &stderr); code != 1 || !strings.Contains(stderr.String(), `no column named "type"`) {
+	if code := run([]string{"train", "--data", file, "--labels", "type", "--out", filepath.Join(dir, "other")}, &stderr); code != 1 || !strings.Contains(stderr.String(), `no column named "type"`) {
 		t.Errorf("unknown label column: exit %d, %s", code, stderr.String())
 	}
 }
@@ -385,6 +385,14 @@ func readCSVRows(t *testing.T, path string) [][]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first line is a header of names (h1..hQ, or the data's columns).
+	if len(recs) < 2 {
+		t.Fatalf("%s: %d lines, want a header and rows", path, len(recs))
+	}
+	if _, err := strconv.ParseFloat(recs[0][0], 64); err == nil {
+		t.Fatalf("%s: the first line %q is not a header", path, recs[0])
+	}
+	recs = recs[1:]
 	rows := make([][]float64, len(recs))
 	for i, r := range recs {
 		for _, s := range r {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -33,6 +35,9 @@ type Metrics struct {
 	// Hidden scores the reconstruction of the pixels hidden by --hide-pixels (frey, mnist): MSE per
 	// hidden pixel in squared pixel units of --pixels, NELL in nats per damaged image.
 	Hidden *train.MissingScores `json:"hidden_pixels,omitempty"`
+	// Warnings says what looks wrong with a run that ended normally (a bound that got worse, a
+	// chain that never accepts); empty for a healthy run. Each is also printed on stderr.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ChainReport describes a trained VAIS model's annealed chain: the schedule beta_k, the step sizes
@@ -104,6 +109,7 @@ func runTrain(args []string) error {
 	backendName := fs.String("backend", "", backendHelp)
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
+	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier run in --out (without it such a directory is refused, unless --resume continues its checkpoint)")
 	set, err := parseSet(fs, args)
 	if err != nil {
 		return err
@@ -138,6 +144,13 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
+	// The output directory is checked (and locked) before any work: see package rundir.
+	dir, err := rundir.Open(*out, trainOutputs, rundir.Options{Overwrite: *overwrite,
+		Resume: *resume != "" && sameFile(filepath.Dir(*resume), *out)})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	defer dir.Close()
 	td, err := src.load()
 	if err != nil {
 		return err
@@ -148,11 +161,11 @@ func runTrain(args []string) error {
 			return err
 		}
 	}
+	for _, w := range dataWarnings(td.X, mf.standardize) {
+		fmt.Fprintln(os.Stderr, "vaisgplvm: warning:", w)
+	}
 	tr, err := newTrainer(cfg, td, src.tag(), b)
 	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
 	if *resume != "" {
@@ -160,21 +173,53 @@ func runTrain(args []string) error {
 			return err
 		}
 	}
-	ckpt := filepath.Join(*out, "checkpoint.gob")
+	ckpt := dir.File("checkpoint.gob")
+	saved := *resume != "" && sameFile(*resume, ckpt) // a checkpoint of this run exists
+	save := func(t *train.Trainer) error {
+		if err := t.Save(ckpt); err != nil {
+			return err
+		}
+		saved = true
+		return nil
+	}
 	progress := os.Stderr
 	if *quiet {
 		progress = nil
 	}
-	runErr := tr.Run(*iters, progress, *every, func(t *train.Trainer) error { return t.Save(ckpt) })
-	if err := writeCurve(filepath.Join(*out, "curve.csv"), tr.Curve); err != nil {
-		return err
+	stop := notifyStop()
+	defer stop.release()
+	tr.Stop = stop.ch
+	runErr := tr.Run(*iters, progress, *every, save)
+	if errors.Is(runErr, train.ErrInterrupted) {
+		// The last step completed: its parameters resume exactly.
+		if err := save(tr); err != nil {
+			return fmt.Errorf("%v; writing the checkpoint failed: %w", runErr, err)
+		}
+		if err := writeCurve(dir, tr.Curve); err != nil {
+			return err
+		}
+		return interruptedError{fmt.Sprintf("%v: wrote %s and curve.csv; resume with: vaisgplvm train %s",
+			runErr, ckpt, resumeArgs(args, ckpt))}
+	}
+	if runErr == nil {
+		runErr = evaluateAndWrite(dir, tr, td, src, cfg, *seed, !*noFigures, mf.standardize, save)
 	}
 	if runErr != nil {
-		return fmt.Errorf("%w; the last good checkpoint is %s", runErr, ckpt)
+		if err := writeCurve(dir, tr.Curve); err != nil {
+			return fmt.Errorf("%w (and curve.csv: %v)", runErr, err)
+		}
+		if saved {
+			return fmt.Errorf("%w; the last good checkpoint of this run is %s (iteration %d or earlier)", runErr, ckpt, tr.Iter)
+		}
+		return fmt.Errorf("%w; no checkpoint was written", runErr)
 	}
-	if err := tr.Save(ckpt); err != nil {
-		return err
-	}
+	return nil
+}
+
+// evaluateAndWrite evaluates the trained model and, when every value is finite, writes its
+// checkpoint (save), curve, latents, reconstruction, figures and metrics.json into dir.
+func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *trainingData, src dataSource, cfg model.Config,
+	seed uint64, figures, standardized bool, save func(*train.Trainer) error) error {
 	draws := 5
 	if isImageDataset(src.Dataset) { // ~2000 images with K = 25 chains: as reproduce --table 2
 		draws, tr.ReconChains = 1, 4
@@ -189,22 +234,60 @@ func runTrain(args []string) error {
 			return err
 		}
 	}
-	chain, err := chainReport(tr, *seed)
+	chain, err := chainReport(tr, seed)
 	if err != nil {
 		return err
 	}
-	if err := writeTrainOutputs(*out, tr, td, ev, !*noFigures); err != nil {
+	if err := save(tr); err != nil {
+		return err
+	}
+	if err := writeCurve(dir, tr.Curve); err != nil {
+		return err
+	}
+	if err := writeTrainOutputs(dir, tr, td, ev, figures); err != nil {
 		return err
 	}
 	met := Metrics{Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(), Eval: ev,
-		Standardized: mf.standardize, Chain: chain, Hidden: hidden}
+		Standardized: standardized, Chain: chain, Hidden: hidden}
+	met.Warnings = append(dataWarnings(td.X, standardized), trainWarnings(tr.Curve, chain)...)
+	for _, w := range met.Warnings {
+		fmt.Fprintln(os.Stderr, "vaisgplvm: warning:", w)
+	}
 	buf, err := json.MarshalIndent(met, "", "  ")
 	if err != nil {
 		return fmt.Errorf("metrics.json: %w", err)
 	}
 	fmt.Println(string(buf))
-	return os.WriteFile(filepath.Join(*out, "metrics.json"), buf, 0o644)
+	return dir.WriteFile("metrics.json", buf)
+}
+
+// trainOutputs names the files train writes into --out (patterns for the figures).
+var trainOutputs = []string{"checkpoint.gob", "curve.csv", "metrics.json", "latents.csv", "reconstruction.csv",
+	"curve.png", "latent_*.png", "ard_*.png"}
+
+// sameFile reports whether paths a and b name the same file (by absolute path).
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// resumeArgs returns train's arguments with --resume ckpt in place of any --resume given.
+func resumeArgs(args []string, ckpt string) string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--resume" || a == "-resume" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "--resume=") || strings.HasPrefix(a, "-resume=") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return strings.Join(append(out, "--resume", ckpt), " ")
 }
 
 // trainSource checks train's data flags (set: those given) and returns the data source they name,
@@ -243,36 +326,34 @@ func trainSource(set map[string]bool, standardize bool, dataset, file, labels, p
 // writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see train.Evaluate),
 // reconstruction.csv (the predictive means [N, D] in the data's units: with missing entries, their
 // imputed values) and, with figures, curve.png, latent_<data>_<method>.png and ard_<data>_<method>.png.
-func writeTrainOutputs(dir string, tr *train.Trainer, td *trainingData, ev *train.Evaluation, figures bool) error {
-	if err := writeMatrix(filepath.Join(dir, "latents.csv"), ev.Latent); err != nil {
+func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *trainingData, ev *train.Evaluation, figures bool) error {
+	if err := writeMatrix(dir, "latents.csv", latentHeader(len(ev.Latent[0])), ev.Latent); err != nil {
 		return err
 	}
-	if err := writeMatrix(filepath.Join(dir, "reconstruction.csv"), td.toDataUnits(ev.Recon)); err != nil {
+	if err := writeMatrix(dir, "reconstruction.csv", columnHeader(td.Dataset), td.toDataUnits(ev.Recon)); err != nil {
 		return err
 	}
 	if !figures {
 		return nil
 	}
 	method := tr.Model.Cfg.Method
-	if _, err := saveCurves(filepath.Join(dir, "curve.png"), td.Name, []plots.Series{{Name: method, Y: tr.Curve}}); err != nil {
+	if _, err := saveCurves(dir.File("curve.png"), td.Name, []plots.Series{{Name: method, Y: tr.Curve}}); err != nil {
 		return err
 	}
 	params, err := tr.Params()
 	if err != nil {
 		return err
 	}
-	_, err = saveLatentAndARD(dir, td.Name, method, params, td.Labels, labelNames(td.Dataset))
+	_, err = saveLatentAndARD(dir.Path, td.Name, method, params, td.Labels, labelNames(td.Dataset))
 	return err
 }
 
-func writeCurve(path string, curve []float64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(f, "iteration,neg_elbo_per_point")
+// writeCurve writes curve.csv: the -ELBO per point after each iteration.
+func writeCurve(dir *rundir.Dir, curve []float64) error {
+	var b strings.Builder
+	b.WriteString("iteration,neg_elbo_per_point\n")
 	for i, v := range curve {
-		fmt.Fprintf(f, "%d,%.10g\n", i+1, v)
+		fmt.Fprintf(&b, "%d,%.10g\n", i+1, v)
 	}
-	return f.Close()
+	return dir.WriteFile("curve.csv", []byte(b.String()))
 }
