@@ -5,6 +5,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
@@ -75,6 +76,13 @@ func DefaultConfig(method string, q int) Config {
 	}
 }
 
+// MaxK bounds K (annealing steps of VAIS, importance samples of IWVI): both are unrolled into the
+// training graph when it is built.
+const MaxK = 1000
+
+// MaxSamples bounds Samples (MF draws, VAIS independent chains per point).
+const MaxSamples = 10000
+
 // DefaultAdamBeta2 is Adam's usual second-moment decay (Kingma & Ba 2015; GoMLX's, PyTorch's and
 // GPflow's default), used when Config.AdamBeta2 is 0.
 const DefaultAdamBeta2 = 0.999
@@ -121,6 +129,13 @@ func (c *Config) Validate() error {
 	if c.Samples < 1 {
 		return fmt.Errorf("samples = %d: want >= 1", c.Samples)
 	}
+	if c.K > MaxK {
+		return fmt.Errorf("k = %d: the annealing steps and importance samples are unrolled into the training graph "+
+			"(hundreds of operations each), so K > %d would take minutes to gigabytes to build; use k <= %d", c.K, MaxK, MaxK)
+	}
+	if c.Samples > MaxSamples {
+		return fmt.Errorf("samples = %d: want <= %d draws per point", c.Samples, MaxSamples)
+	}
 	if _, err := kernels.New(c.Kernel, kernels.Config{Q: c.Q, Variance: 1, Lengthscale: 1}); err != nil {
 		return err
 	}
@@ -133,6 +148,9 @@ func (c *Config) Validate() error {
 			if _, err := f.BetaValues(c.K); err != nil {
 				return err
 			}
+		}
+		if c.K == 0 && strings.HasPrefix(c.Schedule, "custom:") {
+			return fmt.Errorf("schedule %s with k = 0: a custom schedule gives one beta per annealing step; set k to its length", c.Schedule)
 		}
 		if err := c.StepRule().Validate(); err != nil {
 			return err

@@ -2,9 +2,14 @@ package train
 
 import (
 	"encoding/gob"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -59,6 +64,11 @@ func (t *Trainer) Save(path string) error {
 		default:
 			err = fmt.Errorf("checkpoint: variable %s/%s has unsupported dtype %s", v.Scope(), v.Name(), val.DType())
 		}
+		for _, x := range sv.F64 {
+			if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+				err = fmt.Errorf("checkpoint: variable %s/%s holds a non-finite value; not saved (the run diverged)", v.Scope(), v.Name())
+			}
+		}
 		ck.Vars = append(ck.Vars, sv)
 	})
 	if err != nil {
@@ -107,23 +117,93 @@ func (t *Trainer) Load(path string) error {
 		return fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
 	}
 	if ck.Config != t.Model.Cfg {
-		return fmt.Errorf("checkpoint %s was written for settings %+v, not %+v", path, ck.Config, t.Model.Cfg)
+		return fmt.Errorf("checkpoint %s was written for other settings (%s): resume with the settings it was trained with",
+			path, configDiff(ck.Config, t.Model.Cfg))
 	}
 	if ck.DataTag != "" && t.DataTag != "" && ck.DataTag != t.DataTag {
-		return fmt.Errorf("checkpoint %s was trained on %q, not %q", path, ck.DataTag, t.DataTag)
+		return fmt.Errorf("checkpoint %s was trained on other data (checkpoint: %s; this run: %s)", path, ck.DataTag, t.DataTag)
 	}
-	for _, sv := range ck.Vars {
-		var val *tensors.Tensor
-		switch sv.DType {
-		case "Int64":
-			val = tensors.FromFlatDataAndDimensions(sv.I64, sv.Dims...)
-		case "Float32":
-			val = vars.Convert(tensors.FromFlatDataAndDimensions(sv.F64, sv.Dims...), dtypes.Float32)
-		default:
-			val = tensors.FromFlatDataAndDimensions(sv.F64, sv.Dims...)
-		}
-		t.Ctx.InAbsPath(sv.Scope).VariableWithValue(sv.Name, val)
+	vals, err := ck.values(t.Ctx)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s is corrupt: %w", path, err)
+	}
+	for i, sv := range ck.Vars {
+		t.Ctx.InAbsPath(sv.Scope).VariableWithValue(sv.Name, vals[i])
 	}
 	t.Iter, t.Curve = ck.Iter, ck.Curve
 	return nil
+}
+
+// values checks every saved variable (a known dtype, dimensions that match its data and, for a
+// variable the context already has, its shape; finite values; an iteration count that matches the
+// curve) and returns their tensors, so that a damaged checkpoint changes nothing.
+func (ck *checkpoint) values(ctx *context.Context) ([]*tensors.Tensor, error) {
+	if ck.Iter < 0 || len(ck.Curve) != ck.Iter {
+		return nil, fmt.Errorf("iteration %d with a curve of %d values", ck.Iter, len(ck.Curve))
+	}
+	for _, v := range ck.Curve {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("a non-finite -ELBO (%g) in the curve", v)
+		}
+	}
+	vals := make([]*tensors.Tensor, len(ck.Vars))
+	for i, sv := range ck.Vars {
+		size := 1
+		for _, d := range sv.Dims {
+			if d < 0 || (d > 0 && size > math.MaxInt32/d) {
+				return nil, fmt.Errorf("variable %s/%s has dimensions %v", sv.Scope, sv.Name, sv.Dims)
+			}
+			size *= d
+		}
+		n := len(sv.F64)
+		if sv.DType == "Int64" {
+			n = len(sv.I64)
+		}
+		if n != size {
+			return nil, fmt.Errorf("variable %s/%s holds %d values for dimensions %v", sv.Scope, sv.Name, n, sv.Dims)
+		}
+		for _, x := range sv.F64 {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("variable %s/%s holds a non-finite value", sv.Scope, sv.Name)
+			}
+		}
+		switch sv.DType {
+		case "Int64":
+			vals[i] = tensors.FromFlatDataAndDimensions(sv.I64, sv.Dims...)
+		case "Float32":
+			vals[i] = vars.Convert(tensors.FromFlatDataAndDimensions(sv.F64, sv.Dims...), dtypes.Float32)
+		case "Float64":
+			vals[i] = tensors.FromFlatDataAndDimensions(sv.F64, sv.Dims...)
+		default:
+			return nil, fmt.Errorf("variable %s/%s has dtype %q", sv.Scope, sv.Name, sv.DType)
+		}
+		if old := ctx.InAbsPath(sv.Scope).GetVariable(sv.Name); old != nil && !old.Shape().Equal(vals[i].Shape()) {
+			return nil, fmt.Errorf("variable %s/%s has shape %s, the model's is %s", sv.Scope, sv.Name, vals[i].Shape(), old.Shape())
+		}
+	}
+	return vals, nil
+}
+
+// configDiff lists the settings in which a and b differ, as "name: a vs b".
+func configDiff(a, b model.Config) string {
+	var ma, mb map[string]any
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	_ = json.Unmarshal(ja, &ma)
+	_ = json.Unmarshal(jb, &mb)
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(ma)) {
+		if fmt.Sprint(ma[k]) != fmt.Sprint(mb[k]) {
+			diffs = append(diffs, fmt.Sprintf("%s: %v vs %v now", k, ma[k], mb[k]))
+		}
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: unset vs %v now", k, mb[k]))
+		}
+	}
+	if len(diffs) == 0 {
+		return "a field without a name"
+	}
+	return strings.Join(diffs, ", ")
 }

@@ -74,7 +74,7 @@ func runBench(args []string) error {
 	}
 	b, err := openBackend(*backendName, mf.dtype, 1, 1)
 	if err != nil {
-		return usagef("--backend: %v", err)
+		return backendUsage(*backendName, err)
 	}
 	x, mask, err := benchData(*dataset, *observed, &mf, set)
 	if err != nil {

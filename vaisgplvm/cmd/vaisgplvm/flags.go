@@ -148,9 +148,18 @@ func openConfigBackend(spec string, cfg model.Config) (backends.Backend, error) 
 	}
 	b, err := openBackend(spec, dtype, 1, 1)
 	if err != nil {
-		return nil, usagef("--backend: %v", err)
+		return nil, backendUsage(spec, err)
 	}
 	return b, nil
+}
+
+// backendUsage names where a bad backend spec came from: --backend, or $VAISGPLVM_BACKEND when the
+// flag was not given.
+func backendUsage(spec string, err error) error {
+	if spec == "" && os.Getenv("VAISGPLVM_BACKEND") != "" {
+		return usagef("$VAISGPLVM_BACKEND: %v (unset it or fix it, or give --backend)", err)
+	}
+	return usagef("--backend: %v", err)
 }
 
 const backendHelp = "backend: auto, go, go:SIMPLEGO_CONFIG, xla, xla:NAME or xla:/abs/plugin.so, auto or an xla spec optionally followed by ,tf32 (TensorFloat-32 float32 products) or ,f64 (added for --dtype float64: XLA's GPU defaults) (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"

@@ -19,6 +19,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -157,10 +158,15 @@ func runReproduce(args []string) error {
 			return err
 		}
 	}
+	dir, err := openTableDir(*out, *table)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
 	trainings := len(strings.Split(*datasets, ",")) * len(strings.Split(*methods, ",")) * *runs
 	b, err := openBackend(*backendName, mf.dtype, *jobs, trainings)
 	if err != nil {
-		return usagef("--backend: %v", err)
+		return backendUsage(*backendName, err)
 	}
 	snaps := []int{*iters / 3, 2 * *iters / 3, *iters}
 	res := Table1{Settings: map[string]any{"iters": *iters, "runs": *runs, "batch": mf.batch, "backend": b.Name(),
@@ -320,6 +326,18 @@ func runReproduce(args []string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(*out, name+".md"), []byte(md), 0o644)
+}
+
+// openTableDir checks, before any training, that a table's --out can be created and written, and
+// holds it (rundir) for the run. The previous run's tableN.md, tableN.json and figures there are
+// removed first: a table's outputs are always those of one run.
+func openTableDir(out string, table int) (*rundir.Dir, error) {
+	name := fmt.Sprintf("table%d", table)
+	dir, err := rundir.Open(out, []string{name + ".md", name + ".json", "*.png"}, rundir.Options{Overwrite: true})
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return dir, nil
 }
 
 // summarise returns the Row of the evaluations evs of one cell, run r with seed seeds[r].

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,6 +74,11 @@ func (s *dataSource) load() (*trainingData, error) {
 	} else {
 		if s.File, err = filepath.Abs(s.File); err != nil {
 			return nil, err
+		}
+		if st, err := os.Stat(s.File); err != nil {
+			return nil, fmt.Errorf("--data: %w", err)
+		} else if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("--data %s is not a regular file; give a delimited text file", s.File)
 		}
 		sum, err := data.SHA256(s.File)
 		if err != nil {

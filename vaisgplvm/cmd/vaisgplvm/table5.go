@@ -93,9 +93,14 @@ func runTable5(args []string) error {
 		}
 	}
 	fits := 2 * len(names) * *runs // standard and vais per dataset and run
+	dir, err := openTableDir(*out, 5)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
 	b, err := openBackend(*backendName, mf.dtype, *jobs, fits)
 	if err != nil {
-		return usagef("--backend: %v", err)
+		return backendUsage(*backendName, err)
 	}
 	sets := map[string]*data.Dataset{}
 	var list []job5

@@ -72,9 +72,14 @@ func runTable6(args []string) error {
 			return usagef("--methods: unknown method %q (want iwvi, vais or mf)", m)
 		}
 	}
+	dir, err := openTableDir(*out, 6)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
 	b, err := openBackend(*backendName, mf.dtype, 1, 1)
 	if err != nil {
-		return usagef("--backend: %v", err)
+		return backendUsage(*backendName, err)
 	}
 	ds, err := loadImages("frey", "unit")
 	if err != nil {

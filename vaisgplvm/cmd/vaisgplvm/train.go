@@ -121,8 +121,11 @@ func runTrain(args []string) error {
 	if *out == "" {
 		return usagef("--out DIR is required")
 	}
-	if *iters < 1 || *every < 1 {
-		return usagef("--iters and --checkpoint-every must be >= 1")
+	if *iters < 1 || *every < 1 || *seed < 1 {
+		return usagef("--iters, --checkpoint-every and --seed must be >= 1")
+	}
+	if mf.pointEta && *method != "vais" {
+		return usagef("--point-eta adapts VAIS's step sizes; --method %s has none", *method)
 	}
 	if isImageDataset(src.Dataset) {
 		mf.imageDefaults(set)
@@ -155,11 +158,17 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
+	n, d := td.Dims()
 	if src.File != "" && mf.q == 0 {
-		mf.q = min(10, len(td.X[0]))
-		if cfg, err = mf.config(*method, src.Dataset, *seed); err != nil {
-			return err
-		}
+		mf.q = min(10, d)
+	} else if mf.q == 0 {
+		mf.q = cfg.Q
+	}
+	if err := mf.fitToData(set, *method, n, d); err != nil {
+		return err
+	}
+	if cfg, err = mf.config(*method, src.Dataset, *seed); err != nil {
+		return err
 	}
 	for _, w := range dataWarnings(td.X, mf.standardize) {
 		fmt.Fprintln(os.Stderr, "vaisgplvm: warning:", w)
