@@ -258,4 +258,3 @@ func scanBarUpdates(buf []byte, atEOF bool) (int, []byte, error) {
 	}
 	return 0, nil, nil
 }
-
