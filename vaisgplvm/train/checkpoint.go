@@ -64,10 +64,8 @@ func (t *Trainer) Save(path string) error {
 		default:
 			err = fmt.Errorf("checkpoint: variable %s/%s has unsupported dtype %s", v.Scope(), v.Name(), val.DType())
 		}
-		for _, x := range sv.F64 {
-			if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
-				err = fmt.Errorf("checkpoint: variable %s/%s holds a non-finite value; not saved (the run diverged)", v.Scope(), v.Name())
-			}
+		if err == nil && !finite(sv.F64...) {
+			err = fmt.Errorf("checkpoint: variable %s/%s holds a non-finite value; not saved (the run diverged)", v.Scope(), v.Name())
 		}
 		ck.Vars = append(ck.Vars, sv)
 	})
@@ -141,10 +139,8 @@ func (ck *checkpoint) values(ctx *context.Context) ([]*tensors.Tensor, error) {
 	if ck.Iter < 0 || len(ck.Curve) != ck.Iter {
 		return nil, fmt.Errorf("iteration %d with a curve of %d values", ck.Iter, len(ck.Curve))
 	}
-	for _, v := range ck.Curve {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("a non-finite -ELBO (%g) in the curve", v)
-		}
+	if !finite(ck.Curve...) {
+		return nil, fmt.Errorf("a non-finite -ELBO in the curve")
 	}
 	vals := make([]*tensors.Tensor, len(ck.Vars))
 	for i, sv := range ck.Vars {
@@ -162,10 +158,8 @@ func (ck *checkpoint) values(ctx *context.Context) ([]*tensors.Tensor, error) {
 		if n != size {
 			return nil, fmt.Errorf("variable %s/%s holds %d values for dimensions %v", sv.Scope, sv.Name, n, sv.Dims)
 		}
-		for _, x := range sv.F64 {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("variable %s/%s holds a non-finite value", sv.Scope, sv.Name)
-			}
+		if !finite(sv.F64...) {
+			return nil, fmt.Errorf("variable %s/%s holds a non-finite value", sv.Scope, sv.Name)
 		}
 		switch sv.DType {
 		case "Int64":

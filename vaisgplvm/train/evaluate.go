@@ -110,28 +110,39 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 // checkFinite returns an error naming iteration iter when the bound, MSE, NELL, a latent or a
 // reconstruction of ev is not finite: the model diverged, and nothing of it should be reported.
 func (ev *Evaluation) checkFinite(iter int) error {
-	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 	what := ""
 	switch {
-	case bad(ev.NegELBO) || bad(ev.NegPointBound):
+	case !finite(ev.NegELBO, ev.NegPointBound):
 		what = "bound"
-	case bad(ev.MSE) || bad(ev.NELL):
+	case !finite(ev.MSE, ev.NELL):
 		what = "reconstruction error"
+	case !allFinite(ev.Latent) || !allFinite(ev.Recon):
+		what = "latents or reconstruction"
+	default:
+		return nil
 	}
-	for _, rows := range [][][]float64{ev.Latent, ev.Recon} {
-		for _, r := range rows {
-			for _, v := range r {
-				if what == "" && bad(v) {
-					what = "latents or reconstruction"
-				}
-			}
+	return fmt.Errorf("diverged by iteration %d: the model's %s on the data is not finite (bound %g per point); "+
+		"train again with a lower learning rate --lr or step size --eta", iter, what, ev.NegELBO)
+}
+
+// finite reports whether every value is neither NaN nor infinite.
+func finite(values ...float64) bool {
+	for _, v := range values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
 		}
 	}
-	if what != "" {
-		return fmt.Errorf("diverged by iteration %d: the model's %s on the data is not finite (bound %g per point); "+
-			"train again with a lower learning rate --lr or step size --eta", iter, what, ev.NegELBO)
+	return true
+}
+
+// allFinite reports whether every entry of rows is finite.
+func allFinite(rows [][]float64) bool {
+	for _, r := range rows {
+		if !finite(r...) {
+			return false
+		}
 	}
-	return nil
+	return true
 }
 
 func matrix(t *tensors.Tensor) [][]float64 {

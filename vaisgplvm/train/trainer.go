@@ -161,11 +161,8 @@ func (t *Trainer) nonFiniteNames() string {
 		if err != nil || val == nil || !val.DType().IsFloat() {
 			continue
 		}
-		for _, x := range vars.Flat64(val) {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				names = append(names, v.ScopeAndName())
-				break
-			}
+		if !finite(vars.Flat64(val)...) {
+			names = append(names, v.ScopeAndName())
 		}
 	}
 	if len(names) > 5 {

@@ -29,14 +29,7 @@ func TestTrainImageDatasets(t *testing.T) {
 		if code := run(args, &stderr); code != 0 {
 			t.Fatalf("%s: train exited %d: %s", c.dataset, code, stderr.String())
 		}
-		var met Metrics
-		buf, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(buf, &met); err != nil {
-			t.Fatal(err)
-		}
+		met, _ := readMetrics(t, dir)
 		cfg := met.Config
 		if cfg.Q != c.q || cfg.K != 25 || cfg.Batch != 100 || !cfg.SharedQSqrt || cfg.LR != 0.02 {
 			t.Errorf("%s: Q %d K %d batch %d shared %v lr %g; want Table 4's Q %d, K 25, batch 100, shared root, lr 0.02",
@@ -82,7 +75,7 @@ func TestTrainImageDatasets(t *testing.T) {
 			t.Fatalf("infer on the frey checkpoint exited %d: %s", code, stderr.String())
 		}
 		var sum InferSummary
-		buf, _ = os.ReadFile(filepath.Join(inferDir, "infer.json"))
+		buf, _ := os.ReadFile(filepath.Join(inferDir, "infer.json"))
 		if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 3 || sum.Missing != (c.d+2)/3 {
 			t.Errorf("infer.json: %s (%v)", buf, err)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,19 +142,12 @@ func TestHostileInputs(t *testing.T) {
 				t.Fatalf("panicked: %s", msg)
 			}
 			text := msg
-			out := args[len(args)-1]
-			if c.args[0] == "train" {
-				out = c.args[len(c.args)-1]
-			}
+			out := c.args[len(c.args)-1] // every case ends with its output directory
 			if code != 0 && (strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "vaisgplvm: ")) {
 				t.Errorf("want a one-line error starting vaisgplvm:, got %q", msg)
 			}
 			if code == 0 && c.args[0] == "train" {
-				var met Metrics
-				buf, err := os.ReadFile(filepath.Join(out, "metrics.json"))
-				if err != nil || json.Unmarshal(buf, &met) != nil {
-					t.Fatalf("metrics.json: %v", err)
-				}
+				met, _ := readMetrics(t, out)
 				text = strings.Join(met.Warnings, " ")
 			}
 			for _, w := range c.words {

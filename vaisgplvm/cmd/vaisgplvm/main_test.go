@@ -126,14 +126,7 @@ func TestTrainWritesOutputsAndResumes(t *testing.T) {
 	if code := run(append(base, "--iters", "4"), &stderr); code != 0 {
 		t.Fatalf("train exited %d: %s", code, stderr.String())
 	}
-	var met Metrics
-	buf, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(buf, &met); err != nil {
-		t.Fatal(err)
-	}
+	met, buf := readMetrics(t, dir)
 	if met.Iterations != 4 || met.Eval == nil || met.Eval.OneNNError == nil || !(met.Eval.MSE > 0) || !(met.SecondsPerIter > 0) {
 		t.Errorf("metrics.json incomplete: %s", buf)
 	}
@@ -231,11 +224,7 @@ func TestTrainOnOwnData(t *testing.T) {
 	if code := run(args, &stderr); code != 0 {
 		t.Fatalf("train --data exited %d: %s", code, stderr.String())
 	}
-	var met Metrics
-	buf, _ := os.ReadFile(filepath.Join(out, "metrics.json"))
-	if err := json.Unmarshal(buf, &met); err != nil {
-		t.Fatal(err)
-	}
+	met, buf := readMetrics(t, out)
 	abs, _ := filepath.Abs(file)
 	if met.Dataset != "cells" || met.DataFile != abs || met.MissingEntries != 9 || met.Config.Q != 5 ||
 		met.Eval == nil || met.Eval.OneNNError == nil || !(met.Eval.MSE > 0) {
@@ -372,6 +361,21 @@ func checkPerRun(t *testing.T, r Row) {
 	if r.OneNNError != nil && (a.OneNNError == nil || b.OneNNError == nil) {
 		t.Errorf("%s %s %d: per-run 1-NN errors missing", r.Dataset, r.Method, r.Iterations)
 	}
+}
+
+// readMetrics reads and decodes DIR/metrics.json written by train; it also returns the file's bytes
+// for error messages.
+func readMetrics(t *testing.T, dir string) (Metrics, []byte) {
+	t.Helper()
+	var met Metrics
+	buf, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf, &met); err != nil {
+		t.Fatalf("metrics.json: %v", err)
+	}
+	return met, buf
 }
 
 func readCSVRows(t *testing.T, path string) [][]float64 {

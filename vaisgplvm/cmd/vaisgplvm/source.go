@@ -153,9 +153,8 @@ func (td *trainingData) perColumn(x [][]float64, f func(v float64, j int) float6
 	return out
 }
 
-// loadOwn loads --data file (labels: its --labels column) for reproduce, standardised
-// with --standardize, and gives --q, when not set, its default for your own data: 10 (ARD switches
-// off unneeded dimensions), or D when the data has fewer columns. The returned source has the
+// loadOwn loads --data file (labels: its --labels column) for reproduce, standardised with
+// --standardize, and gives --q its default for the file (ownDataQ). The returned source has the
 // file's absolute path and sha256.
 func (f *modelFlags) loadOwn(file, labels string) (dataSource, *trainingData, error) {
 	src := dataSource{File: file, Labels: labels, Standardize: f.standardize}
@@ -163,8 +162,14 @@ func (f *modelFlags) loadOwn(file, labels string) (dataSource, *trainingData, er
 	if err != nil {
 		return src, nil, err
 	}
-	if f.q == 0 {
-		f.q = min(10, len(td.X[0]))
-	}
+	f.ownDataQ(len(td.X[0]))
 	return src, td, nil
+}
+
+// ownDataQ gives --q, when not set, its default for your own data of d columns: 10 (ARD switches
+// off unneeded dimensions), or d when the data has fewer columns.
+func (f *modelFlags) ownDataQ(d int) {
+	if f.q == 0 {
+		f.q = min(10, d)
+	}
 }

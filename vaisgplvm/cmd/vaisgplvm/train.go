@@ -114,15 +114,15 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *iters < 1 || *every < 1 || *seed < 1 {
+		return usagef("--iters, --checkpoint-every and --seed must be >= 1")
+	}
 	src, err := trainSource(set, mf.standardize, *dataset, *file, *labels, *pixels, *hide, *seed)
 	if err != nil {
 		return err
 	}
 	if *out == "" {
 		return usagef("--out DIR is required")
-	}
-	if *iters < 1 || *every < 1 || *seed < 1 {
-		return usagef("--iters, --checkpoint-every and --seed must be >= 1")
 	}
 	if mf.pointEta && *method != "vais" {
 		return usagef("--point-eta adapts VAIS's step sizes; --method %s has none", *method)
@@ -159,8 +159,8 @@ func runTrain(args []string) error {
 		return err
 	}
 	n, d := td.Dims()
-	if src.File != "" && mf.q == 0 {
-		mf.q = min(10, d)
+	if src.File != "" {
+		mf.ownDataQ(d)
 	} else if mf.q == 0 {
 		mf.q = cfg.Q
 	}
@@ -170,9 +170,8 @@ func runTrain(args []string) error {
 	if cfg, err = mf.config(*method, src.Dataset, *seed); err != nil {
 		return err
 	}
-	for _, w := range dataWarnings(td.X, mf.standardize) {
-		fmt.Fprintln(os.Stderr, "vaisgplvm: warning:", w)
-	}
+	warnings := dataWarnings(td.X, mf.standardize)
+	printWarnings(warnings)
 	tr, err := newTrainer(cfg, td, src.tag(), b)
 	if err != nil {
 		return err
@@ -211,7 +210,7 @@ func runTrain(args []string) error {
 			runErr, ckpt, resumeArgs(args, ckpt))}
 	}
 	if runErr == nil {
-		runErr = evaluateAndWrite(dir, tr, td, src, cfg, *seed, !*noFigures, mf.standardize, save)
+		runErr = evaluateAndWrite(dir, tr, td, src, cfg, *seed, !*noFigures, mf.standardize, warnings, save)
 	}
 	if runErr != nil {
 		if err := writeCurve(dir, tr.Curve); err != nil {
@@ -226,9 +225,10 @@ func runTrain(args []string) error {
 }
 
 // evaluateAndWrite evaluates the trained model and, when every value is finite, writes its
-// checkpoint (save), curve, latents, reconstruction, figures and metrics.json into dir.
+// checkpoint (save), curve, latents, reconstruction, figures and metrics.json into dir, with the
+// data's warnings (printed before training) and the run's own (printed here).
 func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *trainingData, src dataSource, cfg model.Config,
-	seed uint64, figures, standardized bool, save func(*train.Trainer) error) error {
+	seed uint64, figures, standardized bool, warnings []string, save func(*train.Trainer) error) error {
 	draws := 5
 	if isImageDataset(src.Dataset) { // ~2000 images with K = 25 chains: as reproduce --table 2
 		draws, tr.ReconChains = 1, 4
@@ -259,10 +259,9 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *trainingData, src 
 	met := Metrics{Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(), Eval: ev,
 		Standardized: standardized, Chain: chain, Hidden: hidden}
-	met.Warnings = append(dataWarnings(td.X, standardized), trainWarnings(tr.Curve, chain)...)
-	for _, w := range met.Warnings {
-		fmt.Fprintln(os.Stderr, "vaisgplvm: warning:", w)
-	}
+	runWarnings := trainWarnings(tr.Curve, chain)
+	printWarnings(runWarnings)
+	met.Warnings = append(slices.Clip(warnings), runWarnings...)
 	buf, err := json.MarshalIndent(met, "", "  ")
 	if err != nil {
 		return fmt.Errorf("metrics.json: %w", err)
@@ -324,10 +323,7 @@ func trainSource(set map[string]bool, standardize bool, dataset, file, labels, p
 	}
 	src := dataSource{Dataset: dataset, Standardize: standardize, Pixels: pixels}
 	if hide {
-		if seed == 0 {
-			return src, usagef("--seed 0 with --hide-pixels: want a seed >= 1")
-		}
-		src.HiddenSeed = seed
+		src.HiddenSeed = seed // >= 1, checked by runTrain
 	}
 	return src, nil
 }

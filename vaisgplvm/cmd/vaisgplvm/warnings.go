@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -63,4 +64,11 @@ func dataWarnings(x [][]float64, standardized bool) []string {
 			"standardise it with --standardize", maxAbs, maxSD))
 	}
 	return w
+}
+
+// printWarnings writes each warning on stderr, one line each.
+func printWarnings(w []string) {
+	for _, s := range w {
+		fmt.Fprintln(os.Stderr, "vaisgplvm: warning:", s)
+	}
 }
