@@ -162,7 +162,7 @@ func readCSV(name string, in io.Reader, sep rune, cols int) (header []string, ro
 // variance, plus the means and standard deviations used (columns with zero variance, or fewer than
 // two values, keep scale 1). NaN entries (missing values) are left out of the means and variances
 // and stay NaN. Training on standardised data changes the scale of every reported metric; the
-// paper's Table 1 most likely used raw oilflow values (see README).
+// paper's Table 1 most likely used raw oilflow values (see docs/options.md, "Metrics").
 func Standardize(x [][]float64) (out [][]float64, mean, std []float64) {
 	n, d := len(x), len(x[0])
 	mean, std = make([]float64, d), make([]float64, d)

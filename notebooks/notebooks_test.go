@@ -28,8 +28,8 @@ var wants = map[string][]string{
 	"03-table1-oilflow-wine.ipynb":          {"image/png", "text/html"},
 	"04-table2-frey-mnist.ipynb":            {"image/png", "text/html"},
 	"05-table3-ess.ipynb":                   {"image/png", "text/html"},
-	"06-table5-standard-gplvm.ipynb":        {"text/html"},
-	"07-table6-runtime.ipynb":               {"text/html"},
+	"06-table5-standard-gplvm.ipynb":        {"image/png", "text/html"},
+	"07-table6-runtime.ipynb":               {"image/png", "text/html"},
 }
 
 func TestNotebooksExecute(t *testing.T) {
@@ -174,4 +174,43 @@ func tail(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestNotebooksCallThePackage: the table notebooks call package paper directly: no notebook runs a
+// command (go run, os/exec) or declares its own copy of a table's row type.
+func TestNotebooksCallThePackage(t *testing.T) {
+	files, err := filepath.Glob("*.ipynb")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no notebooks found (%v)", err)
+	}
+	for _, f := range files {
+		buf, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				CellType string          `json:"cell_type"`
+				Source   json.RawMessage `json:"source"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(buf, &nb); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var code strings.Builder
+		for _, c := range nb.Cells {
+			if c.CellType == "code" {
+				code.WriteString(streamText(c.Source))
+			}
+		}
+		src := code.String()
+		for _, bad := range []string{"go run", `"os/exec"`, "json.Unmarshal", "Rows    []struct", "Rows []struct"} {
+			if strings.Contains(src, bad) {
+				t.Errorf("%s: a code cell contains %q; call the library (package paper) instead", f, bad)
+			}
+		}
+		if strings.HasPrefix(f, "0") && f >= "03" && !strings.Contains(src, "paper.Table") {
+			t.Errorf("%s: a table notebook that does not call paper.TableN", f)
+		}
+	}
 }

@@ -35,7 +35,10 @@ type Result struct {
 	Latent  [][]float64 // reconstruction latents [N*, Q] (see package doc)
 	Recon   [][]float64 // predictive means E[f(h*)] [N*, D], missing entries included
 	NegELBO float64     // -(1/N*) sum_n L_n: minus the per-point bound terms (no KL(q(u)||p(u))), nats
-	Curve   []float64   // per-iteration training loss: -(sum_n L_n - KL(q(u)||p(u))) / N*
+	// NegELBOSE is the Monte Carlo standard error of NegELBO over the evaluation's 3 noise draws
+	// (KL(q(u)||p(u)) is exact, so it is that of the full bound too).
+	NegELBOSE float64
+	Curve     []float64 // per-iteration training loss: -(sum_n L_n - KL(q(u)||p(u))) / N*
 
 	fit  *train.Trainer    // the frozen-globals trainer of the new points
 	eval *train.Evaluation // its evaluation (reconstruction latents)
@@ -89,7 +92,7 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Mean: fitted, Latent: ev.Latent, Recon: ev.Recon, NegELBO: ev.NegPointBound, Curve: ft.Curve, fit: ft, eval: ev}, nil
+	return &Result{Mean: fitted, Latent: ev.Latent, Recon: ev.Recon, NegELBO: ev.NegPointBound, NegELBOSE: *ev.NegELBOSE, Curve: ft.Curve, fit: ft, eval: ev}, nil
 }
 
 func check(m *model.Model, x, mask [][]float64) error {

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"html"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/janpfeifer/gonb/gonbui"
@@ -61,6 +63,25 @@ func ShowFile(path string) error {
 	if gonbui.IsNotebook {
 		gonbui.DisplayPNG(buf)
 		gonbui.Sync()
+	}
+	return nil
+}
+
+// ShowGlob displays every PNG file matching pattern (filepath.Glob), in name order. Errors: a bad
+// pattern, no file matching it, or an unreadable file.
+func ShowGlob(pattern string) error {
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		return fmt.Errorf("nb: %w", err)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("nb: no file matches %s", pattern)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		if err := ShowFile(f); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package nb
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,5 +28,19 @@ func TestQuickSize(t *testing.T) {
 	t.Setenv(QuickEnv, "")
 	if Size(100, 3) != 100 || Quick() {
 		t.Error("normal mode: want the full size")
+	}
+}
+
+// TestShowGlob: files matching a pattern are read; no match is an error.
+func TestShowGlob(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.png"), []byte("png"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ShowGlob(filepath.Join(dir, "*.png")); err != nil {
+		t.Errorf("one match: %v", err)
+	}
+	if err := ShowGlob(filepath.Join(dir, "*.svg")); err == nil {
+		t.Error("no match: want an error")
 	}
 }

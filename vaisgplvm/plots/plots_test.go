@@ -158,3 +158,21 @@ func TestLatentsAndSave(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupedBars draws two series over three groups and refuses mismatched or non-finite input.
+func TestGroupedBars(t *testing.T) {
+	p, err := GroupedBars("t", "y", []string{"a", "b", "c"}, BarSeries{"ours", []float64{1, -2, 3}}, BarSeries{"paper", []float64{0.5, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := PNG(p, 0, 0)
+	if err != nil || len(buf) < 1000 {
+		t.Fatalf("PNG: %d bytes, %v", len(buf), err)
+	}
+	if _, err := GroupedBars("t", "y", []string{"a"}, BarSeries{"ours", []float64{1, 2}}); err == nil {
+		t.Error("two values for one group: want an error")
+	}
+	if _, err := GroupedBars("t", "y", []string{"a"}, BarSeries{"ours", []float64{math.NaN()}}); err == nil {
+		t.Error("NaN: want an error")
+	}
+}

@@ -15,6 +15,9 @@ import (
 // definitions).
 type Evaluation struct {
 	NegELBO float64 `json:"neg_elbo_per_point"`
+	// NegELBOSE is the Monte Carlo standard error of NegELBO: the standard deviation of the draws'
+	// values over the square root of their number (nats per point; nil with one draw).
+	NegELBOSE *float64 `json:"neg_elbo_mc_se,omitempty"`
 	// NegPointBound is -(1/N) sum_n L_n, the bound's data part without KL(q(u)||p(u)).
 	NegPointBound float64     `json:"neg_point_bound"`
 	MSE           float64     `json:"mse"`
@@ -31,7 +34,8 @@ type Evaluation struct {
 const ReconChains = 16
 
 // Evaluate computes the metrics on all N points. The bound is the training bound (same K, S)
-// averaged over draws noise draws (iteration seeds far from the training ones). The latent used
+// averaged over draws noise draws (iteration seeds far from the training ones), with its Monte
+// Carlo standard error when draws >= 2. The latent used
 // for the reconstruction, the MSE, NELL and 1-NN error is the q0 mean a_n (MF), the
 // self-normalised importance-weighted mean of the K samples (IWVI), or the weighted mean of the
 // chain ends H_K of ReconChains independent chains (VAIS). labels may be nil.
@@ -50,6 +54,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 		return nil, err
 	}
 	ev := &Evaluation{}
+	perDraw := make([]float64, draws)
 	for k := 0; k < draws; k++ {
 		args, err := buildInputs(inputKey{model: &full, seed: m.Cfg.Seed + 1_000_003, iter: k})
 		if err != nil {
@@ -60,7 +65,13 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 			return nil, err
 		}
 		ev.NegELBO -= scalar(out[0]) / float64(m.N) / float64(draws)
+		perDraw[k] = -scalar(out[0]) / float64(m.N)
 		ev.NegPointBound -= scalar(out[1]) / float64(draws)
+	}
+	if draws >= 2 {
+		_, twoSE := metrics.MeanAndTwoSE(perDraw)
+		se := twoSE / 2
+		ev.NegELBOSE = &se
 	}
 	rec := full
 	if rec.Cfg.Method == "vais" {
@@ -112,7 +123,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 func (ev *Evaluation) checkFinite(iter int) error {
 	what := ""
 	switch {
-	case !finite(ev.NegELBO, ev.NegPointBound):
+	case !finite(ev.NegELBO, ev.NegPointBound) || (ev.NegELBOSE != nil && !finite(*ev.NegELBOSE)):
 		what = "bound"
 	case !finite(ev.MSE, ev.NELL):
 		what = "reconstruction error"

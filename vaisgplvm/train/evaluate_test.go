@@ -63,3 +63,35 @@ func TestEvaluateArrangedBatch(t *testing.T) {
 }
 
 func sq(v float64) float64 { return v * v }
+
+// TestEvaluateMonteCarloSE: with two noise draws the standard error of the -ELBO is |a - b| / 2
+// (sd |a - b| / sqrt 2 over sqrt 2 draws), where a is the first draw's value (Evaluate with one
+// draw uses the same first draw) and b = 2 mean - a; with one draw there is none.
+func TestEvaluateMonteCarloSE(t *testing.T) {
+	cfg := model.DefaultConfig("vais", 2)
+	cfg.M, cfg.K, cfg.Batch = 5, 3, 0
+	m, err := model.New(cfg, toyData(20), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := train.New(m, testutil.Backend())
+	if err := tr.Run(5, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	one, err := tr.Evaluate(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := tr.Evaluate(2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.NegELBOSE != nil || two.NegELBOSE == nil {
+		t.Fatalf("standard errors %v (one draw, want none) and %v (two draws)", one.NegELBOSE, two.NegELBOSE)
+	}
+	a := one.NegELBO
+	b := 2*two.NegELBO - a
+	if want := math.Abs(a-b) / 2; !(want > 0) || math.Abs(*two.NegELBOSE-want) > 1e-9*math.Abs(a) {
+		t.Errorf("MC s.e. %g, want |a - b| / 2 = %g (a %g, b %g)", *two.NegELBOSE, want, a, b)
+	}
+}

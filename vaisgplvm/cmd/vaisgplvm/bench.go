@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -110,7 +111,7 @@ func runBench(args []string) error {
 			profiling = true
 			return nil
 		}
-		first, times, host, err := timeSteps(tr, *iters, startProfile)
+		first, times, host, err := paper.TimeSteps(tr, *iters, startProfile)
 		if profiling {
 			pprof.StopCPUProfile()
 			prof = nil // one profile per file: the first method's
@@ -143,21 +144,21 @@ func benchData(name string, observed bool, mf *modelFlags, set map[string]bool) 
 		if observed {
 			return nil, nil, usagef("--observed is for frey and mnist (%s has no hidden entries)", name)
 		}
-		ds, err := loadData(name, mf.standardize)
+		ds, err := paper.LoadTabular(name, mf.standardize)
 		if err != nil {
 			return nil, nil, err
 		}
 		return ds.X, nil, nil
 	case "frey", "mnist":
 		mf.imageDefaults(set)
-		ds, err := loadImages(name, "unit")
+		ds, err := paper.LoadImages(name, "unit")
 		if err != nil {
 			return nil, nil, err
 		}
 		if observed {
 			return ds.X, nil, nil
 		}
-		x, mask, _, err = hidePixels(ds.X, 1)
+		x, mask, _, err = paper.HidePixels(ds.X, 1)
 		return x, mask, err
 	}
 	return nil, nil, usagef("--dataset %q: want oilflow, wine, frey or mnist", name)

@@ -9,10 +9,10 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 
-	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -62,52 +62,82 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise every column (changes the metrics' scale)")
 }
 
+// config returns the configuration of a training of method on dataset (its paper Q unless --q)
+// with seed: model.DefaultConfig with every model flag applied.
 func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, error) {
-	q := f.q
-	if q == 0 {
-		q = map[string]int{"oilflow": 10, "wine": 9, "wine-white": 9, "frey": 20, "mnist": 5}[dataset]
+	c := model.DefaultConfig(method, paper.Q(dataset))
+	c.Seed = seed
+	return c, f.apply(&c, nil)
+}
+
+// apply sets in c the settings of the model flags named in set (every flag when set is nil) and
+// validates the result; errors are usage errors.
+func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
+	given := func(name string) bool { return set == nil || set[name] }
+	if given("q") && f.q != 0 {
+		c.Q = f.q
 	}
-	c := model.DefaultConfig(method, q)
-	c.M, c.K, c.Samples, c.Batch, c.Kernel, c.Schedule = f.m, f.k, f.samples, f.batch, f.kernel, f.schedule
-	c.Eta, c.LearnEta, c.LR, c.Scale0, c.Noise0 = f.eta, f.learnEta, f.lr, f.scale0, f.noise0
-	c.ClipGrad = f.clipGrad
-	if f.adamBeta2 != model.DefaultAdamBeta2 {
-		c.AdamBeta2 = f.adamBeta2 // 0 means the default, so that checkpoints of either spelling match
-		if f.adamBeta2 == 0 {
-			return c, usagef("--adam-beta2 = 0: want a decay in (0, 1)")
+	ints := map[string]struct{ dst, src *int }{"m": {&c.M, &f.m}, "k": {&c.K, &f.k}, "samples": {&c.Samples, &f.samples},
+		"batch": {&c.Batch, &f.batch}}
+	floats := map[string]struct{ dst, src *float64 }{"eta": {&c.Eta, &f.eta}, "lr": {&c.LR, &f.lr},
+		"q0-scale": {&c.Scale0, &f.scale0}, "noise0": {&c.Noise0, &f.noise0}, "clip-grad": {&c.ClipGrad, &f.clipGrad}}
+	bools := map[string]struct{ dst, src *bool }{"learn-eta": {&c.LearnEta, &f.learnEta}, "diag-q0": {&c.DiagQ0, &f.diag},
+		"stop-grad": {&c.StopGrad, &f.stopGrad}, "precondition": {&c.Precondition, &f.precondition},
+		"tamed": {&c.Tamed, &f.tamed}, "shared-q-sqrt": {&c.SharedQSqrt, &f.sharedQSqrt}, "mean-bias": {&c.MeanBias, &f.meanBias}}
+	strs := map[string]struct{ dst, src *string }{"kernel": {&c.Kernel, &f.kernel}, "schedule": {&c.Schedule, &f.schedule}}
+	for name, v := range ints {
+		if given(name) {
+			*v.dst = *v.src
 		}
 	}
-	c.Whitened, c.DiagQ0, c.StopGrad, c.Seed = !f.unwhitened, f.diag, f.stopGrad, seed
-	c.Precondition, c.Tamed, c.SharedQSqrt, c.MeanBias = f.precondition, f.tamed, f.sharedQSqrt, f.meanBias
+	for name, v := range floats {
+		if given(name) {
+			*v.dst = *v.src
+		}
+	}
+	for name, v := range bools {
+		if given(name) {
+			*v.dst = *v.src
+		}
+	}
+	for name, v := range strs {
+		if given(name) {
+			*v.dst = *v.src
+		}
+	}
+	if given("unwhitened") {
+		c.Whitened = !f.unwhitened
+	}
+	if given("adam-beta2") && f.adamBeta2 != model.DefaultAdamBeta2 {
+		if f.adamBeta2 == 0 {
+			return usagef("--adam-beta2 = 0: want a decay in (0, 1)")
+		}
+		c.AdamBeta2 = f.adamBeta2 // 0 means the default, so that checkpoints of either spelling match
+	}
 	if !(f.acceptTarget > 0 && f.acceptTarget < 1) || !(f.adaptRate > 0 && f.adaptRate <= 1) {
-		return c, usagef("--accept-target must be in (0, 1) and --adapt-rate in (0, 1], got %g and %g", f.acceptTarget, f.adaptRate)
+		return usagef("--accept-target must be in (0, 1) and --adapt-rate in (0, 1], got %g and %g", f.acceptTarget, f.adaptRate)
 	}
-	c.AdaptEta = f.adaptEta && !f.learnEta
+	if given("adapt-eta") || given("learn-eta") {
+		c.AdaptEta = f.adaptEta && !f.learnEta
+	}
 	if c.AdaptEta {
-		c.AcceptTarget, c.AdaptRate = f.acceptTarget, f.adaptRate
+		if given("accept-target") {
+			c.AcceptTarget = f.acceptTarget
+		}
+		if given("adapt-rate") {
+			c.AdaptRate = f.adaptRate
+		}
 	}
-	c.PointEta = f.pointEta && method == "vais"
-	if f.dtype != "float64" {
+	if given("point-eta") {
+		c.PointEta = f.pointEta && c.Method == "vais"
+	}
+	if given("dtype") && f.dtype != "float64" {
 		c.DType = f.dtype
 	}
 	if err := c.Validate(); err != nil {
-		return c, usagef("%v", err)
+		return usagef("%v", err)
 	}
-	return c, nil
-}
-
-func loadData(name string, standardize bool) (*data.Dataset, error) {
-	if name != "oilflow" && name != "wine" {
-		return nil, usagef("--dataset %q: want oilflow or wine", name)
-	}
-	ds, err := data.Load(name)
-	if err != nil {
-		return nil, err
-	}
-	if standardize {
-		ds.X, _, _ = data.Standardize(ds.X)
-	}
-	return ds, nil
+	return nil
 }
 
 // parse parses flags, turning errors and stray arguments into usage errors.

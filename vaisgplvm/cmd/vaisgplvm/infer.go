@@ -20,6 +20,7 @@ type InferSummary struct {
 	Missing    int     `json:"missing_entries"`
 	Iterations int     `json:"iterations"`
 	NegBound   float64 `json:"neg_bound_per_point"` // in the model's units (standardised if it was trained so)
+	NegBoundSE float64 `json:"neg_bound_mc_se"`     // its Monte Carlo standard error (3 noise draws)
 	MSEObs     float64 `json:"mse_observed"`        // over the observed entries, in the data file's units
 }
 
@@ -95,7 +96,7 @@ func runInfer(args []string) error {
 		}
 	}
 	sum := InferSummary{Checkpoint: *ckpt, Data: *dataPath, Points: len(x), Missing: missing, Iterations: *iters,
-		NegBound: res.NegELBO, MSEObs: metrics.MSE(x, res.Recon, mask)}
+		NegBound: res.NegELBO, NegBoundSE: res.NegELBOSE, MSEObs: metrics.MSE(x, res.Recon, mask)}
 	buf, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return fmt.Errorf("infer.json: %w", err)

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
-	"image/png"
 	"io"
 	"math"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
 
 // TestBadUsageExitsTwo: every bad flag value is a one-line error with exit status 2, before any
@@ -297,7 +298,7 @@ func TestReproduceOnOwnData(t *testing.T) {
 	if code := run(args, &stderr); code != 0 {
 		t.Fatalf("reproduce --data exited %d: %s", code, stderr.String())
 	}
-	var tab Table1
+	var tab paper.Result
 	buf, _ := os.ReadFile(filepath.Join(out, "table1.json"))
 	if err := json.Unmarshal(buf, &tab); err != nil {
 		t.Fatal(err)
@@ -310,7 +311,9 @@ func TestReproduceOnOwnData(t *testing.T) {
 		if r.Dataset != "cells" || r.OneNNError == nil || math.IsNaN(r.MSE[0]) || math.IsNaN(r.NegELBO[0]) {
 			t.Errorf("row %+v", r)
 		}
-		checkPerRun(t, r)
+		if len(r.PerRun) != 2 {
+			t.Errorf("%s %d: %d runs, want 2", r.Method, r.Iterations, len(r.PerRun))
+		}
 	}
 	if md, _ := os.ReadFile(filepath.Join(out, "table1.md")); strings.Count(string(md), "| cells | 3 | ") != 2 {
 		t.Errorf("table1.md: want the seed-paired lines of VAIS against iwvi and mf:\n%s", md)
@@ -329,37 +332,6 @@ func TestReproduceOnOwnData(t *testing.T) {
 		if code := run(bad, &stderr); code != 2 {
 			t.Errorf("%v exited %d, want 2", bad, code)
 		}
-	}
-}
-
-// checkPerRun checks a row of two runs against its per-run values: seeds 1 and 2, the row's mean
-// their mean, and its two standard errors |a - b| (for two values, sd = |a - b| / sqrt 2); to 1e-12
-// relative.
-func checkPerRun(t *testing.T, r Row) {
-	t.Helper()
-	if len(r.PerRun) != 2 || r.PerRun[0].Seed != 1 || r.PerRun[1].Seed != 2 {
-		t.Fatalf("%s %s %d: per_run %+v, want seeds 1 and 2", r.Dataset, r.Method, r.Iterations, r.PerRun)
-	}
-	a, b := r.PerRun[0], r.PerRun[1]
-	for _, c := range []struct {
-		name   string
-		row    [2]float64
-		va, vb float64
-	}{
-		{"neg_elbo", r.NegELBO, a.NegELBO, b.NegELBO},
-		{"mse", r.MSE, a.MSE, b.MSE},
-		{"nell", r.NELL, a.NELL, b.NELL},
-	} {
-		mean, twoSE := (c.va+c.vb)/2, math.Abs(c.va-c.vb)
-		if math.Abs(c.row[0]-mean) > 1e-12*math.Abs(mean) || math.Abs(c.row[1]-twoSE) > 1e-12*math.Abs(mean)+1e-300 {
-			t.Errorf("%s %s %d %s: row %v, runs %g and %g", r.Dataset, r.Method, r.Iterations, c.name, c.row, c.va, c.vb)
-		}
-	}
-	if a.NegELBO == b.NegELBO {
-		t.Errorf("%s %s %d: both seeds gave -ELBO %g", r.Dataset, r.Method, r.Iterations, a.NegELBO)
-	}
-	if r.OneNNError != nil && (a.OneNNError == nil || b.OneNNError == nil) {
-		t.Errorf("%s %s %d: per-run 1-NN errors missing", r.Dataset, r.Method, r.Iterations)
 	}
 }
 
@@ -408,193 +380,6 @@ func readCSVRows(t *testing.T, path string) [][]float64 {
 		}
 	}
 	return rows
-}
-
-// TestReproduceIsIndependentOfJobs: the table is the same whether the trainings run one at a
-// time or concurrently (each has its own seeds; the backend is shared).
-func TestReproduceIsIndependentOfJobs(t *testing.T) {
-	tables := make([]Table1, 2)
-	for i, jobs := range []string{"1", "3"} {
-		dir := t.TempDir()
-		var stderr bytes.Buffer
-		args := []string{"reproduce", "--table", "1", "--datasets", "oilflow", "--iters", "3", "--batch", "20",
-			"--m", "8", "--runs", "2", "--jobs", jobs, "--out", dir}
-		if code := run(args, &stderr); code != 0 {
-			t.Fatalf("reproduce --jobs %s exited %d: %s", jobs, code, stderr.String())
-		}
-		buf, err := os.ReadFile(filepath.Join(dir, "table1.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(buf, &tables[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(tables[0].Rows) != 9 || len(tables[1].Rows) != 9 {
-		t.Fatalf("want 9 rows (3 methods x 3 snapshots), got %d and %d", len(tables[0].Rows), len(tables[1].Rows))
-	}
-	for i := range tables[0].Rows {
-		a, b := tables[0].Rows[i], tables[1].Rows[i]
-		if a.NegELBO != b.NegELBO || a.MSE != b.MSE || a.NELL != b.NELL || a.Method != b.Method {
-			t.Errorf("row %d differs between --jobs 1 and 3: %+v vs %+v", i, a, b)
-		}
-	}
-}
-
-// TestReproduceTable2Smoke runs the missing-pixel table for 3 iterations on MNIST.
-func TestReproduceTable2Smoke(t *testing.T) {
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	args := []string{"reproduce", "--table", "2", "--datasets", "mnist", "--methods", "mf,vais", "--iters", "3",
-		"--m", "5", "--k", "2", "--out", dir}
-	if code := run(args, &stderr); code != 0 {
-		t.Fatalf("reproduce --table 2 exited %d: %s", code, stderr.String())
-	}
-	var tab Table1
-	buf, err := os.ReadFile(filepath.Join(dir, "table2.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(buf, &tab); err != nil {
-		t.Fatal(err)
-	}
-	if len(tab.Rows) != 6 {
-		t.Fatalf("want 6 rows, got %d", len(tab.Rows))
-	}
-	for _, r := range tab.Rows {
-		if !(r.MSE[0] > 0 && r.MSE[0] < 1) || r.OneNNError == nil || !(r.NELL[0] > 0) {
-			t.Errorf("row %+v: want a missing-pixel MSE in (0, 1) on the unit scale, a NELL and a 1-NN error", r)
-		}
-	}
-	for _, f := range []string{"images_mnist.png", "curves_mnist.png", "latent_mnist_vais.png", "ard_mnist_mf.png"} {
-		checkPNG(t, filepath.Join(dir, f))
-	}
-	if code := run([]string{"reproduce", "--table", "2", "--datasets", "wine"}, &stderr); code != 2 {
-		t.Errorf("table 2 on wine exited %d, want 2", code)
-	}
-	if code := run([]string{"reproduce", "--table", "2", "--pixels", "gray"}, &stderr); code != 2 {
-		t.Errorf("--pixels gray exited %d, want 2", code)
-	}
-}
-
-// checkPNG fails unless path is a decodable PNG of a plausible figure size.
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
-	if err != nil || cfg.Width < 200 || cfg.Height < 150 {
-		t.Errorf("%s: %dx%d PNG (%v)", path, cfg.Width, cfg.Height, err)
-	}
-}
-
-// TestReproduceTable5Smoke fits the standard GPLVM and VAIS on 40 oilflow points for 3 iterations.
-func TestReproduceTable5Smoke(t *testing.T) {
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	args := []string{"reproduce", "--table", "5", "--datasets", "oilflow", "--subset", "40", "--iters", "3", "--recon-iters", "3", "--m", "5", "--batch", "20", "--out", dir}
-	if code := run(args, &stderr); code != 0 {
-		t.Fatalf("reproduce --table 5 exited %d: %s", code, stderr.String())
-	}
-	var tab struct{ Rows []Row5 }
-	buf, err := os.ReadFile(filepath.Join(dir, "table5.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(buf, &tab); err != nil {
-		t.Fatal(err)
-	}
-	if len(tab.Rows) != 2 || tab.Rows[0].Method != "standard" || tab.Rows[1].Method != "vais" {
-		t.Fatalf("rows %+v, want standard and vais", tab.Rows)
-	}
-	for _, r := range tab.Rows {
-		if r.N != 40 || r.Test != 4 || !(r.MSE[0] > 0) || !(r.TrainMSE[0] > 0) || math.IsNaN(r.NELL[0]) || r.OneNNError == nil || r.SecPerIter <= 0 {
-			t.Errorf("row %+v", r)
-		}
-		if len(r.PerRun) != 1 || r.PerRun[0].Seed != 1 || r.PerRun[0].MSE != r.MSE[0] || r.PerRun[0].NELL != r.NELL[0] ||
-			r.PerRun[0].TrainNELL != r.TrainNELL[0] || r.PerRun[0].OneNNError == nil || *r.PerRun[0].OneNNError != r.OneNNError[0] {
-			t.Errorf("%s: per_run %+v does not hold the one run's values", r.Method, r.PerRun)
-		}
-	}
-}
-
-// TestReproduceTable3PerRun: table 3's ESS and weight entropy per run, two seeds, 3 iterations on
-// Frey: each between its bounds (1..K, 0..log K) and the row's mean and 2 s.e. those of the runs.
-func TestReproduceTable3PerRun(t *testing.T) {
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	args := []string{"reproduce", "--table", "3", "--iters", "3", "--m", "5", "--k", "3", "--runs", "2", "--no-figures", "--out", dir}
-	if code := run(args, &stderr); code != 0 {
-		t.Fatalf("reproduce --table 3 exited %d: %s", code, stderr.String())
-	}
-	var tab Table1
-	buf, err := os.ReadFile(filepath.Join(dir, "table3.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(buf, &tab); err != nil {
-		t.Fatal(err)
-	}
-	if len(tab.Rows) != 6 {
-		t.Fatalf("want 6 rows (iwvi, vais x 3 snapshots), got %d", len(tab.Rows))
-	}
-	for _, r := range tab.Rows {
-		checkPerRun(t, r)
-		a, b := r.PerRun[0], r.PerRun[1]
-		if r.ESS == nil || a.ESS == nil || b.ESS == nil || a.Entropy == nil || b.Entropy == nil {
-			t.Fatalf("%s %d: ESS or entropy missing: %+v", r.Method, r.Iterations, r)
-		}
-		for _, e := range []float64{*a.ESS, *b.ESS} {
-			if !(e >= 1-1e-12 && e <= 3+1e-12) {
-				t.Errorf("%s %d: ESS %g outside [1, K = 3]", r.Method, r.Iterations, e)
-			}
-		}
-		for _, h := range []float64{*a.Entropy, *b.Entropy} {
-			if !(h >= -1e-12 && h <= math.Log(3)+1e-12) {
-				t.Errorf("%s %d: weight entropy %g outside [0, log 3]", r.Method, r.Iterations, h)
-			}
-		}
-		if m := (*a.ESS + *b.ESS) / 2; math.Abs(r.ESS[0]-m) > 1e-12*m || math.Abs(r.ESS[1]-math.Abs(*a.ESS-*b.ESS)) > 1e-12*m {
-			t.Errorf("%s %d: row ESS %v, runs %g and %g", r.Method, r.Iterations, *r.ESS, *a.ESS, *b.ESS)
-		}
-		if m := (*a.Entropy + *b.Entropy) / 2; math.Abs(r.Entropy[0]-m) > 1e-12*math.Max(m, 1e-3) {
-			t.Errorf("%s %d: row entropy %v, runs %g and %g", r.Method, r.Iterations, *r.Entropy, *a.Entropy, *b.Entropy)
-		}
-	}
-}
-
-// TestReproduceTable6Smoke times MF once and VAIS with K = 1 and 2 on Frey, one timed iteration each.
-func TestReproduceTable6Smoke(t *testing.T) {
-	dir := t.TempDir()
-	var stderr bytes.Buffer
-	args := []string{"reproduce", "--table", "6", "--methods", "mf,vais", "--ks", "1,2", "--reps", "1", "--m", "5", "--out", dir}
-	if code := run(args, &stderr); code != 0 {
-		t.Fatalf("reproduce --table 6 exited %d: %s", code, stderr.String())
-	}
-	var tab struct {
-		Machine string
-		Rows    []Row6
-	}
-	buf, err := os.ReadFile(filepath.Join(dir, "table6.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(buf, &tab); err != nil {
-		t.Fatal(err)
-	}
-	if len(tab.Rows) != 3 || tab.Machine == "" || tab.Rows[0].Method != "mf" || tab.Rows[0].K != 0 || tab.Rows[2].K != 2 {
-		t.Fatalf("want rows mf (K 0, once), vais K=1, vais K=2; table %+v", tab)
-	}
-	for _, r := range tab.Rows {
-		if r.ItersPerEpoc != 20 || !(r.MedianSecs > 0) || math.Abs(r.EpochSecs-20*r.MedianSecs) > 1e-12 ||
-			!(r.HostSecs > 0 && r.HostSecs < r.MedianSecs) {
-			t.Errorf("row %+v: want 20 iterations per epoch (1965 / 100), epoch = 20 x iteration and a host share", r)
-		}
-	}
 }
 
 // TestBenchFreyJSON: bench on the Frey missing-data task writes one JSON row per method with the

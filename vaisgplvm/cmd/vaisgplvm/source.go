@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
 
 // dataSource is what train trains on, and what its checkpoint records so that infer can rebuild the
@@ -95,7 +97,7 @@ func (s *dataSource) load() (*trainingData, error) {
 	td := &trainingData{Dataset: ds}
 	truth := ds.X
 	if s.HiddenSeed != 0 {
-		if ds.X, ds.Mask, td.Damaged, err = hidePixels(ds.X, s.HiddenSeed); err != nil {
+		if ds.X, ds.Mask, td.Damaged, err = paper.HidePixels(ds.X, s.HiddenSeed); err != nil {
 			return nil, err
 		}
 	}
@@ -111,8 +113,13 @@ func (s *dataSource) load() (*trainingData, error) {
 // loadBuiltin loads a built-in dataset: frey and mnist with pixels on the unit ("" too) or raw
 // scale, the others with data.Load.
 func loadBuiltin(name, pixels string) (*data.Dataset, error) {
-	if isImageDataset(name) {
-		return loadImages(name, pixels)
+	if paper.IsImage(name) {
+		ds, err := paper.LoadImages(name, pixels)
+		var oe *paper.OptionError
+		if errors.As(err, &oe) {
+			return nil, usagef("--%v", err)
+		}
+		return ds, err
 	}
 	if pixels != "" {
 		return nil, usagef("--pixels applies to frey and mnist, not %s", name)
@@ -123,9 +130,6 @@ func loadBuiltin(name, pixels string) (*data.Dataset, error) {
 	}
 	return ds, err
 }
-
-// isImageDataset reports whether name is one of the image datasets (frey, mnist).
-func isImageDataset(name string) bool { return name == "frey" || name == "mnist" }
 
 // toModelUnits standardises new points x [N, D] like the training data (NaN stays NaN).
 func (td *trainingData) toModelUnits(x [][]float64) [][]float64 {
@@ -166,10 +170,9 @@ func (f *modelFlags) loadOwn(file, labels string) (dataSource, *trainingData, er
 	return src, td, nil
 }
 
-// ownDataQ gives --q, when not set, its default for your own data of d columns: 10 (ARD switches
-// off unneeded dimensions), or d when the data has fewer columns.
+// ownDataQ gives --q, when not set, its default for your own data of d columns (paper.OwnDataQ).
 func (f *modelFlags) ownDataQ(d int) {
 	if f.q == 0 {
-		f.q = min(10, d)
+		f.q = paper.OwnDataQ(d)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -127,7 +128,7 @@ func runTrain(args []string) error {
 	if mf.pointEta && *method != "vais" {
 		return usagef("--point-eta adapts VAIS's step sizes; --method %s has none", *method)
 	}
-	if isImageDataset(src.Dataset) {
+	if paper.IsImage(src.Dataset) {
 		mf.imageDefaults(set)
 		if !set["batch"] {
 			mf.batch = 100
@@ -230,8 +231,8 @@ func runTrain(args []string) error {
 func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *trainingData, src dataSource, cfg model.Config,
 	seed uint64, figures, standardized bool, warnings []string, save func(*train.Trainer) error) error {
 	draws := 5
-	if isImageDataset(src.Dataset) { // ~2000 images with K = 25 chains: as reproduce --table 2
-		draws, tr.ReconChains = 1, 4
+	if paper.IsImage(src.Dataset) { // ~2000 images with K = 25 chains: as reproduce --table 2
+		draws, tr.ReconChains = 2, 4
 	}
 	ev, err := tr.Evaluate(draws, td.Labels)
 	if err != nil {
@@ -313,7 +314,7 @@ func trainSource(set map[string]bool, standardize bool, dataset, file, labels, p
 		return dataSource{File: file, Labels: labels, Standardize: standardize}, nil
 	case !slices.Contains(data.Names, dataset):
 		return dataSource{}, usagef("--dataset %q: want one of %s", dataset, strings.Join(data.Names, ", "))
-	case !isImageDataset(dataset):
+	case !paper.IsImage(dataset):
 		if set["pixels"] || set["hide-pixels"] {
 			return dataSource{}, usagef("--pixels and --hide-pixels apply to --dataset frey or mnist, not %s", dataset)
 		}
@@ -342,14 +343,14 @@ func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *trainingData, ev 
 		return nil
 	}
 	method := tr.Model.Cfg.Method
-	if _, err := saveCurves(dir.File("curve.png"), td.Name, []plots.Series{{Name: method, Y: tr.Curve}}); err != nil {
+	if _, err := paper.SaveCurves(dir.File("curve.png"), td.Name, []plots.Series{{Name: method, Y: tr.Curve}}); err != nil {
 		return err
 	}
 	params, err := tr.Params()
 	if err != nil {
 		return err
 	}
-	_, err = saveLatentAndARD(dir.Path, td.Name, method, params, td.Labels, labelNames(td.Dataset))
+	_, err = paper.LatentFigures(dir.Path, td.Name, method, params, td.Labels, paper.LabelNames(td.Dataset))
 	return err
 }
 

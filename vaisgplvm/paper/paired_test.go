@@ -1,4 +1,4 @@
-package main
+package paper
 
 import (
 	"strings"
@@ -22,7 +22,11 @@ func TestPairedDifferences(t *testing.T) {
 		{Dataset: "oilflow", Method: "vais", Iterations: 30, PerRun: runs(1, 2, 3)},
 		{Dataset: "oilflow", Method: "mf", Iterations: 30, PerRun: runs(1, 2, 3)},
 	}
-	got := pairedDifferences(rows)
+	tab := pairedDifferences(rows)
+	if tab == nil {
+		t.Fatal("three seeds: want a paired table, got none")
+	}
+	got := tab.Text()
 	for _, want := range []string{
 		"| oilflow | 30 | iwvi | -1.000 ± 1.155 | 2/3 | 0.0000 ± 0.0000 | 0/3 | -10.000 ± 11.547 | 2/3 |",
 		"| oilflow | 30 | mf | 0.000 ± 0.000 | 0/3 | 0.0000 ± 0.0000 | 0/3 | 0.000 ± 0.000 | 0/3 |",
@@ -39,14 +43,14 @@ func TestPairedDifferences(t *testing.T) {
 		{Dataset: "wine", Method: "iwvi", Iterations: 30, PerRun: runs(2)},
 		{Dataset: "wine", Method: "vais", Iterations: 30, PerRun: runs(1)},
 	}
-	if s := pairedDifferences(one); s != "" {
-		t.Errorf("one seed: want no paired table, got %q", s)
+	if tab := pairedDifferences(one); tab != nil {
+		t.Errorf("one seed: want no paired table, got %q", tab.Text())
 	}
 	shifted := []Row{
 		{Dataset: "wine", Method: "iwvi", Iterations: 30, PerRun: runs(2, 3)},
 		{Dataset: "wine", Method: "vais", Iterations: 30, PerRun: []RunResult{{Seed: 2}, {Seed: 3}}},
 	}
-	if s := pairedDifferences(shifted); s != "" {
-		t.Errorf("different seeds: want no paired table, got %q", s)
+	if tab := pairedDifferences(shifted); tab != nil {
+		t.Errorf("different seeds: want no paired table, got %q", tab.Text())
 	}
 }

@@ -1,20 +1,19 @@
-package main
+package paper
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/nb"
 )
 
-// pairedDifferences returns, for tables run with two or more seeds, a Markdown table of VAIS's
-// seed-paired differences to each other method at the last snapshot of every dataset: for each of
-// -ELBO, MSE and NELL (lower is better for all three), the mean ± 2 s.e. over the seeds of
-// VAIS's value minus the other method's on the same seed, and on how many seeds VAIS was lower.
-// Run r of every method uses seed r (the same hidden pixels in tables 2 and 3), so the paired
-// differences are a sharper comparison than the two rows' error bars. It returns "" when there
-// is nothing to pair (one seed, no VAIS, or no other method).
-func pairedDifferences(rows []Row) string {
+// pairedDifferences returns, for tables run with two or more seeds, a table of VAIS's seed-paired
+// differences to each other method at the last snapshot of every dataset: for each of -ELBO, MSE
+// and NELL (lower is better for all three), the mean ± 2 s.e. over the seeds of VAIS's value minus
+// the other method's on the same seed, and on how many seeds VAIS was lower. Run r of every method
+// uses seed r (the same hidden pixels in tables 2 and 3), so the paired differences are a sharper
+// comparison than the two rows' error bars. It returns nil when there is nothing to pair (one
+// seed, no VAIS, or no other method).
+func pairedDifferences(rows []Row) *nb.Table {
 	last := map[string]int{} // dataset -> its last snapshot
 	for _, r := range rows {
 		last[r.Dataset] = max(last[r.Dataset], r.Iterations)
@@ -31,7 +30,7 @@ func pairedDifferences(rows []Row) string {
 		}
 		at[r.Dataset][r.Method] = r
 	}
-	var sb strings.Builder
+	t := &nb.Table{Header: []string{"dataset", "iters", "vs", "Δ -ELBO", "wins", "Δ MSE", "wins", "Δ NELL", "wins"}}
 	for _, ds := range datasets {
 		vais, ok := at[ds]["vais"]
 		if !ok {
@@ -42,12 +41,9 @@ func pairedDifferences(rows []Row) string {
 			if !ok || !sameSeeds(vais.PerRun, o.PerRun) {
 				continue
 			}
-			if sb.Len() == 0 {
-				fmt.Fprintf(&sb, "\nSeed-paired differences at the last snapshot: VAIS minus the other method on the same seed, "+
-					"mean ± 2 s.e. over the %d seeds (negative favours VAIS); wins: seeds on which VAIS is lower.\n\n", len(vais.PerRun))
-				sb.WriteString("| dataset | iters | vs | Δ -ELBO | wins | Δ MSE | wins | Δ NELL | wins |\n|---|---|---|---|---|---|---|---|---|\n")
-			}
-			fmt.Fprintf(&sb, "| %s | %d | %s", ds, vais.Iterations, other)
+			t.Title = fmt.Sprintf("Seed-paired differences at the last snapshot: VAIS minus the other method on the same seed, "+
+				"mean ± 2 s.e. over the %d seeds (negative favours VAIS); wins: seeds on which VAIS is lower.", len(vais.PerRun))
+			cells := []string{ds, fmt.Sprint(vais.Iterations), other}
 			for _, c := range []struct {
 				format string
 				value  func(RunResult) float64
@@ -64,13 +60,16 @@ func pairedDifferences(rows []Row) string {
 						wins++
 					}
 				}
-				m, se := metrics.MeanAndTwoSE(d)
-				fmt.Fprintf(&sb, " | "+c.format+" | %d/%d", m, se, wins, len(d))
+				m := meanTwoSE(d)
+				cells = append(cells, fmt.Sprintf(c.format, m[0], m[1]), fmt.Sprintf("%d/%d", wins, len(d)))
 			}
-			sb.WriteString(" |\n")
+			t.Rows = append(t.Rows, cells)
 		}
 	}
-	return sb.String()
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t
 }
 
 // sameSeeds reports whether two rows' runs used the same seeds in the same order.

@@ -1,7 +1,8 @@
-package main
+package paper
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -22,11 +23,30 @@ type artefacts struct {
 	ess     []float64   // per damaged image ESS at the last snapshot (table 3)
 }
 
-// writeFigures writes the PNG figures of a table run under dir and returns their paths:
-// -ELBO curves per dataset (Fig. 4), latent scatters and ARD bars per dataset and method (Fig. 2,
-// Fig. 5 right), image grids of truth / masked / reconstructions (Figs. 3, 5) and ESS histograms
-// (Table 3).
-func writeFigures(dir string, table int, list []job, sets map[string]*data.Dataset) ([]string, error) {
+// newArtefacts keeps what the figures need from a trained job (mask: the observation mask or nil,
+// damaged: the images with hidden pixels).
+func newArtefacts(tr *train.Trainer, j *job, mask [][]float64, damaged []int) (*artefacts, error) {
+	params, err := tr.Params()
+	if err != nil {
+		return nil, err
+	}
+	a := &artefacts{curve: tr.Curve, params: params, recon: j.evals[len(j.evals)-1].Recon, mask: mask, damaged: damaged}
+	if j.weights != nil {
+		a.ess = j.weights[len(j.weights)-1].PerPointESS
+	}
+	return a, nil
+}
+
+// WriteFigures writes the PNG figures of a table run made with Options.Figures under dir (created
+// when missing) and returns their paths: -ELBO curves per dataset (the paper's Fig. 4), latent
+// scatters and ARD bars per dataset and method (Fig. 2, Fig. 5 right), image grids of truth /
+// masked / reconstructions (Figs. 3, 5) and ESS histograms (Table 3). Without Options.Figures it
+// writes nothing.
+func (r *Result) WriteFigures(dir string) ([]string, error) {
+	table, list, sets := r.Table, r.jobs, r.sets
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	var files []string
 	byData := map[string][]*job{}
 	var order []string
@@ -48,14 +68,14 @@ func writeFigures(dir string, table int, list []job, sets map[string]*data.Datas
 		for _, j := range js {
 			series = append(series, plots.Series{Name: j.method, Y: j.art.curve})
 		}
-		path, err := saveCurves(filepath.Join(dir, fmt.Sprintf("curves_%s.png", name)), name, series)
+		path, err := SaveCurves(filepath.Join(dir, fmt.Sprintf("curves_%s.png", name)), name, series)
 		if err != nil {
 			return files, err
 		}
 		files = append(files, path)
 		for _, j := range js {
 			// Fig. 2 / Fig. 5 right: latents in the two most relevant dimensions, and ARD bars.
-			paths, err := saveLatentAndARD(dir, name, j.method, j.art.params, ds.Labels, labelNames(ds))
+			paths, err := LatentFigures(dir, name, j.method, j.art.params, ds.Labels, LabelNames(ds))
 			files = append(files, paths...)
 			if err != nil {
 				return files, err
@@ -108,8 +128,8 @@ func writeFigures(dir string, table int, list []job, sets map[string]*data.Datas
 	return files, nil
 }
 
-// saveCurves writes the -ELBO curves of series (one per method) of a dataset to path.
-func saveCurves(path, dataset string, series []plots.Series) (string, error) {
+// SaveCurves writes the -ELBO curves of series (one per method) of a dataset to path.
+func SaveCurves(path, dataset string, series []plots.Series) (string, error) {
 	n := len(series[0].Y)
 	p, err := plots.Curves(plots.CurveOptions{Title: fmt.Sprintf("%s: -ELBO per point (mini-batch estimate, moving average of %d)", dataset, max(1, n/50)),
 		XLabel: "iteration", YLabel: "-ELBO / N (nats)", Smooth: max(1, n/50), SkipFirst: n / 10}, series...)
@@ -119,10 +139,10 @@ func saveCurves(path, dataset string, series []plots.Series) (string, error) {
 	return path, plots.Save(p, path, 0, 0)
 }
 
-// saveLatentAndARD writes latent_<dataset>_<method>.png (q0 means ± 1 sd in the two dimensions with
+// LatentFigures writes latent_<dataset>_<method>.png (q0 means ± 1 sd in the two dimensions with
 // the smallest lengthscales, coloured by labels when there are any) and ard_<dataset>_<method>.png
 // (inverse lengthscales) under dir and returns the paths written.
-func saveLatentAndARD(dir, dataset, method string, params *train.Params, labels []int, names []string) ([]string, error) {
+func LatentFigures(dir, dataset, method string, params *train.Params, labels []int, names []string) ([]string, error) {
 	dims, err := plots.SmallestLengthscales(params.Lengthscales)
 	if err != nil {
 		return nil, err
@@ -148,8 +168,8 @@ func saveLatentAndARD(dir, dataset, method string, params *train.Params, labels 
 	return []string{latent, ard}, nil
 }
 
-// labelNames names the classes of ds's labels: a text label column's names, else classNames.
-func labelNames(ds *data.Dataset) []string {
+// LabelNames names the classes of ds's labels: a text label column's names, else classNames.
+func LabelNames(ds *data.Dataset) []string {
 	if ds.LabelNames != nil {
 		return ds.LabelNames
 	}

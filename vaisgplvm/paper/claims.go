@@ -1,0 +1,134 @@
+package paper
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Claim is one ordering the paper reports, checked against ours: which methods come out lower (or
+// higher) on one metric of one dataset, in the paper's table and in our run.
+type Claim struct {
+	Subject string `json:"subject"` // e.g. "oilflow -ELBO"
+	Paper   string `json:"paper"`   // the paper's ordering with its values, e.g. "VAIS < IWVI < MF (-6.82 < -4.13 < -3.07) at 3000 iterations"
+	Ours    string `json:"ours"`    // ours, with means over the seeds
+	Agree   bool   `json:"agree"`   // the two orderings are the same
+	Words   string `json:"words"`   // the comparison in a sentence
+}
+
+// ordering orders names by values (ascending when lower is better, else descending) and formats
+// them as "A < B < C (1.00 < 2.00 < 3.00)" with format for the values.
+func ordering(names []string, values []float64, lowerBetter bool, format string) (order []string, text string) {
+	idx := make([]int, len(names))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		if lowerBetter {
+			return values[idx[a]] < values[idx[b]]
+		}
+		return values[idx[a]] > values[idx[b]]
+	})
+	rel := " < "
+	if !lowerBetter {
+		rel = " > "
+	}
+	var vs []string
+	for _, i := range idx {
+		order = append(order, strings.ToUpper(names[i]))
+		vs = append(vs, fmt.Sprintf(format, values[i]))
+	}
+	return order, strings.Join(order, rel) + " (" + strings.Join(vs, rel) + ")"
+}
+
+// orderClaim compares the paper's ordering of names on a metric with ours.
+func orderClaim(subject string, names []string, paper, ours []float64, lowerBetter bool, format, paperAt, oursAt string) Claim {
+	po, pt := ordering(names, paper, lowerBetter, format)
+	oo, ot := ordering(names, ours, lowerBetter, format)
+	c := Claim{Subject: subject, Paper: pt + paperAt, Ours: ot + oursAt, Agree: slices.Equal(po, oo)}
+	better := "lowest"
+	if !lowerBetter {
+		better = "highest"
+	}
+	switch {
+	case c.Agree:
+		c.Words = fmt.Sprintf("%s: the orderings agree (%s %s in both)", subject, po[0], better)
+	case po[0] == oo[0]:
+		c.Words = fmt.Sprintf("%s: %s is %s in both, the others are ordered differently", subject, po[0], better)
+	default:
+		c.Words = fmt.Sprintf("%s: the orderings differ (%s %s in the paper, %s in ours)", subject, po[0], better, oo[0])
+	}
+	return c
+}
+
+// claims checks the paper's orderings in Tables 1-3 against a result: per dataset and metric, the
+// methods at the paper's last printed iteration count against ours at our last snapshot.
+func claims(r *Result) []Claim {
+	out := []Claim{}
+	last := map[string]int{}
+	for _, row := range r.Rows {
+		last[row.Dataset] = max(last[row.Dataset], row.Iterations)
+	}
+	var datasets []string
+	byCell := map[string][]Row{}
+	for _, row := range r.Rows {
+		if row.Iterations != last[row.Dataset] {
+			continue
+		}
+		if _, ok := byCell[row.Dataset]; !ok {
+			datasets = append(datasets, row.Dataset)
+		}
+		byCell[row.Dataset] = append(byCell[row.Dataset], row)
+	}
+	for _, ds := range datasets {
+		rows := byCell[ds]
+		paperIters := 3000
+		if ds == "mnist" {
+			paperIters = 2000
+		}
+		var names []string
+		var paperRows []PaperRow
+		for _, row := range rows {
+			p, ok := Paper(ds, row.Method, paperIters)
+			if !ok {
+				break
+			}
+			names, paperRows = append(names, row.Method), append(paperRows, p)
+		}
+		if len(names) < 2 || len(names) != len(rows) {
+			continue
+		}
+		paperAt := fmt.Sprintf(" at %d iterations, 10 runs", paperIters)
+		oursAt := fmt.Sprintf(" at %d iterations, mean of %s", rows[0].Iterations, seeds(rows[0].Runs))
+		if r.Table == 3 {
+			var p, o []float64
+			var pe, oe []float64
+			for i, row := range rows {
+				v := PaperTable3[names[i]]
+				p, o = append(p, v.ESS), append(o, row.ESS[0])
+				pe, oe = append(pe, v.Entropy), append(oe, row.Entropy[0])
+			}
+			out = append(out, orderClaim(ds+" ESS", names, p, o, false, "%.1f", " (K = 25)", oursAt),
+				orderClaim(ds+" weight entropy", names, pe, oe, false, "%.2f", " (K = 25)", oursAt))
+			continue
+		}
+		for _, m := range []struct {
+			name   string
+			format string
+			paper  func(PaperRow) float64
+			ours   func(Row) float64
+		}{
+			{"-ELBO", "%.2f", func(p PaperRow) float64 { return p.NegELBO.Mean }, func(r Row) float64 { return r.NegELBO[0] }},
+			{"MSE", "%.4g", func(p PaperRow) float64 { return p.MSE.Mean }, func(r Row) float64 { return r.MSE[0] }},
+			{"NELL", "%.2f", func(p PaperRow) float64 { return p.NELL.Mean }, func(r Row) float64 { return r.NELL[0] }},
+		} {
+			var p, o []float64
+			for i, row := range rows {
+				p, o = append(p, m.paper(paperRows[i])), append(o, m.ours(row))
+			}
+			out = append(out, orderClaim(ds+" "+m.name, names, p, o, true, m.format, paperAt, oursAt))
+		}
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package paper
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestClaims: the orderings of the paper's Table 1 (oilflow at 3000 iterations: VAIS < IWVI < MF on
+// every metric) against made-up rows where ours agree on MSE, share only the best on NELL and
+// differ on -ELBO.
+func TestClaims(t *testing.T) {
+	r := &Result{Table: 1}
+	for _, m := range []struct {
+		method          string
+		elbo, mse, nell float64
+	}{{"mf", -3, 3, -11}, {"iwvi", -4, 2, -10}, {"vais", -2, 1, -12}} {
+		r.Rows = append(r.Rows, Row{Dataset: "oilflow", Method: m.method, Iterations: 30, Runs: 2,
+			NegELBO: [2]float64{m.elbo, 0}, MSE: [2]float64{m.mse, 0}, NELL: [2]float64{m.nell, 0}})
+	}
+	got := claims(r)
+	if len(got) != 3 {
+		t.Fatalf("want 3 claims, got %+v", got)
+	}
+	want := []struct {
+		agree      bool
+		paper, our string
+		words      string
+	}{
+		{false, "VAIS < IWVI < MF (-6.82 < -4.13 < -3.07) at 3000 iterations", "IWVI < MF < VAIS (-4.00 < -3.00 < -2.00) at 30 iterations, mean of 2 seeds", "the orderings differ (VAIS lowest in the paper, IWVI in ours)"},
+		{true, "VAIS < IWVI < MF (2.16 < 2.6 < 2.79)", "VAIS < IWVI < MF (1 < 2 < 3)", "the orderings agree"},
+		{false, "VAIS < IWVI < MF (-13.06 < -12.20 < -11.24)", "VAIS < MF < IWVI (-12.00 < -11.00 < -10.00)", "VAIS is lowest in both, the others are ordered differently"},
+	}
+	for i, w := range want {
+		c := got[i]
+		if c.Agree != w.agree || !strings.HasPrefix(c.Paper, w.paper) || !strings.HasPrefix(c.Ours, w.our) || !strings.Contains(c.Words, w.words) {
+			t.Errorf("claim %d: %+v\nwant agree %v, paper %q, ours %q, words %q", i, c, w.agree, w.paper, w.our, w.words)
+		}
+	}
+}
+
+// TestPaperValues spot-checks the transcription against the numbers the issues quote: Table 1
+// oilflow at 3000 iterations (VAIS -6.82, IWVI -4.13, MF -3.07), Table 2 Frey (3249 < 3596 < 3782),
+// Table 3 ESS (20.3 and 4.1) and Table 6 (A100, K = 25: IWVI 7.03, VAIS 5.93), and that every
+// dataset, method and iteration count the paper prints is there (9 each for oilflow, wine, Frey;
+// 3 for MNIST).
+func TestPaperValues(t *testing.T) {
+	for _, c := range []struct {
+		ds, m string
+		it    int
+		want  float64
+	}{{"oilflow", "vais", 3000, -6.82}, {"oilflow", "iwvi", 3000, -4.13}, {"oilflow", "mf", 3000, -3.07},
+		{"frey", "vais", 3000, 3249}, {"frey", "iwvi", 3000, 3596}, {"frey", "mf", 3000, 3782}} {
+		if p, ok := Paper(c.ds, c.m, c.it); !ok || p.NegELBO.Mean != c.want {
+			t.Errorf("Paper(%s, %s, %d) -ELBO = %v (%v), want %g", c.ds, c.m, c.it, p.NegELBO.Mean, ok, c.want)
+		}
+	}
+	if PaperTable3["vais"].ESS != 20.3 || PaperTable3["iwvi"].ESS != 4.1 {
+		t.Errorf("Table 3 ESS %+v", PaperTable3)
+	}
+	if PaperTable6["iwvi"][25] != 7.03 || PaperTable6["vais"][25] != 5.93 {
+		t.Errorf("Table 6 K = 25: %v", PaperTable6)
+	}
+	count := map[string]int{}
+	for k := range paperTable12 {
+		count[k.dataset]++
+	}
+	if count["oilflow"] != 9 || count["wine"] != 9 || count["frey"] != 9 || count["mnist"] != 3 {
+		t.Errorf("rows per dataset %v, want 9, 9, 9, 3", count)
+	}
+	if _, ok := Paper5("wine", "standard"); !ok || len(paperTable5) != 8 {
+		t.Errorf("Table 5: %d rows, want 8", len(paperTable5))
+	}
+}

@@ -1,0 +1,39 @@
+package paper
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+)
+
+// runJobs runs do on every job with at most n at a time, the most expensive methods first (VAIS,
+// the standard GPLVM, IWVI, then MF: a shorter makespan), and returns the errors joined. method
+// names a job's method. Jobs not yet started when ctx is done are not run (ctx.Err is returned).
+func runJobs[T any](ctx context.Context, list []T, n int, method func(*T) string, do func(*T) error) error {
+	sem := make(chan struct{}, n)
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	order := make([]int, len(list))
+	for i := range order {
+		order[i] = i
+	}
+	cost := map[string]int{"vais": 0, "standard": 1, "iwvi": 2, "mf": 3}
+	sort.SliceStable(order, func(a, b int) bool { return cost[method(&list[order[a]])] < cost[method(&list[order[b]])] })
+	for _, i := range order {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return errors.Join(append(errs, ctx.Err())...)
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = do(&list[i])
+		}(i)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

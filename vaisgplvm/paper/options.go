@@ -1,0 +1,236 @@
+package paper
+
+import (
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+)
+
+// Options are the settings of a table run. The zero value is the table's default protocol, on
+// mini-batches and with one seed, sized to run on a laptop; Paper selects the paper's protocol.
+type Options struct {
+	// Datasets to run (nil: Table 1 oilflow, wine; Tables 2 frey, mnist; Table 3 frey; Table 5
+	// oilflow, wine, frey, mnist; Table 6 is Frey only).
+	Datasets []string
+	// Methods to compare: "mf", "iwvi", "vais" (nil: all three; Tables 3 and 6: iwvi, vais).
+	// Table 5 always compares "standard" with "vais".
+	Methods []string
+	// Runs is the number of seeds per cell, seeds 1..Runs (0: 1; Paper: 10).
+	Runs int
+	// Iters is the number of training iterations (0: Table 1 3000, Tables 2 and 3 300, Table 5
+	// 400; Paper: 3000). Tables 1-3 report rows at Iters/3, 2 Iters/3 and Iters.
+	Iters int
+	// Paper selects the paper's protocol: 3000 iterations and 10 runs; Tables 1 and 5 full batch
+	// (Table 5: all of oilflow and wine).
+	Paper bool
+	// Pixels is the image scale of Tables 2 and 3: "unit" ([0, 1], also for "") or "raw" (0-255).
+	Pixels string
+	// Standardize standardises every column of oilflow and wine (changes the metrics' scale).
+	Standardize bool
+	// Data runs Table 1 on your own data instead of Datasets: Data.Name names it, Data.X [N, D]
+	// holds NaN at missing entries (Data.Mask 0 there) and Data.Labels, when set, gives the 1-NN
+	// error. Q defaults to OwnDataQ(D).
+	Data *data.Dataset
+	// Jobs is the number of trainings run at the same time (0: runtime.NumCPU()); results do not
+	// depend on it.
+	Jobs int
+	// Configure, when set, adjusts the configuration of every training after the paper's protocol
+	// (Config) has filled it in: the command applies the flags given on its command line here.
+	Configure func(c *model.Config) error
+	// OpenBackend, when set, starts the backend for total trainings run jobs at a time; nil opens
+	// backend.OpenShared("auto" for the configurations' dtype).
+	OpenBackend func(jobs, total int) (backends.Backend, error)
+	// Progress, when set and Jobs is 1, receives each training's progress bar.
+	Progress io.Writer
+	// Log, when set, receives one line per finished training.
+	Log io.Writer
+	// Figures keeps what WriteFigures needs (curves, latents, reconstructions of the first seed).
+	Figures bool
+
+	// Subset is Table 5's number of points per dataset, a seeded random subset (0: 300; AllPoints:
+	// every point).
+	Subset int
+	// ReconIters is Table 5's number of Adam iterations fitting the held-out points' latents (0: 200).
+	ReconIters int
+	// Ks are Table 6's values of K (nil: 5, 10, 15, 20, 25).
+	Ks []int
+	// Reps is Table 6's number of timed iterations per cell after one warm-up (0: 5; Paper: 10).
+	Reps int
+}
+
+// AllPoints as Options.Subset keeps every point of Table 5's datasets.
+const AllPoints = -1
+
+// Check returns the error that TableN(ctx, o) would return for options o of table (1, 2, 3, 5 or
+// 6) before training (an *OptionError, or Configure's error), or nil: the command checks its flags
+// with it before it touches any output directory. It builds every configuration but reads no data.
+func (o Options) Check(table int) error {
+	if table < 1 || table > 6 || table == 4 {
+		return optionErrorf("table %d: the paper has tables 1, 2, 3, 5 and 6 (4 lists settings)", table)
+	}
+	o, err := o.withDefaults(table)
+	if err != nil {
+		return err
+	}
+	for _, d := range o.Datasets {
+		for _, m := range o.Methods {
+			if m == "standard" {
+				m = "vais" // Table 5's standard GPLVM takes its Q, kernel, lr and noise from the VAIS configuration
+			}
+			if _, err := o.config(table, m, d, 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// withDefaults returns o with the table's defaults filled in, or an OptionError.
+func (o Options) withDefaults(table int) (Options, error) {
+	def := map[int]struct {
+		datasets, methods string
+		iters             int
+	}{
+		1: {"oilflow,wine", "mf,iwvi,vais", 3000}, 2: {"frey,mnist", "mf,iwvi,vais", 300},
+		3: {"frey", "iwvi,vais", 300}, 5: {"oilflow,wine,frey,mnist", "standard,vais", 400},
+		6: {"frey", "iwvi,vais", 0},
+	}[table]
+	if o.Data != nil {
+		if table != 1 {
+			return o, optionErrorf("your own data works with table 1")
+		}
+		if o.Datasets != nil {
+			return o, optionErrorf("data and datasets exclude each other")
+		}
+		if o.Data.Name == "" || len(o.Data.X) == 0 {
+			return o, optionErrorf("data: want a named dataset with at least one row")
+		}
+		def.datasets = o.Data.Name
+	}
+	if o.Datasets == nil {
+		o.Datasets = strings.Split(def.datasets, ",")
+	}
+	if o.Methods == nil {
+		o.Methods = strings.Split(def.methods, ",")
+	}
+	if o.Paper {
+		o.Iters, o.Runs = 3000, 10
+		if table == 6 {
+			o.Reps = 10
+		}
+	}
+	if o.Iters == 0 {
+		o.Iters = def.iters
+	}
+	if o.Runs == 0 {
+		o.Runs = 1
+	}
+	if o.Jobs == 0 {
+		o.Jobs = runtime.NumCPU()
+	}
+	if o.Subset == 0 {
+		o.Subset = 300
+	}
+	if o.ReconIters == 0 {
+		o.ReconIters = 200
+	}
+	if o.Ks == nil {
+		o.Ks = []int{5, 10, 15, 20, 25}
+	}
+	if o.Reps == 0 {
+		o.Reps = 5
+	}
+	return o, o.validate(table)
+}
+
+// validate checks the options of a table after withDefaults.
+func (o Options) validate(table int) error {
+	allowed := map[int][]string{1: {"oilflow", "wine"}, 2: {"frey", "mnist"}, 3: {"frey"},
+		5: {"oilflow", "wine", "frey", "mnist"}, 6: {"frey"}}[table]
+	if o.Data != nil {
+		allowed = []string{o.Data.Name}
+	}
+	methods := map[int][]string{5: {"standard", "vais"}, 3: {"iwvi", "vais"}, 6: {"mf", "iwvi", "vais"}}[table]
+	if methods == nil {
+		methods = model.Methods
+	}
+	switch {
+	case o.Runs < 1 || o.Jobs < 1:
+		return optionErrorf("runs = %d, jobs = %d: want >= 1", o.Runs, o.Jobs)
+	case table <= 3 && o.Iters < 3:
+		return optionErrorf("iters = %d: want >= 3 (rows at 1/3, 2/3 and all of them)", o.Iters)
+	case o.Iters < 0 || (table == 5 && o.Iters < 1):
+		return optionErrorf("iters = %d: want >= 1", o.Iters)
+	case o.ReconIters < 1:
+		return optionErrorf("recon-iters = %d: want >= 1", o.ReconIters)
+	case o.Subset != AllPoints && o.Subset < 20:
+		return optionErrorf("subset = %d: want >= 20 points (or all of them)", o.Subset)
+	case o.Reps < 1:
+		return optionErrorf("reps = %d: want >= 1", o.Reps)
+	case table == 3 && slices.Contains(o.Methods, "mf"):
+		return optionErrorf("methods: table 3 compares the weights of iwvi and vais; mf has none")
+	}
+	if o.Pixels != "" && o.Pixels != "unit" && o.Pixels != "raw" {
+		return optionErrorf("pixels %q: want unit or raw", o.Pixels)
+	}
+	for _, k := range o.Ks {
+		if k < 1 || k > model.MaxK {
+			return optionErrorf("ks: %d is not in 1..%d", k, model.MaxK)
+		}
+	}
+	for _, d := range o.Datasets {
+		if !slices.Contains(allowed, d) {
+			return optionErrorf("datasets: unknown dataset %q for table %d (want %s)", d, table, strings.Join(allowed, ", "))
+		}
+	}
+	for _, m := range o.Methods {
+		if !slices.Contains(methods, m) {
+			return optionErrorf("methods: unknown method %q for table %d (want %s)", m, table, strings.Join(methods, ", "))
+		}
+	}
+	return nil
+}
+
+// config returns the configuration of one training: the protocol's (Config; Q from the data for
+// your own data; full batch under Paper for tables 1 and 5), adjusted by Configure and validated.
+func (o Options) config(table int, method, dataset string, seed uint64) (model.Config, error) {
+	c := Config(method, dataset, seed)
+	if o.Data != nil {
+		c.Q = OwnDataQ(len(o.Data.X[0]))
+	}
+	if o.Paper && (table == 1 || table == 5) {
+		c.Batch = 0
+	}
+	if o.Configure != nil {
+		if err := o.Configure(&c); err != nil {
+			return c, err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return c, optionErrorf("%s on %s: %v", method, dataset, err)
+	}
+	return c, nil
+}
+
+// openBackend starts the backend of a table run (Options.OpenBackend, else backend.OpenShared for
+// dtype).
+func (o Options) openBackend(dtype string, total int) (backends.Backend, error) {
+	if o.OpenBackend != nil {
+		return o.OpenBackend(o.Jobs, total)
+	}
+	if dtype == "" {
+		dtype = "float64"
+	}
+	c, err := backend.OpenShared(backend.ForDType("", dtype), o.Jobs, total)
+	if err != nil {
+		return nil, err
+	}
+	return c.Backend, nil
+}

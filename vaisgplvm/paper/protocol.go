@@ -1,0 +1,170 @@
+package paper
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+)
+
+// DefaultBatch is the mini-batch size the tables train with unless Options.Paper (full batch).
+const DefaultBatch = 100
+
+// Q returns the paper's latent dimensionality for a built-in dataset (Table 4: oilflow 10, wine 9,
+// frey 20, mnist 5; wine-white as wine), or 0 for an unknown name.
+func Q(dataset string) int {
+	return map[string]int{"oilflow": 10, "wine": 9, "wine-white": 9, "frey": 20, "mnist": 5}[dataset]
+}
+
+// OwnDataQ is the latent dimensionality for data of d columns without a paper setting: 10 (ARD
+// switches off the dimensions it does not need), or d when the data has fewer columns.
+func OwnDataQ(d int) int { return min(10, d) }
+
+// IsImage reports whether dataset is one of the image datasets (frey, mnist).
+func IsImage(dataset string) bool { return dataset == "frey" || dataset == "mnist" }
+
+// Config returns the paper's settings (Table 4) for training method on dataset with seed:
+// model.DefaultConfig with the dataset's Q, and for the image datasets K = 25 and one q(u) square
+// root shared by the outputs; mini-batches of DefaultBatch. Options.Configure adjusts it.
+func Config(method, dataset string, seed uint64) model.Config {
+	c := model.DefaultConfig(method, Q(dataset))
+	c.Seed, c.Batch = seed, DefaultBatch
+	if IsImage(dataset) {
+		c.K, c.SharedQSqrt = 25, true
+	}
+	return c
+}
+
+// LoadImages loads frey or mnist (its 1s and 7s) with pixels on the unit ([0, 1], also for "") or
+// raw (0-255) scale.
+func LoadImages(name, pixels string) (*data.Dataset, error) {
+	scale := data.Unit
+	switch pixels {
+	case "raw":
+		scale = data.Raw
+	case "", "unit":
+	default:
+		return nil, optionErrorf("pixels %q: want unit or raw", pixels)
+	}
+	switch name {
+	case "frey":
+		return data.Frey(scale)
+	case "mnist":
+		return data.MNIST17(scale)
+	}
+	return nil, optionErrorf("unknown image dataset %q (want frey or mnist)", name)
+}
+
+// LoadTabular loads oilflow or wine, every column standardised when standardize is set.
+func LoadTabular(name string, standardize bool) (*data.Dataset, error) {
+	if name != "oilflow" && name != "wine" {
+		return nil, optionErrorf("dataset %q: want oilflow or wine", name)
+	}
+	ds, err := data.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	if standardize {
+		ds.X, _, _ = data.Standardize(ds.X)
+	}
+	return ds, nil
+}
+
+// HidePixels applies the paper's missing-data protocol of Tables 2 and 3 (5% of the images lose
+// 75% of their pixels, drawn with seed): a copy of x [N, D] with NaN at the hidden pixels, the
+// observation mask [N, D] (1 = observed) and the indices of the damaged images.
+func HidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, damaged []int, err error) {
+	mask, damaged, err = data.MissingMask(len(x), len(x[0]), 0.05, 0.75, seed)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return WithNaN(x, mask), mask, damaged, nil
+}
+
+// WithNaN returns a copy of x with NaN where mask is 0 (the form the model and infer take for
+// missing entries, so that no hidden value can leak into a fit).
+func WithNaN(x, mask [][]float64) [][]float64 {
+	out := make([][]float64, len(x))
+	for i := range x {
+		out[i] = slices.Clone(x[i])
+		for j := range out[i] {
+			if mask[i][j] == 0 {
+				out[i][j] = math.NaN()
+			}
+		}
+	}
+	return out
+}
+
+// Split is Table 5's held-out protocol applied to one subset: training rows and their labels, and
+// held-out rows with half of each row's entries hidden.
+type Split struct {
+	Train       [][]float64 // [N - T, D]
+	TrainLabels []int       // nil without labels
+	Test        [][]float64 // [T, D] held-out truth
+	Hidden      [][]float64 // Test with NaN at the hidden entries
+	Mask        [][]float64 // [T, D], 1 = observed
+}
+
+// HoldOut splits rows x [N, D] into training rows (90%) and held-out rows (10%, at least 2), chosen
+// by PCG(seed), and hides half of each held-out row's entries (rounded up; at least one observed
+// and one hidden when D >= 2).
+func HoldOut(x [][]float64, labels []int, seed uint64) Split {
+	rng := rand.New(rand.NewPCG(seed, 0x4e1d))
+	nTest := max(2, len(x)/10)
+	isTest := map[int]bool{}
+	for _, i := range rng.Perm(len(x))[:nTest] {
+		isTest[i] = true
+	}
+	d := len(x[0])
+	var s Split
+	for i, row := range x {
+		if !isTest[i] {
+			s.Train = append(s.Train, row)
+			if labels != nil {
+				s.TrainLabels = append(s.TrainLabels, labels[i])
+			}
+			continue
+		}
+		m := make([]float64, d)
+		for _, j := range rng.Perm(d)[:(d+1)/2] {
+			m[j] = 1
+		}
+		s.Test, s.Mask = append(s.Test, row), append(s.Mask, m)
+	}
+	s.Hidden = WithNaN(s.Test, s.Mask)
+	return s
+}
+
+// SubsetRows returns n rows of ds (and their labels) chosen by PCG(seed), in their original order;
+// all rows when n is 0 or at least N.
+func SubsetRows(ds *data.Dataset, n int, seed uint64) ([][]float64, []int) {
+	if n == 0 || n >= len(ds.X) {
+		return ds.X, ds.Labels
+	}
+	idx := rand.New(rand.NewPCG(seed, 0x5b5e7)).Perm(len(ds.X))[:n]
+	sort.Ints(idx)
+	x := make([][]float64, n)
+	var labels []int
+	for i, j := range idx {
+		x[i] = ds.X[j]
+		if ds.Labels != nil {
+			labels = append(labels, ds.Labels[j])
+		}
+	}
+	return x, labels
+}
+
+// OptionError is a bad option of a table (a dataset it does not have, a count below 1 ...); the
+// command reports it as a usage error.
+type OptionError struct{ msg string }
+
+func (e *OptionError) Error() string { return e.msg }
+
+func optionErrorf(format string, args ...any) error {
+	return &OptionError{fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,74 @@
+package paper
+
+import (
+	"math"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+)
+
+func tinyData() *data.Dataset {
+	x := make([][]float64, 30)
+	for i := range x {
+		x[i] = []float64{float64(i), float64(i * i % 7), math.Sin(float64(i))}
+	}
+	return &data.Dataset{Name: "tiny", X: x}
+}
+
+// TestHoldOut: 10% of the rows (at least 2) held out, each with ceil(D/2) observed entries, NaN at
+// the others; the training rows are the rest, in order; the same seed gives the same split.
+func TestHoldOut(t *testing.T) {
+	ds := tinyData()
+	labels := make([]int, len(ds.X))
+	for i := range labels {
+		labels[i] = i
+	}
+	s := HoldOut(ds.X, labels, 3)
+	if len(s.Test) != 3 || len(s.Train) != 27 || len(s.TrainLabels) != 27 {
+		t.Fatalf("%d held out, %d training rows, %d labels; want 3, 27, 27", len(s.Test), len(s.Train), len(s.TrainLabels))
+	}
+	for i, m := range s.Mask {
+		obs := 0
+		for j, v := range m {
+			if v == 1 {
+				obs++
+				if s.Hidden[i][j] != s.Test[i][j] {
+					t.Errorf("held-out row %d entry %d: observed %g, truth %g", i, j, s.Hidden[i][j], s.Test[i][j])
+				}
+			} else if !math.IsNaN(s.Hidden[i][j]) {
+				t.Errorf("held-out row %d entry %d: hidden but %g", i, j, s.Hidden[i][j])
+			}
+		}
+		if obs != 2 {
+			t.Errorf("held-out row %d: %d observed entries, want ceil(3/2) = 2", i, obs)
+		}
+	}
+	for i := 1; i < len(s.TrainLabels); i++ {
+		if s.TrainLabels[i] <= s.TrainLabels[i-1] {
+			t.Fatalf("training rows out of order: %v", s.TrainLabels)
+		}
+	}
+	again := HoldOut(ds.X, labels, 3)
+	for i := range s.Test {
+		if again.Test[i][0] != s.Test[i][0] {
+			t.Fatal("the same seed gave a different split")
+		}
+	}
+}
+
+// TestProtocolConfig: Table 4's settings (Q per dataset, K = 25 and a shared q(u) root for images).
+func TestProtocolConfig(t *testing.T) {
+	for _, c := range []struct {
+		dataset string
+		q, k    int
+		shared  bool
+	}{{"oilflow", 10, 5, false}, {"wine", 9, 5, false}, {"frey", 20, 25, true}, {"mnist", 5, 25, true}} {
+		cfg := Config("vais", c.dataset, 2)
+		if cfg.Q != c.q || cfg.K != c.k || cfg.SharedQSqrt != c.shared || cfg.M != 50 || cfg.LR != 0.02 || cfg.Seed != 2 || cfg.Batch != DefaultBatch {
+			t.Errorf("%s: %+v", c.dataset, cfg)
+		}
+	}
+	if OwnDataQ(4) != 4 || OwnDataQ(40) != 10 {
+		t.Errorf("OwnDataQ(4) = %d, OwnDataQ(40) = %d; want 4 and 10", OwnDataQ(4), OwnDataQ(40))
+	}
+}

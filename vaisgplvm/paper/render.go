@@ -1,0 +1,158 @@
+package paper
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/nb"
+)
+
+// pm formats a mean ± 2 s.e. pair over runs seeds with the verb format (e.g. "%.3f"): the mean
+// alone for one seed, which has no spread.
+func pm(format string, v [2]float64, runs int) string {
+	if runs < 2 {
+		return fmt.Sprintf(format, v[0])
+	}
+	return fmt.Sprintf(format+" ± "+format, v[0], v[1])
+}
+
+// pmOpt is pm for an optional pair: "-" when absent.
+func pmOpt(format string, v *[2]float64, runs int) string {
+	if v == nil {
+		return "-"
+	}
+	return pm(format, *v, runs)
+}
+
+// seeds says "1 seed" or "n seeds".
+func seeds(n int) string {
+	if n == 1 {
+		return "1 seed"
+	}
+	return fmt.Sprintf("%d seeds", n)
+}
+
+// paperCell formats a printed value as the paper prints it, "mean (2 s.e.)", or "-".
+func paperCell(v *Value) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%g (%g)", v.Mean, v.TwoSE)
+}
+
+// settingsText lists settings as "key=value" pairs in key order.
+func settingsText(s map[string]any) string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, s[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// paperScale is the note on scales shared by the tables' captions.
+const paperScale = "Paper columns: the paper's printed mean (2 s.e.) over 10 runs for the same dataset, method and " +
+	"iteration count (- where it prints none); the paper does not state its data or metric scales, so compare orderings."
+
+// Tables returns the result as tables: the main table with the paper's values beside ours, the
+// seed-paired differences (with two or more seeds) and the paper's claims checked.
+func (r *Result) Tables() []nb.Table {
+	main := nb.Table{}
+	switch r.Table {
+	case 3:
+		main.Title = fmt.Sprintf("Table 3 (%s). ESS = 1/sum_k w_k^2 and entropy -sum_k w_k log w_k of the K normalised "+
+			"weights per damaged image (IWVI: K samples of q0; VAIS: K independent annealed chains), averaged over the "+
+			"damaged images (ln 25 = 3.22 for 25 equal weights); -ELBO (with its Monte Carlo s.e.), MSE and NELL as in Table 2; mean ± 2 s.e. over "+
+			"the seeds. The paper's ESS and entropy are at 3000 iterations, without standard errors.", settingsText(r.Settings))
+		main.Header = []string{"dataset", "method", "iters", "ESS", "paper ESS", "weight entropy", "paper entropy", "-ELBO", "MC s.e.", "MSE", "NELL"}
+		for _, row := range r.Rows {
+			p, pe := "-", "-"
+			if v, ok := PaperTable3[row.Method]; ok && row.Iterations == 3000 {
+				p, pe = fmt.Sprint(v.ESS), fmt.Sprint(v.Entropy)
+			}
+			main.Rows = append(main.Rows, []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
+				pmOpt("%.2f", row.ESS, row.Runs), p, pmOpt("%.3f", row.Entropy, row.Runs), pe,
+				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.4f", row.MSE, row.Runs), pm("%.3f", row.NELL, row.Runs)})
+		}
+	default:
+		if r.Table == 2 {
+			main.Title = fmt.Sprintf("Table 2 (%s). -ELBO in nats per image (all images, observed pixels); MSE over the "+
+				"hidden pixels in squared pixel units of the chosen scale; NELL in nats per damaged image, over its hidden "+
+				"pixels; 1-NN error of the latents (MNIST: 1 vs 7); mean ± 2 s.e. over the seeds; MC s.e.: the Monte Carlo "+
+				"standard error of the -ELBO column from its evaluation's noise draws. %s", settingsText(r.Settings), paperScale)
+		} else {
+			main.Title = fmt.Sprintf("Table 1 (%s). -ELBO and NELL in nats per data point, MSE per entry in data units "+
+				"squared; mean ± 2 s.e. over the seeds; MC s.e.: the Monte Carlo standard error of the -ELBO column from its "+
+				"evaluation's noise draws. %s", settingsText(r.Settings), paperScale)
+		}
+		main.Header = []string{"dataset", "method", "iters", "-ELBO", "MC s.e.", "paper -ELBO", "MSE", "paper MSE", "NELL", "paper NELL", "1-NN error", "s/iter"}
+		for _, row := range r.Rows {
+			var pe, pmse, pn *Value
+			if p := row.Paper; p != nil {
+				pe, pmse, pn = &p.NegELBO, &p.MSE, &p.NELL
+			}
+			main.Rows = append(main.Rows, []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
+				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), paperCell(pe), pm("%.4f", row.MSE, row.Runs), paperCell(pmse),
+				pm("%.3f", row.NELL, row.Runs), paperCell(pn), pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter)})
+		}
+	}
+	out := []nb.Table{main}
+	if r.Table != 3 {
+		if p := pairedDifferences(r.Rows); p != nil {
+			out = append(out, *p)
+		}
+	}
+	return withClaims(out, r.Claims)
+}
+
+// claimsTable renders checked claims, nil when there are none.
+func claimsTable(claims []Claim) *nb.Table {
+	if len(claims) == 0 {
+		return nil
+	}
+	t := &nb.Table{Title: "The paper's orderings against ours (lower is better for -ELBO, MSE, NELL, NLL and time; higher for ESS and entropy).",
+		Header: []string{"claim", "paper", "ours", "agree"}}
+	for _, c := range claims {
+		agree := "no"
+		if c.Agree {
+			agree = "yes"
+		}
+		t.Rows = append(t.Rows, []string{c.Subject, c.Paper, c.Ours, agree})
+	}
+	return t
+}
+
+// withClaims appends the table of claims, when there are any, to tables.
+func withClaims(tables []nb.Table, claims []Claim) []nb.Table {
+	if c := claimsTable(claims); c != nil {
+		tables = append(tables, *c)
+	}
+	return tables
+}
+
+// showAll displays tables: HTML in a notebook, Markdown on stdout elsewhere.
+func showAll(tables []nb.Table) {
+	for _, t := range tables {
+		t.Show()
+	}
+}
+
+// markdown joins tables as Markdown, one blank line apart.
+func markdown(tables []nb.Table) string {
+	parts := make([]string, len(tables))
+	for i, t := range tables {
+		parts[i] = t.Text()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Markdown renders the result's tables (Tables) as Markdown.
+func (r *Result) Markdown() string { return markdown(r.Tables()) }
+
+// Show displays the result's tables: HTML in a notebook, Markdown on stdout elsewhere.
+func (r *Result) Show() { showAll(r.Tables()) }

@@ -1,0 +1,97 @@
+package paper
+
+import (
+	"math"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// Row is one line of Tables 1-3: a dataset, a method and an iteration count, with each metric's
+// mean and two standard errors over the runs ([2]float64{mean, 2 s.e.}), each run's own values in
+// PerRun, and the paper's printed row for the same cell in Paper (nil where it prints none).
+type Row struct {
+	Dataset    string     `json:"dataset"`
+	Method     string     `json:"method"`
+	Iterations int        `json:"iterations"`
+	Runs       int        `json:"runs"`
+	NegELBO    [2]float64 `json:"neg_elbo_per_point"` // nats per point (per image in tables 2, 3)
+	// NegELBOSE is the Monte Carlo standard error of NegELBO's mean from the evaluations' noise
+	// draws: sqrt(sum_r se_r^2) / runs over the runs' own standard errors (train.Evaluation).
+	NegELBOSE  float64     `json:"neg_elbo_mc_se"`
+	MSE        [2]float64  `json:"mse"`            // per entry, data units squared
+	NELL       [2]float64  `json:"nell_per_point"` // nats per point (per damaged image in tables 2, 3)
+	OneNNError *[2]float64 `json:"one_nn_error,omitempty"`
+	SecPerIter float64     `json:"seconds_per_iteration"`
+	// ESS and weight entropy of K weights per damaged image (Table 3 only).
+	ESS     *[2]float64 `json:"ess,omitempty"`
+	Entropy *[2]float64 `json:"weight_entropy,omitempty"`
+	// PerRun holds every run's values, in seed order, so that methods can be compared seed by
+	// seed (run r of every method uses seed r: the same noise for the data's hidden pixels).
+	PerRun []RunResult `json:"per_run"`
+	// Paper is the paper's row for this dataset, method and iteration count (nil: none printed).
+	Paper *PaperRow `json:"paper,omitempty"`
+}
+
+// RunResult is one run's values in a Row: its seed and the metrics in the Row's units.
+type RunResult struct {
+	Seed       uint64   `json:"seed"`
+	NegELBO    float64  `json:"neg_elbo_per_point"`
+	NegELBOSE  float64  `json:"neg_elbo_mc_se"` // Monte Carlo standard error of NegELBO
+	MSE        float64  `json:"mse"`
+	NELL       float64  `json:"nell_per_point"`
+	OneNNError *float64 `json:"one_nn_error,omitempty"`
+	ESS        *float64 `json:"ess,omitempty"`
+	Entropy    *float64 `json:"weight_entropy,omitempty"`
+}
+
+// summarise returns the Row of the evaluations evs of one cell, run r with seed seeds[r].
+func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []uint64, secs float64) Row {
+	col := func(f func(*train.Evaluation) float64) [2]float64 {
+		v := make([]float64, len(evs))
+		for i, e := range evs {
+			v[i] = f(e)
+		}
+		return meanTwoSE(v)
+	}
+	per := make([]RunResult, len(evs))
+	sumVar := 0.0
+	for i, e := range evs {
+		per[i] = RunResult{Seed: seeds[i], NegELBO: e.NegELBO, MSE: e.MSE, NELL: e.NELL, OneNNError: e.OneNNError}
+		if e.NegELBOSE != nil {
+			per[i].NegELBOSE = *e.NegELBOSE
+			sumVar += *e.NegELBOSE * *e.NegELBOSE
+		}
+	}
+	row := Row{Dataset: ds, Method: method, Iterations: iters, Runs: len(evs), SecPerIter: secs,
+		NegELBO:    col(func(e *train.Evaluation) float64 { return e.NegELBO }),
+		MSE:        col(func(e *train.Evaluation) float64 { return e.MSE }),
+		NELL:       col(func(e *train.Evaluation) float64 { return e.NELL }),
+		OneNNError: oneNN(evs),
+		PerRun:     per,
+		NegELBOSE:  math.Sqrt(sumVar) / float64(len(evs)),
+	}
+	if p, ok := Paper(ds, method, iters); ok {
+		row.Paper = &p
+	}
+	return row
+}
+
+// oneNN summarises the 1-NN errors, nil when the data has no labels.
+func oneNN(evs []*train.Evaluation) *[2]float64 {
+	v := make([]float64, len(evs))
+	for i, e := range evs {
+		if e.OneNNError == nil {
+			return nil
+		}
+		v[i] = *e.OneNNError
+	}
+	m := meanTwoSE(v)
+	return &m
+}
+
+// meanTwoSE returns the mean of v and two standard errors (metrics.MeanAndTwoSE) as a pair.
+func meanTwoSE(v []float64) [2]float64 {
+	m, se := metrics.MeanAndTwoSE(v)
+	return [2]float64{m, se}
+}
