@@ -1,8 +1,6 @@
 package anneal
 
 import (
-	"math"
-
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 )
 
@@ -178,15 +176,6 @@ func element(v *Node, k int) *Node {
 	oneHot := make([]float64, v.Shape().Dim(0))
 	oneHot[k] = 1
 	return ReduceAllSum(Mul(v, ConstAsDType(v.Graph(), v.DType(), oneHot)))
-}
-
-// LogMeanExp returns log (1/S) sum_s exp(x_s) along axis 0 of x [S, B]: [B], stably
-// (the maximum is subtracted under StopGradient, so the gradient is the softmax-weighted one).
-func LogMeanExp(x *Node) *Node {
-	s := x.Shape().Dim(0)
-	m := StopGradient(ReduceMax(x, 0))
-	lse := Add(Log(ReduceSum(Exp(Sub(x, InsertAxes(m, 0))), 0)), m)
-	return AddScalar(lse, -math.Log(float64(s)))
 }
 
 // NormalizedWeights returns softmax(logW) along axis 0 of logW [S, B]: [S, B].

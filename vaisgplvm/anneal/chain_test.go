@@ -11,6 +11,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
 
 // gap returns log Z - E[log w] for the annealed chain from q0 = N(0, I) to the unnormalised
@@ -45,7 +46,7 @@ func gap(t *testing.T, k int, eta float64, alg1 bool) (float64, float64) {
 			anneal.Options{Algorithm1Sign: alg1})
 		return c.LogW
 	}, nz(1), nz(max(k, 1)))
-	w := testutil.Flat(out)
+	w := vars.Flat64(out)
 	var mean, sq float64
 	for _, v := range w {
 		mean += v / float64(len(w))
@@ -95,8 +96,8 @@ func TestSchedules(t *testing.T) {
 	out := context.MustExecOnce(testutil.Backend(), context.New(), func(ctx *context.Context, g *Graph) *Node {
 		return anneal.Learned{}.Betas(ctx, g, 4)
 	})
-	if d := testutil.MaxAbsDiff(testutil.Flat(out), []float64{0.25, 0.5, 0.75, 1}); d > 1e-12 {
-		t.Errorf("learned schedule at initialisation %v, want linear", testutil.Flat(out))
+	if d := testutil.MaxAbsDiff(vars.Flat64(out), []float64{0.25, 0.5, 0.75, 1}); d > 1e-12 {
+		t.Errorf("learned schedule at initialisation %v, want linear", vars.Flat64(out))
 	}
 }
 

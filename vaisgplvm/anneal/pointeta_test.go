@@ -47,10 +47,10 @@ func TestPerPointEtasMatchScalarChains(t *testing.T) {
 		}
 		return res
 	}, e0, ek)
-	hk, lw := testutil.Flat(out[0]), testutil.Flat(out[1])
+	hk, lw := vars.Flat64(out[0]), vars.Flat64(out[1])
 	worst := 0.0
 	for n := 0; n < b; n++ {
-		hkN, lwN := testutil.Flat(out[2+2*n]), testutil.Flat(out[3+2*n])
+		hkN, lwN := vars.Flat64(out[2+2*n]), vars.Flat64(out[3+2*n])
 		for c := 0; c < s; c++ {
 			i := c*b + n
 			worst = math.Max(worst, math.Abs(lw[i]-lwN[i])/(1+math.Abs(lwN[i])))
@@ -58,7 +58,7 @@ func TestPerPointEtasMatchScalarChains(t *testing.T) {
 				worst = math.Max(worst, math.Abs(hk[i*accDim+q]-hkN[i*accDim+q]))
 			}
 		}
-		if n > 0 && math.Abs(testutil.Flat(out[3+2*n])[n]-testutil.Flat(out[3])[n]) < 1e-6 {
+		if n > 0 && math.Abs(vars.Flat64(out[3+2*n])[n]-vars.Flat64(out[3])[n]) < 1e-6 {
 			t.Errorf("point %d: its weight does not depend on its step sizes (the test cannot tell them apart)", n)
 		}
 	}
@@ -104,14 +104,14 @@ func TestAdaptPointsRule(t *testing.T) {
 		want[j] = 0.3 * 2 * (r[i] - mean) // N / B = 2
 	}
 	exec.MustExec(idx)
-	got := testutil.Flat(ctx.GetVariable("log_eta_scale").MustValue())
+	got := vars.Flat64(ctx.GetVariable("log_eta_scale").MustValue())
 	if d := testutil.MaxAbsDiff(got, want); d > 1e-12 {
 		t.Errorf("log s after one update %.6f, want %.6f", got, want)
 	}
 	for i := 0; i < 80; i++ {
 		exec.MustExec(idx)
 	}
-	got = testutil.Flat(ctx.GetVariable("log_eta_scale").MustValue())
+	got = vars.Flat64(ctx.GetVariable("log_eta_scale").MustValue())
 	t.Logf("after 81 updates: log s %.4f (point 3 accepts least)", got)
 	if !slices.Equal(got, []float64{0, 4, 0, -12, 4, 0}) {
 		t.Errorf("after 81 updates log s = %.4f: want points 4 and 1 clipped at 4, point 3 at -12, 0, 2, 5 at 0", got)
@@ -162,10 +162,10 @@ func TestPerPointFactorsEqualiseAcceptance(t *testing.T) {
 		for it := 0; it < iters; it++ {
 			exec.MustExec(vars.Normal(rng, s, 2, accDim), vars.Normal(rng, k, s, 2, accDim))
 		}
-		logEta := testutil.Flat(ctx.In("anneal").GetVariable("log_eta").MustValue())
+		logEta := vars.Flat64(ctx.In("anneal").GetVariable("log_eta").MustValue())
 		logS := []float64{0, 0}
 		if perPoint {
-			logS = testutil.Flat(ctx.GetVariable("log_eta_scale").MustValue())
+			logS = vars.Flat64(ctx.GetVariable("log_eta_scale").MustValue())
 		}
 		var mean [2]float64
 		for n := range sigmas {

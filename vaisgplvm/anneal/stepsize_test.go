@@ -92,8 +92,8 @@ func TestLogAcceptMatchesKernelDensities(t *testing.T) {
 	}, e0, ek)
 	worst := 0.0
 	for step := 0; step < k; step++ {
-		la := testutil.Flat(out[step])
-		from, to := testutil.Flat(out[k+step]), testutil.Flat(out[k+step+1])
+		la := vars.Flat64(out[step])
+		from, to := vars.Flat64(out[k+step]), vars.Flat64(out[k+step+1])
 		mean, meanLog := 0.0, 0.0
 		for n := 0; n < s; n++ {
 			want := goMALALogRatio(from[n*accDim:(n+1)*accDim], to[n*accDim:(n+1)*accDim], betas[step], etas[step], accSigma)
@@ -101,10 +101,10 @@ func TestLogAcceptMatchesKernelDensities(t *testing.T) {
 			mean += math.Min(1, math.Exp(want)) / s
 			meanLog += want / s
 		}
-		if got := testutil.Flat(out[2*k+1])[step]; math.Abs(got-mean) > 1e-12 {
+		if got := vars.Flat64(out[2*k+1])[step]; math.Abs(got-mean) > 1e-12 {
 			t.Errorf("step %d: AcceptRates %.15f, want %.15f", step+1, got, mean)
 		}
-		if got := testutil.Flat(out[2*k+2])[step]; math.Abs(got-meanLog) > 1e-10*(1+math.Abs(meanLog)) {
+		if got := vars.Flat64(out[2*k+2])[step]; math.Abs(got-meanLog) > 1e-10*(1+math.Abs(meanLog)) {
 			t.Errorf("step %d: MeanLogAccept %.15f, want %.15f", step+1, got, meanLog)
 		}
 	}
@@ -166,7 +166,7 @@ func TestAdaptiveStepSizeReachesTarget(t *testing.T) {
 	for it := 0; it < iters; it++ {
 		out := exec.MustExec(vars.Normal(rng, 1, s, 1, accDim), vars.Normal(rng, k, s, 1, accDim))
 		if it == 0 {
-			first = testutil.Flat(out[0])
+			first = vars.Flat64(out[0])
 		}
 	}
 	v := ctx.In("anneal").GetVariable("log_eta")
@@ -176,7 +176,7 @@ func TestAdaptiveStepSizeReachesTarget(t *testing.T) {
 	if v.Trainable {
 		t.Error("adaptive log_eta must not be trainable (the rule, not the optimiser, sets it)")
 	}
-	logEta := testutil.Flat(v.MustValue())
+	logEta := vars.Flat64(v.MustValue())
 	etas := make([]float64, k)
 	for i, l := range logEta {
 		etas[i] = math.Exp(l)

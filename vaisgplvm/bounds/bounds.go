@@ -10,6 +10,8 @@
 package bounds
 
 import (
+	"math"
+
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
@@ -50,4 +52,13 @@ func (b *Batch) logJoint(h *Node) *Node {
 func weightedMean(logW, h *Node) *Node {
 	w := StopGradient(Softmax(logW, 0))
 	return ReduceSum(Mul(InsertAxes(w, -1), h), 0)
+}
+
+// logMeanExp returns log (1/S) sum_s exp(x_s) along axis 0 of x [S, B]: [B], stably
+// (the maximum is subtracted under StopGradient, so the gradient is the softmax-weighted one).
+func logMeanExp(x *Node) *Node {
+	s := x.Shape().Dim(0)
+	m := StopGradient(ReduceMax(x, 0))
+	lse := Add(Log(ReduceSum(Exp(Sub(x, InsertAxes(m, 0))), 0)), m)
+	return AddScalar(lse, -math.Log(float64(s)))
 }

@@ -47,7 +47,7 @@ func TestBoundIdentities(t *testing.T) {
 		va, _ := bounds.VAIS(b, e, nil, betas, etas, anneal.Options{})
 		return []*Node{mfRes.PerPoint, iw.PerPoint, va.PerPoint}
 	}, tinyX, []int32{0, 1}, eps)
-	mfv, iwv, vav := testutil.Flat(out[0]), testutil.Flat(out[1]), testutil.Flat(out[2])
+	mfv, iwv, vav := vars.Flat64(out[0]), vars.Flat64(out[1]), vars.Flat64(out[2])
 	for n := range mfv {
 		if math.Abs(mfv[n]-iwv[n]) > 1e-10 || math.Abs(mfv[n]-vav[n]) > 1e-10 {
 			t.Errorf("point %d: MF(MC KL) %.12g, IWVI(K=1) %.12g, VAIS(K=0) %.12g should be equal", n, mfv[n], iwv[n], vav[n])
@@ -68,7 +68,7 @@ func TestAnalyticKLMatchesMonteCarlo(t *testing.T) {
 			h := b.Q0.Sample(e)
 			return []*Node{b.Q0.KLToPrior(), Sub(b.Q0.LogProb(h), logPrior(h))}
 		}, tinyX, []int32{0, 1}, eps)
-	kl, samples := testutil.Flat(out[0]), testutil.Flat(out[1])
+	kl, samples := vars.Flat64(out[0]), vars.Flat64(out[1])
 	for n := 0; n < 2; n++ {
 		var mean, sq float64
 		for i := 0; i < s; i++ {
@@ -154,7 +154,7 @@ func TestBoundsAreBounds(t *testing.T) {
 			}
 			return []*Node{Sub(ReduceSum(logW, 1), b.KLU)}
 		}, tinyX, []int32{0, 1}, noise(rng, s, 2, 1), noise(rng, max(k, 1), s, 2, 1))
-		vals = testutil.Flat(out[0])
+		vals = vars.Flat64(out[0])
 		var sq float64
 		for _, v := range vals {
 			mean += v / s

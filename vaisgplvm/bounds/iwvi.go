@@ -2,8 +2,6 @@ package bounds
 
 import (
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 )
 
 // IWVI is the importance-weighted bound with K samples h_k ~ q0(h_n) (eps [K, B, Q]) and one
@@ -15,6 +13,6 @@ import (
 func IWVI(b *Batch, eps *Node) *Result {
 	h := b.Q0.Sample(eps)
 	logW := Sub(b.logJoint(h), b.Q0.LogProbWhitened(eps)) // [K, B]; exact log q0(h), see latent.Q0.LogProb
-	per := anneal.LogMeanExp(logW)
+	per := logMeanExp(logW)
 	return &Result{PerPoint: per, ELBO: total(b, per), Recon: weightedMean(logW, h), LogW: logW}
 }

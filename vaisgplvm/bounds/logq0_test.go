@@ -29,7 +29,7 @@ func TestLogQ0ExactForIllConditionedScale(t *testing.T) {
 	x := vars.Normal(rng, n, d).Value().([][]float64)
 	raw := testutil.TriangularRawScale(n, q, diag, off)
 	const b = 3 // the points in the batch
-	epsVals := testutil.Flat(vars.Normal(rng, s, b, q))
+	epsVals := vars.Flat64(vars.Normal(rng, s, b, q))
 	want := make([]float64, s*b) // -log q0(a + L eps) per [s, b]
 	for k := range want {
 		sq := 0.0
@@ -64,7 +64,7 @@ func TestLogQ0ExactForIllConditionedScale(t *testing.T) {
 		if out[0].DType() != m.DType() {
 			t.Fatalf("%s: graph ran in %s", dt, out[0].DType())
 		}
-		iw, mf, viaInverse := testutil.Flat(out[0]), testutil.Flat(out[1]), testutil.Flat(out[2])
+		iw, mf, viaInverse := vars.Flat64(out[0]), vars.Flat64(out[1]), vars.Flat64(out[2])
 		for k, w := range want {
 			if math.Abs(iw[k]-w) > 1e-4*math.Abs(w) {
 				t.Errorf("%s IWVI sample %d: -log q0 = %g, want %g", dt, k, iw[k], w)

@@ -11,6 +11,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 )
 
@@ -34,10 +35,10 @@ func TestPreconditionedEqualsPlainWhenLIsIdentity(t *testing.T) {
 		pre, _ := bounds.VAIS(b, e0, eps, betas, etas, anneal.Options{Precondition: true})
 		return []*Node{plain.PerPoint, pre.PerPoint, plain.HK, pre.HK}
 	}, tinyX, []int32{0, 1}, noise(rng, 3, 2, 1), noise(rng, k, 3, 2, 1))
-	if d := testutil.MaxAbsDiff(testutil.Flat(out[0]), testutil.Flat(out[1])); d > 1e-9 {
-		t.Errorf("per-point bounds differ by %g: plain %v preconditioned %v", d, testutil.Flat(out[0]), testutil.Flat(out[1]))
+	if d := testutil.MaxAbsDiff(vars.Flat64(out[0]), vars.Flat64(out[1])); d > 1e-9 {
+		t.Errorf("per-point bounds differ by %g: plain %v preconditioned %v", d, vars.Flat64(out[0]), vars.Flat64(out[1]))
 	}
-	if d := testutil.MaxAbsDiff(testutil.Flat(out[2]), testutil.Flat(out[3])); d > 1e-9 {
+	if d := testutil.MaxAbsDiff(vars.Flat64(out[2]), vars.Flat64(out[3])); d > 1e-9 {
 		t.Errorf("chain ends H_K differ by %g", d)
 	}
 }
@@ -72,7 +73,7 @@ func gaussianGap(t *testing.T, k int, eta float64, opt anneal.Options) (gap, se 
 		return c.LogW
 	}, noise(rng, s, 1, q), noise(rng, max(k, 1), s, 1, q))
 	logZ := 0.5*q*math.Log(tau*tau/(1+tau*tau)) - q*mu*mu/(2*(1+tau*tau))
-	w := testutil.Flat(out)
+	w := vars.Flat64(out)
 	var mean, sq float64
 	for _, v := range w {
 		mean += v / float64(len(w))

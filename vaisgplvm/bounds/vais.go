@@ -34,6 +34,6 @@ func VAIS(b *Batch, eps0 *Node, chainEps []*Node, betas, etas *Node, opt anneal.
 	} else {
 		c = anneal.Run(b.Q0.Sample(eps0), chainEps, betas, etas, b.logJoint, b.Q0.LogProb, opt)
 	}
-	per := anneal.LogMeanExp(c.LogW)
+	per := logMeanExp(c.LogW)
 	return &Result{PerPoint: per, ELBO: total(b, per), Recon: weightedMean(c.LogW, c.HK), LogW: c.LogW, HK: c.HK}, c
 }

@@ -104,7 +104,7 @@ func reference(p problem, whitened bool) (mean, vr [][]float64, kl float64, ell 
 		}
 		proj = &b
 	}
-	mu := mat.NewDense(mTest, dTest, flat(p.mu))
+	mu := mat.NewDense(mTest, dTest, testutil.FlattenRows(p.mu))
 	var mn mat.Dense
 	mn.Mul(proj.T(), mu)
 	mean = make([][]float64, nTest)
@@ -117,7 +117,7 @@ func reference(p problem, whitened bool) (mean, vr [][]float64, kl float64, ell 
 		pn := mat.NewVecDense(mTest, mat.Col(nil, n, proj))
 		base := kvar - mat.Dot(mat.NewVecDense(mTest, an), mat.NewVecDense(mTest, an))
 		for d := 0; d < dTest; d++ {
-			sd := mat.NewDense(mTest, mTest, flat(p.s[d]))
+			sd := mat.NewDense(mTest, mTest, testutil.FlattenRows(p.s[d]))
 			var t mat.VecDense
 			t.MulVec(sd.T(), pn)
 			mean[n][d] = mn.At(n, d)
@@ -133,7 +133,7 @@ func reference(p problem, whitened bool) (mean, vr [][]float64, kl float64, ell 
 		panic(err)
 	}
 	for d := 0; d < dTest; d++ {
-		sd := mat.NewDense(mTest, mTest, flat(p.s[d]))
+		sd := mat.NewDense(mTest, mTest, testutil.FlattenRows(p.s[d]))
 		var sig mat.Dense
 		sig.Mul(sd, sd.T())
 		md := mat.NewVecDense(mTest, mat.Col(nil, d, mu))
@@ -150,14 +150,6 @@ func reference(p problem, whitened bool) (mean, vr [][]float64, kl float64, ell 
 		}
 	}
 	return mean, vr, kl, ell
-}
-
-func flat(m [][]float64) []float64 {
-	var out []float64
-	for _, r := range m {
-		out = append(out, r...)
-	}
-	return out
 }
 
 // TestPosteriorMatchesGonum checks Predict (per output and summed variance), KL and the masked
@@ -187,18 +179,18 @@ func TestPosteriorMatchesGonum(t *testing.T) {
 			name      string
 			got, want []float64
 		}{
-			{"mean", testutil.Flat(out[0]), flat(mean)},
-			{"var", testutil.Flat(out[1]), flat(vr)},
-			{"summed var", testutil.Flat(out[2]), wantVarSum},
-			{"KL", testutil.Flat(out[3]), []float64{kl}},
-			{"masked ELL", testutil.Flat(out[4]), ell},
+			{"mean", vars.Flat64(out[0]), testutil.FlattenRows(mean)},
+			{"var", vars.Flat64(out[1]), testutil.FlattenRows(vr)},
+			{"summed var", vars.Flat64(out[2]), wantVarSum},
+			{"KL", vars.Flat64(out[3]), []float64{kl}},
+			{"masked ELL", vars.Flat64(out[4]), ell},
 		}
 		for _, c := range checks {
 			if d := testutil.MaxAbsDiff(c.got, c.want); !(d < 1e-9) {
 				t.Errorf("whitened=%v %s: max diff %g\n got  %v\n want %v", whitened, c.name, d, c.got, c.want)
 			}
 		}
-		if e := testutil.Flat(out[4]); e[2] != 0 {
+		if e := vars.Flat64(out[4]); e[2] != 0 {
 			t.Errorf("a fully masked point has expected log-likelihood %g, want 0", e[2])
 		}
 	}
@@ -219,7 +211,7 @@ func TestUnmaskedELLMatchesAllOnesMask(t *testing.T) {
 		post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 		return []*Node{lik.ExpectedLogLik(ctx, post, x, nil, h), lik.ExpectedLogLik(ctx, post, x, mask, h)}
 	}, p.h, p.x, ones)
-	if d := testutil.MaxAbsDiff(testutil.Flat(out[0]), testutil.Flat(out[1])); d > 1e-10 {
+	if d := testutil.MaxAbsDiff(vars.Flat64(out[0]), vars.Flat64(out[1])); d > 1e-10 {
 		t.Errorf("unmasked and all-observed ELL differ by %g", d)
 	}
 }
@@ -248,7 +240,7 @@ func TestSharedSqrtEqualsRepeatedS(t *testing.T) {
 		}, p.h, p.x, p.mask)
 		var res [][]float64
 		for _, o := range out {
-			res = append(res, testutil.Flat(o))
+			res = append(res, vars.Flat64(o))
 		}
 		return res
 	}
@@ -283,7 +275,7 @@ func TestMeanBias(t *testing.T) {
 			per := post.Predict(h, true)
 			return []*Node{per.Mean, per.Var, lik.ExpectedLogLik(ctx, post, x, mask, h)}
 		}, p.h, x, p.mask)
-		return [][]float64{testutil.Flat(out[0]), testutil.Flat(out[1]), testutil.Flat(out[2])}
+		return [][]float64{vars.Flat64(out[0]), vars.Flat64(out[1]), vars.Flat64(out[2])}
 	}
 	with, without := eval(bias, p.x), eval(nil, shifted)
 	for i, v := range with[0] {

@@ -7,7 +7,6 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 )
 
 // Gaussian is the likelihood x_nd = f_d(h_n) + e, e ~ N(0, s^2), with a learned noise variance s^2
@@ -22,7 +21,7 @@ const NoiseVarianceFloor = 1e-6
 
 // NoiseVariance returns s^2 (a scalar node), at least NoiseVarianceFloor.
 func (lk *Gaussian) NoiseVariance(ctx *context.Context, g *Graph) *Node {
-	v := vars.New(ctx.In("likelihood"), "raw_noise_variance", kernels.InvSoftplus(lk.NoiseVariance0))
+	v := vars.New(ctx.In("likelihood"), "raw_noise_variance", vars.InvSoftplus(lk.NoiseVariance0))
 	return AddScalar(Softplus(v.ValueGraph(g)), NoiseVarianceFloor)
 }
 

@@ -126,7 +126,7 @@ func TestProjectedMatchesDirect(t *testing.T) {
 					}, p.h, p.x)
 					var res [][]float64
 					for _, o := range out {
-						res = append(res, testutil.Flat(o))
+						res = append(res, vars.Flat64(o))
 					}
 					return res
 				}
@@ -208,7 +208,7 @@ func TestProjectedMaskedMatchesDirect(t *testing.T) {
 						}, hs, p.x, mask)
 						var res [][]float64
 						for _, o := range out {
-							res = append(res, testutil.Flat(o))
+							res = append(res, vars.Flat64(o))
 						}
 						return res
 					}
@@ -266,7 +266,7 @@ func TestProjectedFloat32(t *testing.T) {
 		return []*Node{gp.NewPosterior(ctx, h.Graph(), in, kern).Predict(h, false).Mean}
 	}, p.h)
 	rng := rand.New(rand.NewPCG(13, 0))
-	mf := testutil.Flat(means[0])
+	mf := vars.Flat64(means[0])
 	x := make([][]float64, wideN)
 	sq, fit := 0.0, 0.0
 	for i := range x {
@@ -323,7 +323,7 @@ func TestProjectedKernelSpaceConditioning(t *testing.T) {
 			ell := lik.ExpectedLogLik(ctx, post, x, nil, h)
 			return []*Node{ell, Gradient(ReduceAllSum(ell), h)[0]}
 		}, p.h, p.x)
-		return [][]float64{testutil.Flat(out[0]), testutil.Flat(out[1])}
+		return [][]float64{vars.Flat64(out[0]), vars.Flat64(out[1])}
 	}
 	direct, kernelSpace := eval(false), eval(true)
 	for i, tol := range []float64{1e-8, 1e-6} {

@@ -7,7 +7,6 @@ package kernels
 
 import (
 	"fmt"
-	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -62,18 +61,10 @@ func New(name string, cfg Config) (Kernel, error) {
 	return nil, fmt.Errorf("kernels: unknown kernel %q (want se, matern32, matern52 or linear)", name)
 }
 
-// InvSoftplus returns y with softplus(y) = x, for x > 0.
-func InvSoftplus(x float64) float64 {
-	if x > 30 {
-		return x
-	}
-	return math.Log(math.Expm1(x))
-}
-
 // positive returns softplus of the unconstrained variable "raw_<name>" under ctx, initialised so
 // that its value is init (a scalar or a [Q] vector).
 func positive(ctx *context.Context, g *Graph, name string, init float64, q int) *Node {
-	raw := InvSoftplus(init)
+	raw := vars.InvSoftplus(init)
 	var v *context.Variable
 	if q == 0 {
 		v = vars.New(ctx, "raw_"+name, raw)

@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 )
 
@@ -48,12 +49,12 @@ func TestKernelsAgainstDirectFormulas(t *testing.T) {
 			// The gradient must be finite even at zero distance.
 			return []*Node{km, k.Diag(ctx, a), Gradient(ReduceAllSum(km), a)[0], prep.Cross(a), prep.Diag(a)}
 		}, x1, x2)
-		got, diag, grad := testutil.Flat(out[0]), testutil.Flat(out[1]), testutil.Flat(out[2])
+		got, diag, grad := vars.Flat64(out[0]), vars.Flat64(out[1]), vars.Flat64(out[2])
 		// The prepared kernel (what the GP evaluates at Z) equals Matrix and Diag.
-		if d := testutil.MaxAbsDiff(testutil.Flat(out[3]), got); d > 1e-14 {
+		if d := testutil.MaxAbsDiff(vars.Flat64(out[3]), got); d > 1e-14 {
 			t.Errorf("%s: Prepare(x2).Cross differs from Matrix by %g", name, d)
 		}
-		if d := testutil.MaxAbsDiff(testutil.Flat(out[4]), diag); d > 1e-14 {
+		if d := testutil.MaxAbsDiff(vars.Flat64(out[4]), diag); d > 1e-14 {
 			t.Errorf("%s: Prepare(x2).Diag differs from Diag by %g", name, d)
 		}
 		for i := 0; i < n1; i++ {

@@ -14,7 +14,6 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
 )
 
@@ -50,7 +49,7 @@ func Batch(ctx *context.Context, g *Graph, c *Config, idx *Node) *Q0 {
 	lc := ctx.In("latent")
 	mean := Gather(vars.New(lc, "mean", c.Mean0).ValueGraph(g), InsertAxes(idx, -1))
 	q := &Q0{Q: c.Q, Mean: mean}
-	raw0 := kernels.InvSoftplus(c.Scale0)
+	raw0 := vars.InvSoftplus(c.Scale0)
 	if c.Diagonal {
 		init := make([][]float64, c.N)
 		for i := range init {

@@ -23,9 +23,8 @@
 //
 // Cholesky never adds jitter itself. Callers that factor a kernel matrix add jitter * I, with
 // DefaultJitter relative to the kernel variance (see gp.Inducing). A matrix that is not positive
-// definite even after jitter yields NaN entries in L; CheckFinite-style checks in the training loop
-// turn that into an error naming the iteration. PivotMin returns the smallest pivot so callers can
-// report it.
+// definite even after jitter yields NaN entries in L; the training loop's finite checks (package
+// train) turn that into an error naming the iteration.
 //
 // # Gradients of matrix products
 //

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
 )
 
@@ -66,7 +67,7 @@ func TestCholeskyAgainstGonum(t *testing.T) {
 			var lRef, xRef mat.TriDense
 			ch.LTo(&lRef)
 			_ = xRef.InverseTri(&lRef)
-			lGot, xGot := testutil.Flat(out[0]), testutil.Flat(out[1])
+			lGot, xGot := vars.Flat64(out[0]), vars.Flat64(out[1])
 			lScale := mat.Norm(&lRef, math.Inf(1))
 			xScale := mat.Norm(&xRef, math.Inf(1))
 			// Tolerances: backward-stable Cholesky has relative error ~ n eps cond(A)^(1/2) on L,
@@ -74,14 +75,14 @@ func TestCholeskyAgainstGonum(t *testing.T) {
 			eps := 2.2e-16
 			tolL := 50 * float64(n) * eps * math.Sqrt(sz.cond) * lScale
 			tolX := 50 * float64(n) * eps * sz.cond * xScale
-			if d := testutil.MaxAbsDiff(lGot, testutil.Flat(tensorOf(&lRef))); d > tolL {
+			if d := testutil.MaxAbsDiff(lGot, vars.Flat64(tensorOf(&lRef))); d > tolL {
 				t.Errorf("L differs from gonum by %g > %g", d, tolL)
 			}
-			if d := testutil.MaxAbsDiff(xGot, testutil.Flat(tensorOf(&xRef))); d > tolX {
+			if d := testutil.MaxAbsDiff(xGot, vars.Flat64(tensorOf(&xRef))); d > tolX {
 				t.Errorf("L^-1 differs from gonum by %g > %g", d, tolX)
 			}
 			fRef := gonumObjective(a, w, v)
-			if got := testutil.Flat(out[2])[0]; math.Abs(got-fRef) > 1e-7*(1+math.Abs(fRef)) {
+			if got := vars.Flat64(out[2])[0]; math.Abs(got-fRef) > 1e-7*(1+math.Abs(fRef)) {
 				t.Errorf("objective %g, gonum %g", got, fRef)
 			}
 
@@ -90,7 +91,7 @@ func TestCholeskyAgainstGonum(t *testing.T) {
 			if sz.cond > 1e5 {
 				return // finite differences are not reliable there; the values were checked above
 			}
-			grad := testutil.Flat(out[3])
+			grad := vars.Flat64(out[3])
 			h := 1e-6
 			for trial := 0; trial < 12; trial++ {
 				i, j := rng.IntN(n), rng.IntN(n)
@@ -136,24 +137,24 @@ func TestBatchedAndSolve(t *testing.T) {
 		l := linalg.Cholesky(a)
 		return []*Node{linalg.CholeskySolve(l, b), linalg.SolveLower(l, b), linalg.LogDet(a)}
 	}, as, rhs)
-	solve, lower, logdet := testutil.Flat(out[0]), testutil.Flat(out[1]), testutil.Flat(out[2])
+	solve, lower, logdet := vars.Flat64(out[0]), vars.Flat64(out[1]), vars.Flat64(out[2])
 	for b := 0; b < batch; b++ {
 		var ch mat.Cholesky
 		ch.Factorize(syms[b])
 		var x mat.Dense
-		if err := ch.SolveTo(&x, mat.NewDense(n, k, flat(rhs[b]))); err != nil {
+		if err := ch.SolveTo(&x, mat.NewDense(n, k, testutil.FlattenRows(rhs[b]))); err != nil {
 			t.Fatal(err)
 		}
 		var l mat.TriDense
 		ch.LTo(&l)
 		var y mat.Dense
-		if err := y.Solve(&l, mat.NewDense(n, k, flat(rhs[b]))); err != nil {
+		if err := y.Solve(&l, mat.NewDense(n, k, testutil.FlattenRows(rhs[b]))); err != nil {
 			t.Fatal(err)
 		}
-		if d := testutil.MaxAbsDiff(solve[b*n*k:(b+1)*n*k], flat(testutil.ToSlice(&x))); d > 1e-10 {
+		if d := testutil.MaxAbsDiff(solve[b*n*k:(b+1)*n*k], testutil.FlattenRows(testutil.ToSlice(&x))); d > 1e-10 {
 			t.Errorf("batch %d: CholeskySolve differs from gonum by %g", b, d)
 		}
-		if d := testutil.MaxAbsDiff(lower[b*n*k:(b+1)*n*k], flat(testutil.ToSlice(&y))); d > 1e-10 {
+		if d := testutil.MaxAbsDiff(lower[b*n*k:(b+1)*n*k], testutil.FlattenRows(testutil.ToSlice(&y))); d > 1e-10 {
 			t.Errorf("batch %d: SolveLower differs from gonum by %g", b, d)
 		}
 		if d := math.Abs(logdet[b] - ch.LogDet()); d > 1e-10 {
@@ -183,13 +184,13 @@ func TestSecondOrder(t *testing.T) {
 	if err := inv.Inverse(a); err != nil {
 		t.Fatal(err)
 	}
-	if d := testutil.MaxAbsDiff(testutil.Flat(out[0]), flat(testutil.ToSlice(&inv))); d > 1e-9 {
+	if d := testutil.MaxAbsDiff(vars.Flat64(out[0]), testutil.FlattenRows(testutil.ToSlice(&inv))); d > 1e-9 {
 		t.Errorf("d logdet/dA differs from A^-1 by %g", d)
 	}
 	var want mat.Dense
 	want.Product(&inv, w, &inv)
 	want.Scale(-1, &want)
-	if d := testutil.MaxAbsDiff(testutil.Flat(out[1]), flat(testutil.ToSlice(&want))); d > 1e-8 {
+	if d := testutil.MaxAbsDiff(vars.Flat64(out[1]), testutil.FlattenRows(testutil.ToSlice(&want))); d > 1e-8 {
 		t.Errorf("second derivative differs from -A^-1 W A^-1 by %g", d)
 	}
 }
@@ -198,7 +199,7 @@ func TestSecondOrder(t *testing.T) {
 func TestNotPositiveDefiniteGivesNaN(t *testing.T) {
 	out := MustExecOnce(testutil.Backend(), func(a *Node) *Node { return linalg.Cholesky(a) },
 		[][]float64{{1, 2}, {2, 1}})
-	if v := testutil.Flat(out)[3]; !math.IsNaN(v) {
+	if v := vars.Flat64(out)[3]; !math.IsNaN(v) {
 		t.Errorf("L[1,1] of an indefinite matrix = %g, want NaN", v)
 	}
 }
@@ -218,14 +219,6 @@ func BenchmarkCholesky50(b *testing.B) {
 }
 
 func tensorOf(m mat.Matrix) *tensorsT { return newTensor(testutil.ToSlice(m)) }
-
-func flat(m [][]float64) []float64 {
-	var out []float64
-	for _, r := range m {
-		out = append(out, r...)
-	}
-	return out
-}
 
 // TestCholeskyReadsLowerTriangle: only the lower triangle of the input is read (as documented):
 // garbage above the diagonal changes neither L nor L^-1, nor TriangularInverse of the lower
@@ -249,7 +242,7 @@ func TestCholeskyReadsLowerTriangle(t *testing.T) {
 		})
 		want, got := exec.MustExec(a), exec.MustExec(garbled)
 		for k := range want {
-			if d := testutil.MaxAbsDiff(testutil.Flat(got[k]), testutil.Flat(want[k])); d != 0 {
+			if d := testutil.MaxAbsDiff(vars.Flat64(got[k]), vars.Flat64(want[k])); d != 0 {
 				t.Errorf("n = %d, output %d: garbage above the diagonal changed it by %g", n, k, d)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -131,7 +132,7 @@ func checkDirectionalDerivatives(t *testing.T, tr *train.Trainer) {
 	grads := grad.MustExec(in...)
 	base := make([][]float64, len(params))
 	for i, v := range params {
-		base[i] = testutil.Flat(v.MustValue())
+		base[i] = vars.Flat64(v.MustValue())
 	}
 	rng := rand.New(rand.NewPCG(3, 3))
 	set := func(dir [][]float64, h float64) {
@@ -143,13 +144,13 @@ func checkDirectionalDerivatives(t *testing.T, tr *train.Trainer) {
 			v.MustSetValue(tensors.FromFlatDataAndDimensions(val, v.Shape().Dimensions...))
 		}
 	}
-	eval := func() float64 { return testutil.Flat(value.MustExec(in...)[0])[0] }
+	eval := func() float64 { return vars.Flat64(value.MustExec(in...)[0])[0] }
 	const h = 1e-4
 	for trial := range 3 {
 		dir := make([][]float64, len(params))
 		ad := 0.0
 		for i := range params {
-			g := testutil.Flat(grads[i])
+			g := vars.Flat64(grads[i])
 			dir[i] = make([]float64, len(base[i]))
 			for k := range dir[i] {
 				dir[i][k] = rng.NormFloat64()

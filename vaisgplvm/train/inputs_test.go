@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
@@ -82,7 +83,7 @@ func TestStepInputsPrefetch(t *testing.T) {
 				}
 				continue
 			}
-			gf, wf := testutil.Flat(g.(*tensors.Tensor)), testutil.Flat(w.(*tensors.Tensor))
+			gf, wf := vars.Flat64(g.(*tensors.Tensor)), vars.Flat64(w.(*tensors.Tensor))
 			if d := testutil.MaxAbsDiff(gf, wf); d != 0 || len(gf) == 0 {
 				t.Errorf("iteration %d input %d: max difference %g (%d values), want 0", it, i, d, len(gf))
 			}

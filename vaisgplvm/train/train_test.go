@@ -309,7 +309,7 @@ func TestScoreMissing(t *testing.T) {
 		post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
 		return ReduceAllSum(m.Lik.ExpectedLogLik(ctx, post, xt, mk, h))
 	}, truth, inv, ev.Latent)
-	if want := -testutil.Flat(out)[0] / 6; math.Abs(sc.NELL-want) > 1e-8 {
+	if want := -vars.Flat64(out)[0] / 6; math.Abs(sc.NELL-want) > 1e-8 {
 		t.Errorf("missing NELL %g, want %g", sc.NELL, want)
 	}
 	if _, err := toyTrainer(t, "mf", nil).ScoreMissing(truth, ev); err == nil {

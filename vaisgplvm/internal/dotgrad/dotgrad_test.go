@@ -47,7 +47,7 @@ func grads(t *testing.T, op func(a, b *Node) *Node, a, b *tensors.Tensor) [][]fl
 	}, a, b)
 	res := make([][]float64, len(out))
 	for i, o := range out {
-		res[i] = testutil.Flat(o)
+		res[i] = vars.Flat64(o)
 	}
 	return res
 }

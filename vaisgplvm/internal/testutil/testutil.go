@@ -9,11 +9,10 @@ import (
 	"sync"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
 
 var (
@@ -84,23 +83,13 @@ func ToSlice(m mat.Matrix) [][]float64 {
 	return out
 }
 
-// Flat returns the float64 data of a tensor (float32 tensors are converted).
-func Flat(t *tensors.Tensor) []float64 {
-	switch v := t.Value().(type) {
-	case float64:
-		return []float64{v}
-	case float32:
-		return []float64{float64(v)}
+// FlattenRows returns the rows of m [N, D] concatenated, row-major [N*D].
+func FlattenRows(m [][]float64) []float64 {
+	var out []float64
+	for _, r := range m {
+		out = append(out, r...)
 	}
-	if t.DType().String() == "Float32" {
-		f := tensors.MustCopyFlatData[float32](t)
-		out := make([]float64, len(f))
-		for i, x := range f {
-			out[i] = float64(x)
-		}
-		return out
-	}
-	return tensors.MustCopyFlatData[float64](t)
+	return out
 }
 
 // MaxAbsDiff returns max_i |a_i - b_i|.
@@ -141,7 +130,7 @@ func TriangularRawScale(n, q int, diag, off float64) [][][]float64 {
 			for c := 0; c < r; c++ {
 				raw[i][r][c] = off
 			}
-			raw[i][r][r] = kernels.InvSoftplus(diag)
+			raw[i][r][r] = vars.InvSoftplus(diag)
 		}
 	}
 	return raw

@@ -7,6 +7,7 @@ package vars
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -114,6 +115,15 @@ func Normal(rng *rand.Rand, dims ...int) *tensors.Tensor {
 		v[i] = rng.NormFloat64()
 	}
 	return tensors.FromFlatDataAndDimensions(v, dims...)
+}
+
+// InvSoftplus returns y with softplus(y) = x, for x > 0: the unconstrained starting value of a
+// positive parameter (kernel variance, lengthscale, noise variance, q0's scale) kept as softplus(y).
+func InvSoftplus(x float64) float64 {
+	if x > 30 {
+		return x
+	}
+	return math.Log(math.Expm1(x))
 }
 
 // Flat64 returns the values of a float64 or float32 tensor as float64.
