@@ -19,6 +19,9 @@ type Result struct {
 	Settings map[string]any `json:"settings"`
 	Rows     []Row          `json:"rows"`
 	Claims   []Claim        `json:"claims"`
+	// Baselines are the simple methods beside the GPLVMs: PCA and data-space 1-NN (Table 1),
+	// column-mean and k-NN imputation of the hidden pixels (Table 2).
+	Baselines []Baseline `json:"baselines,omitempty"`
 
 	jobs []job                    // for WriteFigures
 	sets map[string]*data.Dataset // the datasets, by name
@@ -144,7 +147,49 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 	}
 	res.Rows = rowsOf(res.jobs, o.Runs, snaps, table)
 	res.Claims = claims(res)
+	if res.Baselines, err = o.snapshotBaselines(table, res); err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
+	}
 	return res, nil
+}
+
+// snapshotBaselines computes the baselines of Table 1 (PCA with each dataset's Q, data-space
+// 1-NN) and Table 2 (imputation of each seed's hidden pixels); Table 3 has none.
+func (o Options) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
+	var out []Baseline
+	for _, name := range o.Datasets {
+		ds := res.sets[name]
+		switch table {
+		case 1:
+			q := 0
+			for _, j := range res.jobs {
+				if j.dataset == name {
+					q = j.cfg.Q
+					break
+				}
+			}
+			b, err := latentBaselines(name, ds.X, ds.Mask, ds.Labels, min(q, len(ds.X[0])))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b...)
+		case 2:
+			var mean, knn []float64
+			for r := 1; r <= o.Runs; r++ {
+				hidden, mask, _, err := HidePixels(ds.X, uint64(r))
+				if err != nil {
+					return nil, err
+				}
+				m, k, err := imputationMSE(ds.X, hidden, mask, hidden, mask, true)
+				if err != nil {
+					return nil, err
+				}
+				mean, knn = append(mean, m), append(knn, k)
+			}
+			out = append(out, imputationRows(name, mean, knn)...)
+		}
+	}
+	return out, nil
 }
 
 // rowsOf summarises the jobs, runs consecutive jobs per cell, into one row per cell and snapshot.

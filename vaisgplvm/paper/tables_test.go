@@ -52,6 +52,10 @@ func TestTable1IsIndependentOfJobs(t *testing.T) {
 	if md := res[0].Markdown(); !strings.Contains(md, "| paper -ELBO |") || strings.Count(md, "| oilflow | 3 | ") != 2 {
 		t.Errorf("Markdown: want a paper column and the seed-paired lines of VAIS against iwvi and mf:\n%s", md)
 	}
+	if b := res[0].Baselines; len(b) != 3 || b[0].Method != "data space" || b[1].Method != "PCA (2 components)" || b[2].Method != "PCA (10 components)" ||
+		b[0].OneNNError == nil || b[2].OneNNError == nil || b[2].MSE == nil || !(b[2].MSE[0] > 0 && b[2].MSE[0] < b[1].MSE[0]) || !((*b[0].OneNNError)[0] < 0.05) {
+		t.Errorf("baselines %+v: want data-space and 2- and 10-component PCA 1-NN errors (data space below 5%% on oilflow) and PCA's MSE, lower with 10", b)
+	}
 	// The paper prints no oilflow row at 3 iterations, but the claims compare last snapshots.
 	if len(res[0].Claims) != 3 {
 		t.Errorf("want 3 claims (-ELBO, MSE, NELL on oilflow), got %+v", res[0].Claims)
@@ -109,6 +113,10 @@ func TestTable2Smoke(t *testing.T) {
 		if !(r.MSE[0] > 0 && r.MSE[0] < 1) || r.OneNNError == nil || !(r.NELL[0] > 0) {
 			t.Errorf("row %+v: want a missing-pixel MSE in (0, 1) on the unit scale, a NELL and a 1-NN error", r)
 		}
+	}
+	if b := res.Baselines; len(b) != 2 || b[0].MSE == nil || b[1].MSE == nil || !(b[0].MSE[0] > 0 && b[0].MSE[0] < 1) ||
+		!(b[1].MSE[0] > 0 && b[1].MSE[0] < b[0].MSE[0]) {
+		t.Errorf("baselines %+v: want column-mean and 5-NN imputation MSEs in (0, 1), 5-NN below the column mean on MNIST", b)
 	}
 	dir := t.TempDir()
 	files, err := res.WriteFigures(dir)
@@ -201,6 +209,9 @@ func TestTable5Smoke(t *testing.T) {
 		if r.Paper == nil {
 			t.Errorf("%s: want the paper's oilflow row", r.Method)
 		}
+	}
+	if b := res.Baselines; len(b) != 2 || b[0].MSE == nil || !(b[0].MSE[0] > 0) || b[1].MSE == nil || !(b[1].MSE[0] > 0) {
+		t.Errorf("baselines %+v: want column-mean and 5-NN imputation MSEs of the held-out entries", b)
 	}
 	if len(res.Claims) != 2 || !strings.Contains(res.Claims[0].Paper, "VAIS < STANDARD (1.71 < 2.45)") {
 		t.Errorf("claims %+v: want held-out MSE and NLL, the paper's VAIS < STANDARD (1.71 < 2.45)", res.Claims)

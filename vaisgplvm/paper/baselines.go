@@ -1,0 +1,115 @@
+package paper
+
+import (
+	"fmt"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/nb"
+)
+
+// KNN is the number of neighbours of the k-nearest-neighbour imputation baseline.
+const KNN = 5
+
+// Baseline is one line of a table's simple baselines (package baselines), beside the GPLVMs: PCA
+// and the data space itself in Table 1 (1-NN error; PCA's reconstruction MSE), column-mean and
+// k-NN imputation of the hidden entries in Tables 2 and 5 (MSE in the table's units). Pairs are
+// mean and 2 s.e. over the runs (the hidden entries depend on the seed); nil where it does not
+// apply.
+type Baseline struct {
+	Dataset    string      `json:"dataset"`
+	Method     string      `json:"method"`
+	Runs       int         `json:"runs"`
+	MSE        *[2]float64 `json:"mse,omitempty"`
+	OneNNError *[2]float64 `json:"one_nn_error,omitempty"`
+}
+
+// latentBaselines returns Table 1's baselines on x [N, D] (mask nil or 0 at missing entries) with
+// labels (nil: no 1-NN errors): the data space's 1-NN error, and PCA with 2 and with q components
+// (1-NN error of the scores, reconstruction MSE over the observed entries; missing entries are
+// mean-imputed first).
+func latentBaselines(dataset string, x, mask [][]float64, labels []int, q int) ([]Baseline, error) {
+	full, err := baselines.MeanImpute(x, mask, x, mask)
+	if err != nil {
+		return nil, err
+	}
+	space := Baseline{Dataset: dataset, Method: "data space", Runs: 1}
+	if labels != nil {
+		space.OneNNError = oneValue(metrics.OneNNError(full, labels))
+	}
+	out := []Baseline{space}
+	for _, c := range []int{2, q} {
+		if c > min(len(x), len(x[0])) || (c == q && q == 2) {
+			continue
+		}
+		scores, recon, err := baselines.PCA(full, c)
+		if err != nil {
+			return nil, err
+		}
+		mse := [2]float64{metrics.MSE(x, recon, mask), 0}
+		pca := Baseline{Dataset: dataset, Method: fmt.Sprintf("PCA (%d components)", c), Runs: 1, MSE: &mse}
+		if labels != nil {
+			pca.OneNNError = oneValue(metrics.OneNNError(scores, labels))
+		}
+		out = append(out, pca)
+	}
+	return out, nil
+}
+
+// imputationMSE returns the MSE over the hidden entries (mask 0) of truth [N, D] of column-mean
+// and KNN-neighbour imputation from the reference rows ref (self: ref is the data itself, each row
+// not its own neighbour).
+func imputationMSE(truth, hidden, mask, ref, refMask [][]float64, self bool) (mean, knn float64, err error) {
+	m, err := baselines.MeanImpute(hidden, mask, ref, refMask)
+	if err != nil {
+		return 0, 0, err
+	}
+	k, err := baselines.KNNImpute(hidden, mask, ref, refMask, KNN, self)
+	if err != nil {
+		return 0, 0, err
+	}
+	inv := invertMask(mask)
+	return metrics.MSE(truth, m, inv), metrics.MSE(truth, k, inv), nil
+}
+
+// imputationRows summarises per-run imputation MSEs of one dataset as two Baseline lines.
+func imputationRows(dataset string, mean, knn []float64) []Baseline {
+	m, k := meanTwoSE(mean), meanTwoSE(knn)
+	return []Baseline{
+		{Dataset: dataset, Method: "column-mean imputation", Runs: len(mean), MSE: &m},
+		{Dataset: dataset, Method: fmt.Sprintf("%d-NN imputation", KNN), Runs: len(knn), MSE: &k},
+	}
+}
+
+// oneValue is v as a pair with no spread, nil when v is NaN (no labels' neighbour).
+func oneValue(v float64) *[2]float64 {
+	if v != v {
+		return nil
+	}
+	return &[2]float64{v, 0}
+}
+
+// invertMask returns 1 - mask.
+func invertMask(mask [][]float64) [][]float64 {
+	out := make([][]float64, len(mask))
+	for i, r := range mask {
+		out[i] = make([]float64, len(r))
+		for j, v := range r {
+			out[i][j] = 1 - v
+		}
+	}
+	return out
+}
+
+// baselineTable renders baselines (nil when there are none).
+func baselineTable(bs []Baseline, what string) *nb.Table {
+	if len(bs) == 0 {
+		return nil
+	}
+	t := &nb.Table{Title: "Simple baselines, no GPLVM (package baselines): " + what,
+		Header: []string{"dataset", "baseline", "MSE", "1-NN error"}}
+	for _, b := range bs {
+		t.Rows = append(t.Rows, []string{b.Dataset, b.Method, pmOpt("%.4f", b.MSE, b.Runs), pmOpt("%.3f", b.OneNNError, b.Runs)})
+	}
+	return t
+}
