@@ -182,6 +182,9 @@ func TestTable3PerRun(t *testing.T) {
 			t.Errorf("%s %d: row entropy %v, runs %g and %g", r.Method, r.Iterations, *r.Entropy, *a.Entropy, *b.Entropy)
 		}
 	}
+	if md := res.Markdown(); strings.Count(md, "| 20.3 | ") != 1 || strings.Count(md, "| 4.1 | ") != 1 {
+		t.Errorf("Markdown: want the paper's ESS 20.3 (VAIS) and 4.1 (IWVI) beside the last snapshot:\n%s", md)
+	}
 	if len(res.Claims) != 2 || !strings.Contains(res.Claims[0].Paper, "VAIS > IWVI (20.3 > 4.1)") {
 		t.Errorf("claims %+v: want the ESS and entropy orderings, the paper's VAIS > IWVI (20.3 > 4.1)", res.Claims)
 	}
