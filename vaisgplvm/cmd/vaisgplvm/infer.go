@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
@@ -30,6 +31,7 @@ func runInfer(args []string) error {
 	dataPath := fs.String("data", "", "new points: a delimited file (comma, semicolon or tab) with a header line and D values per row; empty, NaN, NA or ? fields are missing and get imputed (required)")
 	out := fs.String("out", "", "output directory (required)")
 	iters := fs.Int("iters", 500, "Adam iterations for the new latents")
+	lr := fs.Float64("lr", 0, "Adam learning rate for the new latents (0 = the trained model's)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	backendName := fs.String("backend", "", backendHelp)
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier infer in --out (infer's files are infer.json and infer_*.csv, so a training directory is fine)")
@@ -41,6 +43,9 @@ func runInfer(args []string) error {
 	}
 	if *iters < 1 || *seed == 0 {
 		return usagef("--iters and --seed must be >= 1")
+	}
+	if !(*lr >= 0) || math.IsInf(*lr, 0) {
+		return usagef("--lr %g: want a positive finite learning rate, or 0 for the trained model's", *lr)
 	}
 	dir, err := rundir.Open(*out, inferOutputs, rundir.Options{Overwrite: *overwrite})
 	if err != nil {
@@ -80,7 +85,7 @@ func runInfer(args []string) error {
 	}
 	// A model trained on standardised data takes standardised points; its reconstruction goes back
 	// to the file's units.
-	res, err := infer.Latents(tr, td.toModelUnits(x), mask, infer.Options{Iters: *iters, Seed: *seed})
+	res, err := infer.Latents(tr, td.toModelUnits(x), mask, infer.Options{Iters: *iters, Seed: *seed, LR: *lr})
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{"train", "--out", out, "--data", "x.csv", "--dataset", "wine"}, // both
 		{"infer", "--out", out},
 		{"infer", "--checkpoint", "x.gob", "--data", "x.csv", "--out", out, "--iters", "0"},
+		{"infer", "--checkpoint", "x.gob", "--data", "x.csv", "--out", out, "--lr", "-1"},
 		{"train", "-h"},
 	}
 	for _, args := range cases {
