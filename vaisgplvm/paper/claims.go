@@ -14,7 +14,9 @@ type Claim struct {
 	Paper   string `json:"paper"`   // the paper's ordering with its values, e.g. "VAIS < IWVI < MF (-6.82 < -4.13 < -3.07) at 3000 iterations"
 	Ours    string `json:"ours"`    // ours, with means over the seeds
 	Agree   bool   `json:"agree"`   // the two orderings are the same
-	Words   string `json:"words"`   // the comparison in a sentence
+	// SameBest says the same method comes first in both (true whenever Agree is).
+	SameBest bool   `json:"same_best"`
+	Words    string `json:"words"` // the comparison in a sentence
 }
 
 // ordering orders names by values (ascending when lower is better, else descending) and formats
@@ -46,7 +48,7 @@ func ordering(names []string, values []float64, lowerBetter bool, format string)
 func orderClaim(subject string, names []string, paper, ours []float64, lowerBetter bool, format, paperAt, oursAt string) Claim {
 	po, pt := ordering(names, paper, lowerBetter, format)
 	oo, ot := ordering(names, ours, lowerBetter, format)
-	c := Claim{Subject: subject, Paper: pt + paperAt, Ours: ot + oursAt, Agree: slices.Equal(po, oo)}
+	c := Claim{Subject: subject, Paper: pt + paperAt, Ours: ot + oursAt, Agree: slices.Equal(po, oo), SameBest: po[0] == oo[0]}
 	better := "lowest"
 	if !lowerBetter {
 		better = "highest"

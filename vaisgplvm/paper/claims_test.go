@@ -32,6 +32,9 @@ func TestClaims(t *testing.T) {
 	}
 	for i, w := range want {
 		c := got[i]
+		if c.SameBest != (i != 0) {
+			t.Errorf("claim %d: same best %v, want %v", i, c.SameBest, i != 0)
+		}
 		if c.Agree != w.agree || !strings.HasPrefix(c.Paper, w.paper) || !strings.HasPrefix(c.Ours, w.our) || !strings.Contains(c.Words, w.words) {
 			t.Errorf("claim %d: %+v\nwant agree %v, paper %q, ours %q, words %q", i, c, w.agree, w.paper, w.our, w.words)
 		}

@@ -132,8 +132,11 @@ func claimsTable(claims []Claim) *nb.Table {
 		Header: []string{"claim", "paper", "ours", "agree"}}
 	for _, c := range claims {
 		agree := "no"
-		if c.Agree {
+		switch {
+		case c.Agree:
 			agree = "yes"
+		case c.SameBest:
+			agree = "same best, rest differ"
 		}
 		t.Rows = append(t.Rows, []string{c.Subject, c.Paper, c.Ours, agree})
 	}
