@@ -2,7 +2,6 @@ package paper
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -20,46 +19,70 @@ type Claim struct {
 }
 
 // ordering orders names by values (ascending when lower is better, else descending) and formats
-// them as "A < B < C (1.00 < 2.00 < 3.00)" with format for the values.
-func ordering(names []string, values []float64, lowerBetter bool, format string) (order []string, text string) {
-	idx := make([]int, len(names))
-	for i := range idx {
-		idx[i] = i
+// them as "A < B < C (1.00 < 2.00 < 3.00)" with format for the values, "=" between equal values.
+func ordering(names []string, values []float64, lowerBetter bool, format string) (order []int, text string) {
+	order = make([]int, len(names))
+	for i := range order {
+		order[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		if lowerBetter {
-			return values[idx[a]] < values[idx[b]]
-		}
-		return values[idx[a]] > values[idx[b]]
-	})
+	sort.SliceStable(order, func(a, b int) bool { return better(values[order[a]], values[order[b]], lowerBetter) })
 	rel := " < "
 	if !lowerBetter {
 		rel = " > "
 	}
-	var vs []string
-	for _, i := range idx {
-		order = append(order, strings.ToUpper(names[i]))
-		vs = append(vs, fmt.Sprintf(format, values[i]))
+	var ns, vs strings.Builder
+	for n, i := range order {
+		if n > 0 {
+			r := rel
+			if values[i] == values[order[n-1]] {
+				r = " = "
+			}
+			ns.WriteString(r)
+			vs.WriteString(r)
+		}
+		ns.WriteString(strings.ToUpper(names[i]))
+		fmt.Fprintf(&vs, format, values[i])
 	}
-	return order, strings.Join(order, rel) + " (" + strings.Join(vs, rel) + ")"
+	return order, ns.String() + " (" + vs.String() + ")"
 }
 
-// orderClaim compares the paper's ordering of names on a metric with ours.
+// better reports whether a is strictly better than b.
+func better(a, b float64, lowerBetter bool) bool {
+	if lowerBetter {
+		return a < b
+	}
+	return a > b
+}
+
+// orderClaim compares the paper's ordering of names on a metric with ours. The orderings agree
+// when every pair of methods that the paper orders strictly is ordered the same way in ours (a tie
+// in the paper allows either order); SameBest when one method is best (or tied best) in both.
 func orderClaim(subject string, names []string, paper, ours []float64, lowerBetter bool, format, paperAt, oursAt string) Claim {
 	po, pt := ordering(names, paper, lowerBetter, format)
 	oo, ot := ordering(names, ours, lowerBetter, format)
-	c := Claim{Subject: subject, Paper: pt + paperAt, Ours: ot + oursAt, Agree: slices.Equal(po, oo), SameBest: po[0] == oo[0]}
-	better := "lowest"
-	if !lowerBetter {
-		better = "highest"
+	c := Claim{Subject: subject, Paper: pt + paperAt, Ours: ot + oursAt, Agree: true}
+	for i := range names {
+		if paper[i] == paper[po[0]] && ours[i] == ours[oo[0]] {
+			c.SameBest = true // best (or tied best) in both
+		}
+		for j := range names {
+			if better(paper[i], paper[j], lowerBetter) && !better(ours[i], ours[j], lowerBetter) {
+				c.Agree = false
+			}
+		}
 	}
+	best := "lowest"
+	if !lowerBetter {
+		best = "highest"
+	}
+	pb, ob := strings.ToUpper(names[po[0]]), strings.ToUpper(names[oo[0]])
 	switch {
 	case c.Agree:
-		c.Words = fmt.Sprintf("%s: the orderings agree (%s %s in both)", subject, po[0], better)
-	case po[0] == oo[0]:
-		c.Words = fmt.Sprintf("%s: %s is %s in both, the others are ordered differently", subject, po[0], better)
+		c.Words = fmt.Sprintf("%s: the orderings agree (%s %s in ours)", subject, ob, best)
+	case c.SameBest:
+		c.Words = fmt.Sprintf("%s: %s is %s in both, the others are ordered differently", subject, ob, best)
 	default:
-		c.Words = fmt.Sprintf("%s: the orderings differ (%s %s in the paper, %s in ours)", subject, po[0], better, oo[0])
+		c.Words = fmt.Sprintf("%s: the orderings differ (%s %s in the paper, %s in ours)", subject, pb, best, ob)
 	}
 	return c
 }

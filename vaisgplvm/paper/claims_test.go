@@ -74,3 +74,17 @@ func TestPaperValues(t *testing.T) {
 		t.Errorf("Table 5: %d rows, want 8", len(paperTable5))
 	}
 }
+
+// TestClaimsTies: a tie in the paper (MNIST MSE: IWVI 0.25 = VAIS 0.25 < MF 0.27) allows either
+// order of the tied methods; a tie in ours where the paper orders strictly does not agree.
+func TestClaimsTies(t *testing.T) {
+	names := []string{"mf", "iwvi", "vais"}
+	c := orderClaim("mnist MSE", names, []float64{0.27, 0.25, 0.25}, []float64{3, 2, 1}, true, "%.2f", "", "")
+	if !c.Agree || !c.SameBest || !strings.HasPrefix(c.Paper, "IWVI = VAIS < MF (0.25 = 0.25 < 0.27)") {
+		t.Errorf("paper tie: %+v, want agreement and the tie printed with =", c)
+	}
+	c = orderClaim("x", names, []float64{3, 2, 1}, []float64{1, 1, 1}, true, "%.0f", "", "")
+	if c.Agree || !c.SameBest {
+		t.Errorf("our tie where the paper is strict: %+v, want no agreement (MF is tied first in ours, as best as VAIS)", c)
+	}
+}
