@@ -107,7 +107,7 @@ func (r *Result) Tables() []nb.Table {
 		}
 	}
 	out := []nb.Table{main}
-	what := "1-NN error of the data itself and of PCA scores with the GPLVM's Q; PCA's rank-Q reconstruction MSE over the observed entries."
+	what := "1-NN error of the data itself and of PCA scores with 2 components and with the GPLVM's Q; PCA's reconstruction MSE from those components over the observed entries."
 	if r.Table == 2 {
 		what = fmt.Sprintf("MSE of the hidden pixels imputed by their column's mean over the observed pixels, or by the mean of the %d images "+
 			"nearest over the pixels both observe (leave-one-out); mean ± 2 s.e. over the seeds' hidden pixels. Compare with the MSE column.", KNN)
