@@ -8,16 +8,18 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 )
 
-// Methods are the bounds a model can be trained with.
-var Methods = []string{"mf", "iwvi", "vais"}
+// Methods are the bounds a model can be trained with: the names registered in package bounds
+// ("mf", "iwvi", "vais", then any other registered bound).
+var Methods = bounds.Names()
 
 // Config is every setting of a model and its bound. Defaults (DefaultConfig) follow the paper's
 // Table 4 for oilflow and wine: M = 50, K = 5, lr 0.02.
 type Config struct {
-	Method   string `json:"method"`   // "mf", "iwvi" or "vais"
+	Method   string `json:"method"`   // a bound registered in package bounds: "mf", "iwvi" or "vais"
 	Q        int    `json:"q"`        // latent dimensions
 	M        int    `json:"m"`        // inducing points
 	K        int    `json:"k"`        // IWVI samples or VAIS annealing steps
@@ -109,10 +111,9 @@ func (c *Config) StepRule() anneal.StepSize {
 
 // Validate checks every setting and names the first bad one.
 func (c *Config) Validate() error {
-	switch c.Method {
-	case "mf", "iwvi", "vais":
-	default:
-		return fmt.Errorf("method %q: want mf, iwvi or vais", c.Method)
+	method, err := bounds.Lookup(c.Method)
+	if err != nil {
+		return err
 	}
 	if c.Q <= 0 {
 		return fmt.Errorf("q = %d: want > 0", c.Q)
@@ -120,8 +121,8 @@ func (c *Config) Validate() error {
 	if c.M <= 0 {
 		return fmt.Errorf("m = %d: want > 0", c.M)
 	}
-	if c.K < 1 && c.Method == "iwvi" {
-		return fmt.Errorf("k = %d: IWVI needs K >= 1 samples", c.K)
+	if err := method.Validate(bounds.Sizes{K: c.K, Samples: c.Samples}); err != nil {
+		return err
 	}
 	if c.K < 0 {
 		return fmt.Errorf("k = %d: want >= 0", c.K)
@@ -139,7 +140,7 @@ func (c *Config) Validate() error {
 	if _, err := kernels.New(c.Kernel, kernels.Config{Q: c.Q, Variance: 1, Lengthscale: 1}); err != nil {
 		return err
 	}
-	if c.Method == "vais" {
+	if method.Annealed() {
 		s, err := anneal.ParseSchedule(c.Schedule)
 		if err != nil {
 			return err

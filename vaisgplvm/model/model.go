@@ -28,6 +28,9 @@ type Model struct {
 	Latent   *latent.Config
 	Schedule anneal.Schedule
 	Step     anneal.StepSize
+	// Method is the bound named by Cfg.Method (bounds.Lookup): what differs between MF, IWVI and
+	// VAIS (noise shapes, weights, reconstruction latent, ceiling).
+	Method bounds.Method
 }
 
 // New builds a model: q0 means from PCA, Z from a seeded random subset of them, kernel variance
@@ -87,13 +90,16 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 		Latent: &latent.Config{N: n, Q: cfg.Q, Diagonal: cfg.DiagQ0, Mean0: mean0, Scale0: cfg.Scale0},
 		Step:   cfg.StepRule(),
 	}
+	if m.Method, err = bounds.Lookup(cfg.Method); err != nil {
+		return nil, err
+	}
 	if cfg.MeanBias {
 		m.Inducing.Bias0 = make([]float64, d)
 		for j := range m.Inducing.Bias0 {
 			m.Inducing.Bias0[j] = columnMean(x, mask, j)
 		}
 	}
-	if cfg.Method == "vais" {
+	if m.Method.Annealed() {
 		if m.Schedule, err = anneal.ParseSchedule(cfg.Schedule); err != nil {
 			return nil, err
 		}
@@ -118,17 +124,11 @@ func (m *Model) BatchSize() int {
 }
 
 // NoiseShapes returns the shapes of the two noise inputs of Bound: eps0 [S, B, Q] and the chain
-// noise [max(K,1), S, B, Q]. For IWVI S is K; for MF S is Samples.
+// noise [steps, S, B, Q], with S and steps from the bound (bounds.Method.Draws, ChainSteps: for MF S
+// is Samples, for IWVI K, for VAIS Samples chains of K steps).
 func (m *Model) NoiseShapes(b int) (eps0, chain []int) {
-	s := m.Cfg.Samples
-	if m.Cfg.Method == "iwvi" {
-		s = m.Cfg.K
-	}
-	k := m.Cfg.K
-	if m.Cfg.Method != "vais" || k == 0 {
-		k = 1
-	}
-	return []int{s, b, m.Cfg.Q}, []int{k, s, b, m.Cfg.Q}
+	s, sz := m.Method.Draws(m.sizes()), m.sizes()
+	return []int{s, b, m.Cfg.Q}, []int{m.Method.ChainSteps(sz), s, b, m.Cfg.Q}
 }
 
 // Bound evaluates the configured bound on a batch. x: [B, D]; mask: [R, D], the mask of the first
@@ -137,25 +137,21 @@ func (m *Model) NoiseShapes(b int) (eps0, chain []int) {
 func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) (*bounds.Result, *anneal.Chain) {
 	g := x.Graph()
 	b := m.BatchFor(ctx, x, mask, idx)
-	switch m.Cfg.Method {
-	case "mf":
-		return bounds.MF(b, eps0, false), nil
-	case "iwvi":
-		return bounds.IWVI(b, eps0), nil
-	}
-	k := m.Cfg.K
-	var eps []*Node
-	for i := 0; i < k; i++ {
-		eps = append(eps, Squeeze(Slice(chainEps, AxisElem(i)), 0))
-	}
-	betas := ConvertDType(m.Schedule.Betas(ctx, g, max(k, 1)), x.DType())
-	etas := ConvertDType(m.Step.Etas(ctx, g, max(k, 1)), x.DType())
-	if f := m.PointEtaFactors(ctx, g, idx); f != nil {
-		etas = Mul(InsertAxes(etas, -1), InsertAxes(ConvertDType(f, x.DType()), 0)) // [K, B]
-	}
-	return bounds.VAIS(b, eps0, eps, betas, etas, anneal.Options{StopScoreGradient: m.Cfg.StopGrad,
-		Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed})
+	k := max(m.Cfg.K, 1)
+	return m.Method.Evaluate(b, bounds.Inputs{Sizes: m.sizes(), Eps0: eps0, ChainEps: chainEps,
+		Anneal: func() (betas, etas *Node) {
+			betas = ConvertDType(m.Schedule.Betas(ctx, g, k), x.DType())
+			etas = ConvertDType(m.Step.Etas(ctx, g, k), x.DType())
+			if f := m.PointEtaFactors(ctx, g, idx); f != nil {
+				etas = Mul(InsertAxes(etas, -1), InsertAxes(ConvertDType(f, x.DType()), 0)) // [K, B]
+			}
+			return betas, etas
+		},
+		Options: anneal.Options{StopScoreGradient: m.Cfg.StopGrad, Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed}})
 }
+
+// sizes returns the bound's sizes of the configuration.
+func (m *Model) sizes() bounds.Sizes { return bounds.Sizes{K: m.Cfg.K, Samples: m.Cfg.Samples} }
 
 // AdaptStep adds to the training step's graph the adaptive step-size updates (eta_k and, with
 // PointEta, the per-point factors of the batch idx [B]) from the chain of that step's bound.
@@ -246,17 +242,9 @@ func (m *Model) UsesProjectedFit(b, maskRows int) bool {
 	return maskRows < b
 }
 
-// evaluations returns how many latent points per data point one bound evaluates l_n at: S
-// samples for MF, K for IWVI, S chains x (K+1) states for VAIS.
-func (m *Model) evaluations() int {
-	switch m.Cfg.Method {
-	case "iwvi":
-		return m.Cfg.K
-	case "vais":
-		return m.Cfg.Samples * (m.Cfg.K + 1)
-	}
-	return m.Cfg.Samples
-}
+// evaluations returns how many latent points per data point one bound evaluates l_n at
+// (bounds.Method.Evaluations: S samples for MF, K for IWVI, S chains x (K+1) states for VAIS).
+func (m *Model) evaluations() int { return m.Method.Evaluations(m.sizes()) }
 
 // BoundCeiling returns a value, in nats per data point, that no correctly computed bound of this
 // model can exceed: a training step whose bound does is a numerical failure (for example rounding
@@ -271,10 +259,7 @@ func (m *Model) evaluations() int {
 // The noise terms 0.5 |eps_k|^2 average Q/2 each; the ceiling allows 10 Q per draw (K + 1 draws for
 // VAIS, 1 otherwise), which also covers log|L_n| up to several nats per latent dimension.
 func (m *Model) BoundCeiling() float64 {
-	draws := 1
-	if m.Cfg.Method == "vais" {
-		draws = m.Cfg.K + 1
-	}
+	draws := m.Method.CeilingDraws(m.sizes())
 	lik := 0.5 * float64(m.D) * math.Log(1/(2*math.Pi*gp.NoiseVarianceFloor))
 	return lik + 10*float64(m.Cfg.Q*draws)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"math"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 )
@@ -74,13 +75,12 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 		ev.NegELBOSE = &se
 	}
 	rec := full
-	if rec.Cfg.Method == "vais" {
-		chains := ReconChains
-		if t.ReconChains > 0 {
-			chains = t.ReconChains
-		}
-		rec.Cfg.Samples = max(rec.Cfg.Samples, chains)
+	chains := ReconChains
+	if t.ReconChains > 0 {
+		chains = t.ReconChains
 	}
+	sizes := rec.Method.Recon(bounds.Sizes{K: rec.Cfg.K, Samples: rec.Cfg.Samples}, chains)
+	rec.Cfg.K, rec.Cfg.Samples = sizes.K, sizes.Samples
 	recon, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
 		if !m.HasMask() {
 			mask = nil

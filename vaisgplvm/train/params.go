@@ -38,14 +38,14 @@ type Params struct {
 // initial values if no step ran yet).
 func (t *Trainer) Params() (*Params, error) {
 	m := t.Model
-	vais := m.Cfg.Method == "vais"
+	annealed := m.Method.Annealed()
 	exec, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, idx *Node) []*Node {
 		g := idx.Graph()
 		q0 := latent.Batch(ctx, g, m.Latent, idx)
 		sd := Sqrt(ReduceSum(Square(q0.Scale), -1))
 		post := gp.NewPosterior(ctx, g, m.Inducing, m.Kernel)
 		out := []*Node{m.Kernel.Lengthscales(ctx, g), m.Lik.NoiseVariance(ctx, g), q0.Mean, sd, post.Z}
-		if vais {
+		if annealed {
 			k := max(m.Cfg.K, 1)
 			out = append(out, m.Schedule.Betas(ctx, g, k), m.Step.Etas(ctx, g, k))
 			if f := m.PointEtaFactors(ctx, g, idx); f != nil {
@@ -72,7 +72,7 @@ func (t *Trainer) Params() (*Params, error) {
 		LatentSD:      matrix(out[3]),
 		Z:             matrix(out[4]),
 	}
-	if vais {
+	if annealed {
 		p.Betas, p.Etas = vars.Flat64(out[5]), vars.Flat64(out[6])
 		if len(out) > 7 {
 			p.PointEtaFactors = vars.Flat64(out[7])
@@ -86,7 +86,7 @@ func (t *Trainer) Params() (*Params, error) {
 // log w = log p(x_n, H_K) - log q0(H_0) - sum_k R_{k-1} (nats).
 func (t *Trainer) ChainPath(n int, seed uint64) (path [][]float64, logW float64, err error) {
 	m := *t.Model
-	if m.Cfg.Method != "vais" {
+	if !m.Method.Annealed() {
 		return nil, 0, fmt.Errorf("chain path: method %q has no annealed chain", m.Cfg.Method)
 	}
 	if n < 0 || n >= m.N {

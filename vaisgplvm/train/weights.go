@@ -7,6 +7,7 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 )
@@ -33,14 +34,11 @@ type WeightStats struct {
 // weights). The noise is drawn from PCG(seed).
 func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	m := *t.Model
-	switch m.Cfg.Method {
-	case "iwvi":
-		m.Cfg.K = k
-	case "vais":
-		m.Cfg.Samples = k
-	default:
+	sizes, ok := m.Method.Particles(bounds.Sizes{K: m.Cfg.K, Samples: m.Cfg.Samples}, k)
+	if !ok {
 		return nil, fmt.Errorf("weights: method %q has no importance weights", m.Cfg.Method)
 	}
+	m.Cfg.K, m.Cfg.Samples = sizes.K, sizes.Samples
 	if k < 1 || len(idx) == 0 {
 		return nil, fmt.Errorf("weights: need k >= 1 and at least one point")
 	}

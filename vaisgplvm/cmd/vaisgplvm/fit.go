@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 )
 
 // fitToData checks the size flags against the data's N points and D columns (set: the flags given).
@@ -50,13 +52,13 @@ func batchOf(b, n int) int {
 }
 
 // stepBytes is a rough estimate (within a small factor) of the memory one training step holds:
-// per draw of a point (samples x the annealing steps or importance samples) the rows of K_uf
+// per latent point at which the bound evaluates the likelihood (bounds.Method.Evaluations) the rows of K_uf
 // [M], the predictive moments [D] and the latents [Q] in float64, for every intermediate
 // that autodiff keeps (about 8 of each).
 func stepBytes(method string, k, samples, m, q, n, d, batch int) float64 {
-	draws := float64(samples)
-	if method != "mf" {
-		draws *= float64(max(k, 1))
+	draws := float64(samples * max(k, 1))
+	if b, err := bounds.Lookup(method); err == nil {
+		draws = float64(b.Evaluations(bounds.Sizes{K: k, Samples: samples}))
 	}
 	return 8 * 8 * draws * float64(batchOf(batch, n)) * float64(m+d+q)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -129,7 +130,7 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 		}
 	}
 	if given("point-eta") {
-		c.PointEta = f.pointEta && c.Method == "vais"
+		c.PointEta = f.pointEta && annealed(c.Method)
 	}
 	if given("dtype") && f.dtype != "float64" {
 		c.DType = f.dtype
@@ -138,6 +139,12 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 		return usagef("%v", err)
 	}
 	return nil
+}
+
+// annealed reports whether the bound named method runs the annealed chain (bounds.Method.Annealed).
+func annealed(method string) bool {
+	b, err := bounds.Lookup(method)
+	return err == nil && b.Annealed()
 }
 
 // parse parses flags, turning errors and stray arguments into usage errors.

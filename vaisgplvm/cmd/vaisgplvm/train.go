@@ -74,7 +74,7 @@ func quantiles(x []float64) *Quantiles {
 
 // chainReport returns the chain report of a VAIS trainer (nil for MF and IWVI, or K = 0).
 func chainReport(tr *train.Trainer, seed uint64) (*ChainReport, error) {
-	if tr.Model.Cfg.Method != "vais" || tr.Model.Cfg.K == 0 {
+	if !tr.Model.Method.Annealed() || tr.Model.Cfg.K == 0 {
 		return nil, nil
 	}
 	p, err := tr.Params()
@@ -101,7 +101,7 @@ func runTrain(args []string) error {
 	labels := fs.String("labels", "", "with --data: the header name of a class-label column (not a feature), used for the latent plot's colours and the 1-NN error")
 	pixels := fs.String("pixels", "unit", "frey, mnist: pixel scale, unit ([0, 1]) or raw (0-255)")
 	hide := fs.Bool("hide-pixels", true, "frey, mnist: hide 75% of the pixels of 5% of the images (Table 2's protocol, drawn with --seed) and score the model's reconstruction of them in metrics.json")
-	method := fs.String("method", "vais", "bound: mf, iwvi or vais")
+	method := fs.String("method", "vais", "bound: "+strings.Join(model.Methods, ", "))
 	iters := fs.Int("iters", 3000, "training iterations")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "output directory (required)")
@@ -125,8 +125,8 @@ func runTrain(args []string) error {
 	if *out == "" {
 		return usagef("--out DIR is required")
 	}
-	if mf.pointEta && *method != "vais" {
-		return usagef("--point-eta adapts VAIS's step sizes; --method %s has none", *method)
+	if mf.pointEta && !annealed(*method) {
+		return usagef("--point-eta adapts the annealed chain's step sizes; --method %s has none", *method)
 	}
 	if paper.IsImage(src.Dataset) {
 		mf.imageDefaults(set)

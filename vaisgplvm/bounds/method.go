@@ -1,0 +1,157 @@
+package bounds
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
+)
+
+// Sizes are the two counts a bound's configuration gives: K as the paper uses it (IWVI's
+// importance samples, VAIS's annealing steps; unused by MF) and Samples (MF's Monte Carlo samples,
+// VAIS's independent chains per point; unused by IWVI). Each Method says what they mean for it.
+type Sizes struct {
+	K, Samples int
+}
+
+// Inputs are the graph inputs of one evaluation of a bound on a batch of B points.
+type Inputs struct {
+	Sizes    Sizes // the configured sizes
+	Eps0     *Node // q0 noise [S, B, Q], S = Method.Draws
+	ChainEps *Node // chain noise [Method.ChainSteps, S, B, Q] (unused unless Annealed)
+	// Anneal returns the schedule beta_k [K] and the step sizes eta_k ([K], or [K, B] with per-point
+	// factors) of an annealed bound; it is called once, after the chain noise is sliced.
+	Anneal  func() (betas, etas *Node)
+	Options anneal.Options // the chain's options (annealed bounds)
+}
+
+// Method is one bound the GPLVM can be trained with: everything that differs between MF, IWVI and
+// VAIS for the model and the trainer. A new bound is one file with a Method and one line in
+// builtin (or a Register call from another package).
+type Method interface {
+	// Name is the name on the command line and in configurations ("mf", "iwvi", "vais").
+	Name() string
+	// Draws is S, the number of q0 draws per point in Inputs.Eps0.
+	Draws(s Sizes) int
+	// ChainSteps is the leading dimension of Inputs.ChainEps (at least 1).
+	ChainSteps(s Sizes) int
+	// Evaluations is the number of latent points per data point at which one evaluation computes
+	// the expected log-likelihood l_n (it decides the projected fit, see model.ProjectedFit).
+	Evaluations(s Sizes) int
+	// CeilingDraws is the number of noise draws that enter one log weight (model.BoundCeiling).
+	CeilingDraws(s Sizes) int
+	// Annealed reports whether the bound runs the annealed Langevin chain (and so has a schedule,
+	// step sizes and their adaptation).
+	Annealed() bool
+	// Particles returns s with the number of importance-weighted particles per point set to n
+	// (IWVI: K samples; VAIS: Samples chains), for the weight diagnostics (ESS), or false when the
+	// bound has no importance weights (MF).
+	Particles(s Sizes, n int) (Sizes, bool)
+	// Recon returns the sizes of the evaluation whose Result.Recon is the reconstruction latent,
+	// given the number of chains wanted for it (only annealed bounds use more than they train with).
+	Recon(s Sizes, chains int) Sizes
+	// Validate checks the sizes, naming the bad one.
+	Validate(s Sizes) error
+	// Evaluate evaluates the bound on a batch: the Result, and the chain for annealed bounds.
+	Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain)
+}
+
+// builtin are the bounds of the paper, in the order the tables list them.
+var builtin = []Method{mfMethod{}, iwviMethod{}, vaisMethod{}}
+
+var registry = map[string]Method{}
+
+// order lists the registered names in registration order.
+var order []string
+
+func init() {
+	for _, m := range builtin {
+		Register(m)
+	}
+}
+
+// Register adds a bound under m.Name(). It panics when the name is taken (a programming error, at
+// init time).
+func Register(m Method) {
+	if _, ok := registry[m.Name()]; ok {
+		panic(fmt.Sprintf("bounds: a method named %q is already registered", m.Name()))
+	}
+	registry[m.Name()] = m
+	order = append(order, m.Name())
+}
+
+// Lookup returns the bound registered as name. Errors: an unknown name (the message lists the
+// registered ones).
+func Lookup(name string) (Method, error) {
+	if m, ok := registry[name]; ok {
+		return m, nil
+	}
+	return nil, fmt.Errorf("method %q: want %s", name, strings.Join(Names(), ", "))
+}
+
+// Names returns the registered bounds' names in registration order ("mf", "iwvi", "vais" first).
+func Names() []string { return append([]string(nil), order...) }
+
+// mfMethod is the mean-field bound (MF): Samples Monte Carlo draws of q0, closed-form KL.
+type mfMethod struct{}
+
+func (mfMethod) Name() string                           { return "mf" }
+func (mfMethod) Draws(s Sizes) int                      { return s.Samples }
+func (mfMethod) ChainSteps(Sizes) int                   { return 1 }
+func (mfMethod) Evaluations(s Sizes) int                { return s.Samples }
+func (mfMethod) CeilingDraws(Sizes) int                 { return 1 }
+func (mfMethod) Annealed() bool                         { return false }
+func (mfMethod) Particles(s Sizes, _ int) (Sizes, bool) { return s, false }
+func (mfMethod) Recon(s Sizes, _ int) Sizes             { return s }
+func (mfMethod) Validate(Sizes) error                   { return nil }
+func (mfMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
+	return MF(b, in.Eps0, false), nil
+}
+
+// iwviMethod is the importance-weighted bound (IWVI): K importance samples of q0 per point.
+type iwviMethod struct{}
+
+func (iwviMethod) Name() string                           { return "iwvi" }
+func (iwviMethod) Draws(s Sizes) int                      { return s.K }
+func (iwviMethod) ChainSteps(Sizes) int                   { return 1 }
+func (iwviMethod) Evaluations(s Sizes) int                { return s.K }
+func (iwviMethod) CeilingDraws(Sizes) int                 { return 1 }
+func (iwviMethod) Annealed() bool                         { return false }
+func (iwviMethod) Particles(s Sizes, n int) (Sizes, bool) { s.K = n; return s, true }
+func (iwviMethod) Recon(s Sizes, _ int) Sizes             { return s }
+func (iwviMethod) Validate(s Sizes) error {
+	if s.K < 1 {
+		return fmt.Errorf("k = %d: IWVI needs K >= 1 samples", s.K)
+	}
+	return nil
+}
+func (iwviMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
+	return IWVI(b, in.Eps0), nil
+}
+
+// vaisMethod is the annealed bound (VAIS): Samples independent chains per point, each K annealed
+// Langevin steps from a draw of q0 (K = 0: importance sampling from q0 with Samples draws).
+type vaisMethod struct{}
+
+func (vaisMethod) Name() string                           { return "vais" }
+func (vaisMethod) Draws(s Sizes) int                      { return s.Samples }
+func (vaisMethod) ChainSteps(s Sizes) int                 { return max(s.K, 1) }
+func (vaisMethod) Evaluations(s Sizes) int                { return s.Samples * (s.K + 1) }
+func (vaisMethod) CeilingDraws(s Sizes) int               { return s.K + 1 }
+func (vaisMethod) Annealed() bool                         { return true }
+func (vaisMethod) Particles(s Sizes, n int) (Sizes, bool) { s.Samples = n; return s, true }
+func (vaisMethod) Recon(s Sizes, chains int) Sizes {
+	s.Samples = max(s.Samples, chains)
+	return s
+}
+func (vaisMethod) Validate(Sizes) error { return nil }
+func (vaisMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
+	var eps []*Node // K slices [S, B, Q] of the chain noise (none for K = 0)
+	for i := 0; i < in.Sizes.K; i++ {
+		eps = append(eps, Squeeze(Slice(in.ChainEps, AxisElem(i)), 0))
+	}
+	betas, etas := in.Anneal()
+	return VAIS(b, in.Eps0, eps, betas, etas, in.Options)
+}
