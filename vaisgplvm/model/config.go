@@ -16,14 +16,21 @@ import (
 // ("mf", "iwvi", "vais", then any other registered bound).
 var Methods = bounds.Names()
 
-// Config is every setting of a model and its bound. Defaults (DefaultConfig) follow the paper's
-// Table 4 for oilflow and wine: M = 50, K = 5, lr 0.02.
+// Config is every setting of a training: the model (ModelConfig), its bound (BoundConfig) and
+// the optimiser (TrainConfig). The three parts are embedded, so c.K, c.Q and c.LR name their fields
+// directly, and JSON (metrics.json, configuration comparisons) lists every field at the top level.
+// Defaults (DefaultConfig) follow the paper's Table 4 for oilflow and wine: M = 50, K = 5, lr 0.02.
 type Config struct {
-	Method   string `json:"method"`   // a bound registered in package bounds: "mf", "iwvi" or "vais"
+	ModelConfig
+	BoundConfig
+	TrainConfig
+}
+
+// ModelConfig is the GPLVM itself: latent dimensions, inducing points, kernel, q(u), q0 and the
+// initial noise.
+type ModelConfig struct {
 	Q        int    `json:"q"`        // latent dimensions
 	M        int    `json:"m"`        // inducing points
-	K        int    `json:"k"`        // IWVI samples or VAIS annealing steps
-	Samples  int    `json:"samples"`  // MF Monte Carlo samples, or VAIS independent chains S (default 1)
 	Kernel   string `json:"kernel"`   // se, matern32, matern52, linear
 	Whitened bool   `json:"whitened"` // whitened q(u) (default true)
 	DiagQ0   bool   `json:"diag_q0"`  // diagonal L_n in q0
@@ -33,6 +40,20 @@ type Config struct {
 	// (default false: the paper's zero-mean GPs on raw data).
 	MeanBias bool    `json:"mean_bias"`
 	Scale0   float64 `json:"q0_scale0"` // initial std of q0
+	Noise0   float64 `json:"noise0"`    // initial noise variance as a fraction of the mean data variance
+	Jitter   float64 `json:"jitter"`    // relative jitter on Kuu
+	// DType is the floating-point type of every parameter and graph: "float64" (default, also
+	// when empty) or "float32".
+	DType string `json:"dtype,omitempty"`
+}
+
+// BoundConfig is the bound and, for the annealed bound, its chain. What K and Samples mean is the
+// bound's (bounds.Sizes): K is the paper's K (IWVI's importance samples, VAIS's annealing steps),
+// Samples is MF's Monte Carlo draws or VAIS's independent chains per point.
+type BoundConfig struct {
+	Method   string  `json:"method"`    // a bound registered in package bounds: "mf", "iwvi" or "vais"
+	K        int     `json:"k"`         // IWVI samples or VAIS annealing steps
+	Samples  int     `json:"samples"`   // MF Monte Carlo samples, or VAIS independent chains S (default 1)
 	Schedule string  `json:"schedule"`  // linear, sigmoid, power, learned
 	Eta      float64 `json:"eta"`       // Langevin step size (initial when learned); 0 = EtaTimesK / K
 	LearnEta bool    `json:"learn_eta"` // learn log eta_k
@@ -50,20 +71,20 @@ type Config struct {
 	Precondition bool `json:"precondition"`
 	// Tamed uses the tamed drift g / (1 + eta |g|) in the chain (default true; see
 	// anneal.Options.Tamed).
-	Tamed bool    `json:"tamed"`
-	LR    float64 `json:"lr"` // Adam learning rate
+	Tamed bool `json:"tamed"`
+}
+
+// TrainConfig is the optimiser and the randomness: Adam's learning rate and second-moment decay,
+// gradient clipping, the mini-batch size and the seed.
+type TrainConfig struct {
+	LR float64 `json:"lr"` // Adam learning rate
 	// ClipGrad clips the global norm of each step's gradient at ClipGrad times the root mean square
 	// of the recent (clipped) norms (see train's gradient clipping); 0 = off (the default).
 	ClipGrad float64 `json:"clip_grad,omitempty"`
 	// AdamBeta2 is the decay of Adam's second-moment average, in (0, 1); 0 = DefaultAdamBeta2.
 	AdamBeta2 float64 `json:"adam_beta2,omitempty"`
-	Batch     int     `json:"batch"`  // mini-batch size B; 0 = full batch
-	Seed      uint64  `json:"seed"`   // seeds initialisation, batches and noise
-	Noise0    float64 `json:"noise0"` // initial noise variance as a fraction of the mean data variance
-	Jitter    float64 `json:"jitter"` // relative jitter on Kuu
-	// DType is the floating-point type of every parameter and graph: "float64" (default, also
-	// when empty) or "float32".
-	DType string `json:"dtype,omitempty"`
+	Batch     int     `json:"batch"` // mini-batch size B; 0 = full batch
+	Seed      uint64  `json:"seed"`  // seeds initialisation, batches and noise
 }
 
 // DefaultConfig returns the paper's settings (Table 4) for a method on a dataset with q latent
@@ -72,9 +93,10 @@ type Config struct {
 // fixed eta, and when setting LearnEta).
 func DefaultConfig(method string, q int) Config {
 	return Config{
-		Method: method, Q: q, M: 50, K: 5, Samples: 1, Kernel: "se", Whitened: true,
-		Scale0: 0.1, Schedule: "linear", Eta: 0, AdaptEta: true, Precondition: true, Tamed: true, LR: 0.02,
-		Seed: 1, Noise0: 0.1,
+		ModelConfig: ModelConfig{Q: q, M: 50, Kernel: "se", Whitened: true, Scale0: 0.1, Noise0: 0.1},
+		BoundConfig: BoundConfig{Method: method, K: 5, Samples: 1, Schedule: "linear", Eta: 0, AdaptEta: true,
+			Precondition: true, Tamed: true},
+		TrainConfig: TrainConfig{LR: 0.02, Seed: 1},
 	}
 }
 

@@ -22,11 +22,69 @@ import (
 // checkpoint is the on-disk format: one gob file with every context variable (model parameters
 // and Adam's moments and step count), the iteration and the curve.
 type checkpoint struct {
-	Config  model.Config
+	Config  savedConfig
 	DataTag string // what the model was trained on (Trainer.DataTag)
 	Iter    int
 	Curve   []float64
 	Vars    []savedVar
+}
+
+// savedConfig is model.Config as checkpoints store it: one flat struct with the field names of
+// model.Config's parts, the layout of every checkpoint written so far (gob matches fields by name
+// and does not flatten model.Config's embedded parts). A field added to model.Config must be added
+// here and to both conversions (TestSavedConfigRoundTrip fails otherwise).
+type savedConfig struct {
+	Method       string
+	Q            int
+	M            int
+	K            int
+	Samples      int
+	Kernel       string
+	Whitened     bool
+	DiagQ0       bool
+	SharedQSqrt  bool
+	MeanBias     bool
+	Scale0       float64
+	Schedule     string
+	Eta          float64
+	LearnEta     bool
+	AdaptEta     bool
+	AcceptTarget float64
+	AdaptRate    float64
+	PointEta     bool
+	StopGrad     bool
+	Precondition bool
+	Tamed        bool
+	LR           float64
+	ClipGrad     float64
+	AdamBeta2    float64
+	Batch        int
+	Seed         uint64
+	Noise0       float64
+	Jitter       float64
+	DType        string
+}
+
+// toSaved flattens c for a checkpoint.
+func toSaved(c model.Config) savedConfig {
+	return savedConfig{Method: c.Method, Q: c.Q, M: c.M, K: c.K, Samples: c.Samples, Kernel: c.Kernel,
+		Whitened: c.Whitened, DiagQ0: c.DiagQ0, SharedQSqrt: c.SharedQSqrt, MeanBias: c.MeanBias, Scale0: c.Scale0,
+		Schedule: c.Schedule, Eta: c.Eta, LearnEta: c.LearnEta, AdaptEta: c.AdaptEta, AcceptTarget: c.AcceptTarget,
+		AdaptRate: c.AdaptRate, PointEta: c.PointEta, StopGrad: c.StopGrad, Precondition: c.Precondition, Tamed: c.Tamed,
+		LR: c.LR, ClipGrad: c.ClipGrad, AdamBeta2: c.AdamBeta2, Batch: c.Batch, Seed: c.Seed, Noise0: c.Noise0,
+		Jitter: c.Jitter, DType: c.DType}
+}
+
+// config rebuilds the model.Config of a checkpoint.
+func (s savedConfig) config() model.Config {
+	return model.Config{
+		ModelConfig: model.ModelConfig{Q: s.Q, M: s.M, Kernel: s.Kernel, Whitened: s.Whitened, DiagQ0: s.DiagQ0,
+			SharedQSqrt: s.SharedQSqrt, MeanBias: s.MeanBias, Scale0: s.Scale0, Noise0: s.Noise0, Jitter: s.Jitter, DType: s.DType},
+		BoundConfig: model.BoundConfig{Method: s.Method, K: s.K, Samples: s.Samples, Schedule: s.Schedule, Eta: s.Eta,
+			LearnEta: s.LearnEta, AdaptEta: s.AdaptEta, AcceptTarget: s.AcceptTarget, AdaptRate: s.AdaptRate,
+			PointEta: s.PointEta, StopGrad: s.StopGrad, Precondition: s.Precondition, Tamed: s.Tamed},
+		TrainConfig: model.TrainConfig{LR: s.LR, ClipGrad: s.ClipGrad, AdamBeta2: s.AdamBeta2, Batch: s.Batch, Seed: s.Seed},
+	}
 }
 
 type savedVar struct {
@@ -40,7 +98,7 @@ type savedVar struct {
 // Save writes all parameters and optimiser state to path atomically (temporary file + rename), so
 // an interrupted save never destroys the previous checkpoint.
 func (t *Trainer) Save(path string) error {
-	ck := checkpoint{Config: t.Model.Cfg, DataTag: t.DataTag, Iter: t.Iter, Curve: t.Curve}
+	ck := checkpoint{Config: toSaved(t.Model.Cfg), DataTag: t.DataTag, Iter: t.Iter, Curve: t.Curve}
 	var err error
 	t.Ctx.EnumerateVariables(func(v *context.Variable) {
 		if err != nil {
@@ -99,7 +157,7 @@ func ReadCheckpointInfo(path string) (model.Config, string, error) {
 	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
 		return model.Config{}, "", fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
 	}
-	return ck.Config, ck.DataTag, nil
+	return ck.Config.config(), ck.DataTag, nil
 }
 
 // Load restores parameters, optimiser state, iteration and curve from a checkpoint written by
@@ -114,9 +172,9 @@ func (t *Trainer) Load(path string) error {
 	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
 		return fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
 	}
-	if ck.Config != t.Model.Cfg {
+	if cfg := ck.Config.config(); cfg != t.Model.Cfg {
 		return fmt.Errorf("checkpoint %s was written for other settings (%s): resume with the settings it was trained with",
-			path, configDiff(ck.Config, t.Model.Cfg))
+			path, configDiff(cfg, t.Model.Cfg))
 	}
 	if ck.DataTag != "" && t.DataTag != "" && ck.DataTag != t.DataTag {
 		return fmt.Errorf("checkpoint %s was trained on other data (checkpoint: %s; this run: %s)", path, ck.DataTag, t.DataTag)

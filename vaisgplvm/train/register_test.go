@@ -34,7 +34,7 @@ func (mcKL) Evaluate(b *bounds.Batch, in bounds.Inputs) (*bounds.Result, *anneal
 // combined Monte Carlo standard errors (200 draws each).
 func TestRegisteredBound(t *testing.T) {
 	bounds.Register(mcKL{})
-	if err := (&model.Config{Method: "nope"}).Validate(); err == nil {
+	if err := (&model.Config{BoundConfig: model.BoundConfig{Method: "nope"}}).Validate(); err == nil {
 		t.Fatal("unknown method: want an error")
 	}
 	cfg := model.DefaultConfig("mf-mc-kl", 2)
