@@ -5,10 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -23,6 +26,9 @@ type InferSummary struct {
 	NegBound   float64 `json:"neg_bound_per_point"` // in the model's units (standardised if it was trained so)
 	NegBoundSE float64 `json:"neg_bound_mc_se"`     // its Monte Carlo standard error (3 noise draws)
 	MSEObs     float64 `json:"mse_observed"`        // over the observed entries, in the data file's units
+	// Baselines are the files with the missing entries imputed by simple baselines, to compare
+	// with infer_reconstruction.csv (none when nothing is missing).
+	Baselines []string `json:"baseline_files,omitempty"`
 }
 
 func runInfer(args []string) error {
@@ -102,6 +108,9 @@ func runInfer(args []string) error {
 	}
 	sum := InferSummary{Checkpoint: *ckpt, Data: *dataPath, Points: len(x), Missing: missing, Iterations: *iters,
 		NegBound: res.NegELBO, NegBoundSE: res.NegELBOSE, MSEObs: metrics.MSE(x, res.Recon, mask)}
+	if sum.Baselines, err = writeImputationBaselines(dir, td, x, mask, columns); err != nil {
+		return err
+	}
 	buf, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return fmt.Errorf("infer.json: %w", err)
@@ -112,7 +121,42 @@ func runInfer(args []string) error {
 
 // inferOutputs names the files infer writes into --out: its own names, so that infer into a
 // training directory leaves the training outputs alone.
-var inferOutputs = []string{"infer.json", "infer_latent_means.csv", "infer_latents.csv", "infer_reconstruction.csv"}
+var inferOutputs = []string{"infer.json", "infer_latent_means.csv", "infer_latents.csv", "infer_reconstruction.csv",
+	"infer_mean_imputation.csv", "infer_knn_imputation.csv"}
+
+// writeImputationBaselines writes, when the new points x [N*, D] have missing entries (mask 0),
+// the baselines' imputations of them beside the model's (package baselines, in the model's units
+// against its training rows, written in the file's): infer_mean_imputation.csv (column means) and
+// infer_knn_imputation.csv (mean of the paper.KNN nearest training rows over the observed entries).
+// It returns the files written; a baseline that cannot impute (a row with no observed entry) is
+// skipped with a note on stderr.
+func writeImputationBaselines(dir *rundir.Dir, td *trainingData, x, mask [][]float64, columns []string) ([]string, error) {
+	if mask == nil {
+		return nil, nil
+	}
+	mx := td.toModelUnits(x)
+	var files []string
+	for _, b := range []struct {
+		name   string
+		impute func() ([][]float64, error)
+	}{
+		{"infer_mean_imputation.csv", func() ([][]float64, error) { return baselines.MeanImpute(mx, mask, td.X, td.Mask) }},
+		{"infer_knn_imputation.csv", func() ([][]float64, error) {
+			return baselines.KNNImpute(mx, mask, td.X, td.Mask, paper.KNN, false)
+		}},
+	} {
+		rows, err := b.impute()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "vaisgplvm: %s not written: %v\n", b.name, err)
+			continue
+		}
+		if err := writeMatrix(dir, b.name, columns, td.toDataUnits(rows)); err != nil {
+			return files, err
+		}
+		files = append(files, b.name)
+	}
+	return files, nil
+}
 
 // readPoints reads new points with d feature columns (data.ReadTable: a header line; empty, NaN,
 // NA or ? fields are missing, mask 0; a column may be entirely missing, to be predicted). The mask

@@ -166,6 +166,16 @@ func TestTrainWritesOutputsAndResumes(t *testing.T) {
 	if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 3 || sum.Missing != 2 {
 		t.Errorf("infer.json: %s (%v)", buf, err)
 	}
+	// The baselines' imputations: observed entries kept, the two missing ones filled (row 2, b and i).
+	if len(sum.Baselines) != 2 {
+		t.Errorf("infer.json baseline_files %v, want the mean and 5-NN imputations", sum.Baselines)
+	}
+	for _, name := range []string{"infer_mean_imputation.csv", "infer_knn_imputation.csv"} {
+		rows := readCSVRows(t, filepath.Join(inferDir, name))
+		if len(rows) != 3 || rows[0][0] != 0.3 || rows[2][11] != 0.4 || math.IsNaN(rows[1][1]) || math.IsNaN(rows[1][8]) || rows[1][2] != 0.5 {
+			t.Errorf("%s: %v", name, rows)
+		}
+	}
 	rec, _ := os.ReadFile(filepath.Join(inferDir, "infer_reconstruction.csv"))
 	if lines := strings.Split(strings.TrimSpace(string(rec)), "\n"); len(lines) != 4 || lines[0] != "a,b,c,d,e,f,g,h,i,j,k,l" || strings.Count(lines[1], ",") != 11 {
 		t.Errorf("infer_reconstruction.csv: %q", rec)
