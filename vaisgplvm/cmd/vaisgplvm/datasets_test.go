@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,5 +106,57 @@ func TestTrainDataFlags(t *testing.T) {
 	var stderr bytes.Buffer
 	if code := run([]string{"train", "--out", out, "--data", filepath.Join(out, "absent.csv"), "--backend", "go"}, &stderr); code != 1 {
 		t.Errorf("absent --data file: exit %d, want 1 (%s)", code, stderr.String())
+	}
+}
+
+// TestEvidenceCommand: evidence on a small trained VAIS checkpoint writes evidence.json with a
+// finite -log evidence per point and standard error, and the three bounds with their gaps, each
+// -ELBO above the evidence (gap > -3 s.e.); bad flags exit 2.
+func TestEvidenceCommand(t *testing.T) {
+	dir := t.TempDir()
+	file, _ := ownData(t, dir, 40)
+	run1 := filepath.Join(dir, "run")
+	var stderr bytes.Buffer
+	if code := run([]string{"train", "--data", file, "--labels", "kind", "--method", "vais", "--m", "6", "--k", "3", "--iters", "20",
+		"--no-figures", "--out", run1}, &stderr); code != 0 {
+		t.Fatalf("train exited %d: %s", code, stderr.String())
+	}
+	out := filepath.Join(dir, "ev")
+	ck := filepath.Join(run1, "checkpoint.gob")
+	if code := run([]string{"evidence", "--checkpoint", ck, "--out", out, "--temps", "100", "--runs", "4", "--draws", "3"}, &stderr); code != 0 {
+		t.Fatalf("evidence exited %d: %s", code, stderr.String())
+	}
+	buf, err := os.ReadFile(filepath.Join(out, "evidence.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		NegLogEvidence float64 `json:"neg_log_evidence_per_point"`
+		SE             float64 `json:"neg_log_evidence_per_point_se"`
+		Bounds         []struct {
+			NegELBO float64  `json:"neg_elbo_per_point"`
+			Gap     *float64 `json:"gap_to_evidence"`
+			GapSE   *float64 `json:"gap_to_evidence_se"`
+		} `json:"bounds"`
+	}
+	if err := json.Unmarshal(buf, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if math.IsNaN(sum.NegLogEvidence) || !(sum.SE > 0) || len(sum.Bounds) != 3 {
+		t.Fatalf("evidence.json: %s", buf)
+	}
+	for _, b := range sum.Bounds {
+		if b.Gap == nil || !(*b.Gap > -3**b.GapSE) {
+			t.Errorf("bound %+v: want a gap above -3 s.e.", b)
+		}
+	}
+	for _, bad := range [][]string{
+		{"evidence", "--out", out},
+		{"evidence", "--checkpoint", ck, "--out", out, "--runs", "1"},
+		{"evidence", "--checkpoint", ck, "--out", out}, // evidence.json is there: --overwrite
+	} {
+		if code := run(bad, &stderr); code != 2 {
+			t.Errorf("%v exited %d, want 2", bad, code)
+		}
 	}
 }

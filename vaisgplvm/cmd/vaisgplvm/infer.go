@@ -58,33 +58,11 @@ func runInfer(args []string) error {
 		return usagef("%v", err)
 	}
 	defer dir.Close()
-	cfg, tag, err := train.ReadCheckpointInfo(*ckpt)
-	if err != nil {
-		return err
-	}
-	if tag == "" {
-		return fmt.Errorf("checkpoint %s does not record its training data (written by an older version)", *ckpt)
-	}
-	src, err := parseSource(tag)
-	if err != nil {
-		return err
-	}
-	b, err := openConfigBackend(*backendName, cfg)
-	if err != nil {
-		return err
-	}
-	td, err := src.load()
-	if err != nil {
-		return fmt.Errorf("loading the training data of %s: %w", *ckpt, err)
-	}
-	tr, err := newTrainer(cfg, td, tag, b)
+	tr, td, err := loadCheckpoint(*ckpt, *backendName)
 	if err != nil {
 		return err
 	}
 	m := tr.Model
-	if err := tr.Load(*ckpt); err != nil {
-		return err
-	}
 	x, mask, missing, columns, err := readPoints(*dataPath, m.D)
 	if err != nil {
 		return err
@@ -167,4 +145,37 @@ func readPoints(path string, d int) (x, mask [][]float64, missing int, columns [
 		return nil, nil, 0, nil, fmt.Errorf("--data: %w", err)
 	}
 	return ds.X, ds.Mask, ds.Missing(), ds.Columns, nil
+}
+
+// loadCheckpoint rebuilds the trainer of a checkpoint written by train, on the backend named by
+// spec, with the training data it records (rebuilt and checked against its sha256), and loads its
+// parameters.
+func loadCheckpoint(ckpt, spec string) (*train.Trainer, *trainingData, error) {
+	cfg, tag, err := train.ReadCheckpointInfo(ckpt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tag == "" {
+		return nil, nil, fmt.Errorf("checkpoint %s does not record its training data (written by an older version)", ckpt)
+	}
+	src, err := parseSource(tag)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := openConfigBackend(spec, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	td, err := src.load()
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading the training data of %s: %w", ckpt, err)
+	}
+	tr, err := newTrainer(cfg, td, tag, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := tr.Load(ckpt); err != nil {
+		return nil, nil, err
+	}
+	return tr, td, nil
 }

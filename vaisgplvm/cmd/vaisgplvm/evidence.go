@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+)
+
+// EvidenceSummary is what evidence prints and writes to DIR/evidence.json: the evidence reference
+// at the checkpoint's parameters and the bounds that split the checkpoint's gap to it.
+type EvidenceSummary struct {
+	Checkpoint string `json:"checkpoint"`
+	Method     string `json:"method"` // the checkpoint's bound
+	Iterations int    `json:"iterations"`
+	Points     int    `json:"points"` // points estimated (the first ones; all by default)
+	*evidence.Result
+	Bounds  []evidence.BoundValue `json:"bounds"` // q0 alone, IWVI, the trained chain (VAIS)
+	Seconds float64               `json:"seconds"`
+}
+
+// runEvidence estimates the local evidence of a checkpoint (package evidence) and its bounds' gaps
+// to it.
+func runEvidence(args []string) error {
+	fs := flag.NewFlagSet("evidence", flag.ContinueOnError)
+	ckpt := fs.String("checkpoint", "", "checkpoint written by train (required)")
+	out := fs.String("out", "", "output directory for evidence.json (required)")
+	temps := fs.Int("temps", 1000, "AIS temperatures")
+	runs := fs.Int("runs", 8, "independent AIS runs per point")
+	points := fs.Int("points", 0, "estimate the first this many points only (0 = all): faster, but the gaps to the bounds (which cover all points) are then not given")
+	draws := fs.Int("draws", 5, "noise draws of each bound evaluated beside the evidence")
+	seed := fs.Uint64("seed", 1, "random seed")
+	backendName := fs.String("backend", "", backendHelp)
+	overwrite := fs.Bool("overwrite", false, "replace an earlier evidence.json in --out")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *ckpt == "" || *out == "" {
+		return usagef("--checkpoint and --out are required")
+	}
+	if *temps < 1 || *runs < 2 || *points < 0 || *draws < 2 || *seed == 0 {
+		return usagef("--temps and --seed must be >= 1, --runs and --draws >= 2 (for a standard error), --points >= 0")
+	}
+	dir, err := rundir.Open(*out, []string{"evidence.json"}, rundir.Options{Overwrite: *overwrite})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	defer dir.Close()
+	tr, _, err := loadCheckpoint(*ckpt, *backendName)
+	if err != nil {
+		return err
+	}
+	o := evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed}
+	n := tr.Model.N
+	if *points > 0 {
+		n = min(*points, n)
+		for i := 0; i < n; i++ {
+			o.Points = append(o.Points, i)
+		}
+	}
+	start := time.Now()
+	res, err := evidence.Estimate(tr, o)
+	if err != nil {
+		return err
+	}
+	bs, err := evidence.Decompose(tr, res, *draws)
+	if err != nil {
+		return err
+	}
+	sum := EvidenceSummary{Checkpoint: *ckpt, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res,
+		Bounds: bs, Seconds: time.Since(start).Seconds()}
+	fmt.Fprintf(os.Stderr, "-log evidence per point %.4f ± %.4f (%d points, %d temperatures x %d runs, acceptance %.2f)\n",
+		res.NegLogEvidencePerPoint, res.SE, n, *temps, *runs, res.AcceptRate)
+	for _, b := range bs {
+		gap := "(gap: estimate every point, --points 0)"
+		if b.Gap != nil {
+			gap = fmt.Sprintf("gap %.4f ± %.4f", *b.Gap, *b.GapSE)
+		}
+		fmt.Fprintf(os.Stderr, "  %-58s -ELBO %.4f ± %.4f  %s\n", b.Reference, b.NegELBO, b.SE, gap)
+	}
+	buf, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return fmt.Errorf("evidence.json: %w", err)
+	}
+	fmt.Println(string(buf))
+	return dir.WriteFile("evidence.json", buf)
+}

@@ -1,0 +1,197 @@
+package evidence
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// toy returns n points of 4 noisy smooth functions of a 1-D latent.
+func toy(n int) [][]float64 {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([][]float64, n)
+	for i := range x {
+		t := rng.Float64()*4 - 2
+		x[i] = []float64{math.Sin(t), math.Cos(t), t, t * t / 4}
+		for j := range x[i] {
+			x[i][j] += 0.1 * rng.NormFloat64()
+		}
+	}
+	return x
+}
+
+// trained returns a VAIS model with q latent dimensions trained for 60 full-batch iterations on
+// toy(n).
+func trained(t *testing.T, q, n int) *train.Trainer {
+	t.Helper()
+	cfg := model.DefaultConfig("vais", q)
+	cfg.M, cfg.K, cfg.Batch = 6, 3, 0
+	m, err := model.New(cfg, toy(n), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := train.New(m, testutil.Backend())
+	if err := tr.Run(60, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// quadrature returns log Z_n = log ∫ exp(l_n(h)) N(h | 0, I) dh for every point by the midpoint
+// rule on a grid of g points per dimension over [-8, 8]^Q (Q = 1 or 2), in float64 on the host.
+func quadrature(t *testing.T, tr *train.Trainer, g int) []float64 {
+	t.Helper()
+	m := tr.Model
+	q := m.Cfg.Q
+	var pts [][]float64
+	step := 16 / float64(g)
+	for i := 0; i < g; i++ {
+		a := -8 + (float64(i)+0.5)*step
+		if q == 1 {
+			pts = append(pts, []float64{a})
+			continue
+		}
+		for j := 0; j < g; j++ {
+			pts = append(pts, []float64{a, -8 + (float64(j)+0.5)*step})
+		}
+	}
+	points := make([]int, m.N)
+	for i := range points {
+		points[i] = i
+	}
+	s, err := newSampler(tr, points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// h [G, N, Q]: every grid point for every data point.
+	flat := make([]float64, 0, len(pts)*m.N*q)
+	for _, p := range pts {
+		for n := 0; n < m.N; n++ {
+			flat = append(flat, p...)
+		}
+	}
+	out, err := s.eval.Exec(s.x, s.mask, s.idx, tensors.FromFlatDataAndDimensions(flat, len(pts), m.N, q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ll := vars.Flat64(out[0]) // [G, N]
+	logZ := make([]float64, m.N)
+	for n := range logZ {
+		terms := make([]float64, len(pts))
+		for k, p := range pts {
+			lp := 0.0
+			for _, v := range p {
+				lp += -0.5*v*v - 0.5*math.Log(2*math.Pi) + math.Log(step)
+			}
+			terms[k] = ll[k*m.N+n] + lp
+		}
+		logZ[n] = floats.LogSumExp(terms)
+	}
+	return logZ
+}
+
+// TestAgainstQuadrature: on trained Q = 1 and Q = 2 toy models, the AIS estimate of every point's
+// log Z_n (400 temperatures, 8 runs) matches midpoint quadrature (4000 and 300 x 300 points over
+// [-8, 8]^Q) within 4 of its standard errors plus 0.01 nats, and the per-point total within 4 of
+// its standard error plus 0.005.
+func TestAgainstQuadrature(t *testing.T) {
+	for _, c := range []struct{ q, grid int }{{1, 4000}, {2, 300}} {
+		tr := trained(t, c.q, 25)
+		exact := quadrature(t, tr, c.grid)
+		res, err := Estimate(tr, Options{Temps: 400, Runs: 8, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for n, lz := range res.LogZ {
+			d := math.Abs(lz - exact[n])
+			worst = max(worst, d/(res.LogZSE[n]+1e-12))
+			if d > 4*res.LogZSE[n]+0.01 {
+				t.Errorf("Q = %d, point %d: AIS %.4f ± %.4f, quadrature %.4f", c.q, n, lz, res.LogZSE[n], exact[n])
+			}
+		}
+		want := -floats.Sum(exact)/float64(len(exact)) + res.KL/float64(res.N)
+		t.Logf("Q = %d: -log evidence per point AIS %.5f ± %.5f, quadrature %.5f; acceptance %.2f; worst point %.1f s.e.",
+			c.q, res.NegLogEvidencePerPoint, res.SE, want, res.AcceptRate, worst)
+		if math.Abs(res.NegLogEvidencePerPoint-want) > 4*res.SE+0.005 {
+			t.Errorf("Q = %d: per point %.5f ± %.5f, quadrature %.5f", c.q, res.NegLogEvidencePerPoint, res.SE, want)
+		}
+	}
+}
+
+// TestAboveEveryBound: at a trained VAIS model's parameters the evidence is above the bounds of
+// Decompose (q0's ELBO, IWVI with K samples, the trained chain), each from 20 draws: every gap to
+// the evidence is above -3 of its standard errors.
+func TestAboveEveryBound(t *testing.T) {
+	tr := trained(t, 2, 25)
+	res, err := Estimate(tr, Options{Temps: 300, Runs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := Decompose(tr, res, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 3 {
+		t.Fatalf("want q0, IWVI and the chain, got %+v", bs)
+	}
+	for _, b := range bs {
+		if b.Gap == nil || b.GapSE == nil {
+			t.Fatalf("%s: no gap although every point was estimated", b.Reference)
+		}
+		t.Logf("%-45s -ELBO %.4f ± %.4f, gap %.4f ± %.4f", b.Reference, b.NegELBO, b.SE, *b.Gap, *b.GapSE)
+		if !(*b.Gap > -3**b.GapSE) {
+			t.Errorf("%s: -ELBO %.4f below the -log evidence %.4f ± %.4f", b.Reference, b.NegELBO, res.NegLogEvidencePerPoint, res.SE)
+		}
+	}
+}
+
+// TestSchedule: 0 and 1 at the ends, increasing.
+func TestSchedule(t *testing.T) {
+	b := Schedule(50)
+	if b[0] != 0 || b[50] != 1 {
+		t.Fatalf("ends %g, %g", b[0], b[50])
+	}
+	for i := 1; i < len(b); i++ {
+		if !(b[i] > b[i-1]) {
+			t.Fatalf("not increasing at %d: %v", i, b)
+		}
+	}
+}
+
+// TestAgainstLargeKImportanceSampling: on a trained Q = 2 toy model, importance sampling from q0
+// with K = 1000 samples per point (IWVI's bound, 10 draws), which tends to the evidence as K
+// grows, agrees with the AIS estimate within 3 combined standard errors plus 0.02 nats per point.
+func TestAgainstLargeKImportanceSampling(t *testing.T) {
+	tr := trained(t, 2, 25)
+	res, err := Estimate(tr, Options{Temps: 400, Runs: 8, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := *tr.Model
+	m.Cfg.Method, m.Cfg.K = "iwvi", model.MaxK
+	b, err := model.New(m.Cfg, m.X, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Method = b.Method
+	is := *tr
+	is.Model = &m
+	ev, err := is.Evaluate(10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := math.Hypot(*ev.NegELBOSE, res.SE)
+	t.Logf("IS with K = 1000: %.4f ± %.4f; AIS: %.4f ± %.4f", ev.NegELBO, *ev.NegELBOSE, res.NegLogEvidencePerPoint, res.SE)
+	if math.Abs(ev.NegELBO-res.NegLogEvidencePerPoint) > 3*se+0.02 {
+		t.Errorf("IS %.4f and AIS %.4f differ by more than 3 s.e. (%.4f) + 0.02", ev.NegELBO, res.NegLogEvidencePerPoint, se)
+	}
+}
