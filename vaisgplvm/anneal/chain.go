@@ -25,6 +25,11 @@ type Chain struct {
 	// The AIS weight's increment of step k is (beta_k - beta_{k-1}) (log p(x, H_{k-1}) - log q0(H_{k-1}))
 	// + log a_k: log a_k is the part of the weight that the step size controls.
 	LogAccept []*Node
+	// MeanSqScore are, per transition k, the mean over chains, points and latent dimensions of the
+	// squared score g_k(H_{k-1}) = beta_k grad log p(x, h) + (1 - beta_k) grad log q0(h) (in the
+	// chain's coordinates, before taming): scalars under StopGradient, the signal of App. D's rule
+	// (StepSize.PaperD).
+	MeanSqScore []*Node
 }
 
 // Options tune the chain.
@@ -73,7 +78,9 @@ func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, o
 	for k, e := range eps {
 		beta := element(betas, k)
 		eta, etaPoint := stepEta(etas, k)
-		gPrev := drift(mix(beta, cur.gradJ, cur.gradQ), etaPoint, opt.Tamed)
+		score := mix(beta, cur.gradJ, cur.gradQ)
+		c.MeanSqScore = append(c.MeanSqScore, StopGradient(ReduceAllMean(Square(score))))
+		gPrev := drift(score, etaPoint, opt.Tamed)
 		hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
 		prev := cur
 		cur = evaluate(hNew, logJoint, logQ0, opt)

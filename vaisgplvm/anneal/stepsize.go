@@ -39,13 +39,24 @@ const (
 //     Each eta_k stays a constant inside one evaluation of the bound, so the bound is valid for
 //     every value the rule visits.
 //
-// The paper's App. D describes its own adaptive rule; its text was not available to us, so this rule
-// is ours (the acceptance-targeting adaptation of adaptive MCMC, Andrieu & Thoms 2008, Sec. 5),
-// not a transcription of App. D.
+//   - PaperD: the paper's App. D rule,
+//
+//     eta_k = 0.9 eta_{k-1} + 0.1 Eta0 / sqrt(G_k + 1e-8),   eta_0 = Eta0,   G_k = sum_{j <= k} m_j,
+//
+//     with m_j the mean squared score of transition j (Chain.MeanSqScore). The paper takes G_k
+//     along each chain, per dimension; a step size that depends on the chain's own states makes
+//     the backward kernels depend on the states they are densities of, and the weight no longer
+//     that of a valid bound. Here m_j is the mean over the chains, points and dimensions of the
+//     previous training iteration's batch (variable "anneal/mean_sq_score" [K], not trained,
+//     created at 1), so that eta_k is a constant inside one evaluation, as for the other rules.
+//
+// The Adaptive rule is ours (the acceptance-targeting adaptation of adaptive MCMC, Andrieu &
+// Thoms 2008, Sec. 5); PaperD is the paper's.
 type StepSize struct {
 	Eta0     float64 // initial (or fixed) eta > 0
 	Learned  bool    // learn log eta_k by gradient
 	Adaptive bool    // adapt log eta_k toward TargetAccept (exclusive with Learned)
+	PaperD   bool    // the paper's App. D rule (exclusive with Learned and Adaptive)
 	// TargetAccept in (0, 1) and AdaptRate > 0 tune the adaptive rule (0: the defaults above).
 	TargetAccept, AdaptRate float64
 	// PerPoint (with Adaptive) multiplies every eta_k of point n by its own factor s_n, adapted
@@ -70,6 +81,9 @@ func (s StepSize) Validate() error {
 	if s.Learned && s.Adaptive {
 		return fmt.Errorf("anneal: step size cannot be both learned and adaptive")
 	}
+	if s.PaperD && (s.Learned || s.Adaptive) {
+		return fmt.Errorf("anneal: App. D's step-size rule excludes the learned and the adaptive ones")
+	}
 	if t := s.TargetAccept; t != 0 && !(t > 0 && t < 1) {
 		return fmt.Errorf("anneal: target acceptance rate must be in (0, 1), got %g", t)
 	}
@@ -84,6 +98,9 @@ func (s StepSize) Validate() error {
 
 // Etas returns eta_1..eta_K as a [K] node.
 func (s StepSize) Etas(ctx *context.Context, g *Graph, k int) *Node {
+	if s.PaperD {
+		return PaperDEtas(meanSqScoreVar(ctx, k).ValueGraph(g), s.Eta0)
+	}
 	if !s.Learned && !s.Adaptive {
 		return Exp(Const(g, s.initLogEta(k)))
 	}
@@ -94,6 +111,16 @@ func (s StepSize) Etas(ctx *context.Context, g *Graph, k int) *Node {
 // (a no-op unless Adaptive, or when the chain has no transitions). Call it only in the training
 // step: the new values are stored when the step's graph runs.
 func (s StepSize) Adapt(ctx *context.Context, c *Chain) {
+	if s.PaperD && len(c.MeanSqScore) > 0 {
+		v := meanSqScoreVar(ctx, len(c.MeanSqScore))
+		old := v.ValueGraph(c.MeanSqScore[0].Graph())
+		m := make([]*Node, len(c.MeanSqScore))
+		for i, x := range c.MeanSqScore {
+			m[i] = InsertAxes(ConvertDType(x, old.DType()), 0)
+		}
+		v.SetValueGraph(Concatenate(m, 0))
+		return
+	}
 	if !s.Adaptive {
 		return
 	}
@@ -139,6 +166,49 @@ func (s StepSize) AdaptPoints(ctx *context.Context, c *Chain, idx *Node, n int) 
 	step := MulScalar(Sub(rate, ReduceAllMean(rate)), gain)
 	upd := ScatterSum(ZerosLike(old), InsertAxes(idx, -1), ConvertDType(step, old.DType()), false, true)
 	v.SetValueGraph(ClipScalar(Add(old, upd), minLogScale, maxLogScale))
+}
+
+// PaperDEtas returns App. D's step sizes [K] from the per-transition mean squared scores m [K]:
+// eta_k = 0.9 eta_{k-1} + 0.1 eta0 / sqrt(G_k + 1e-8), eta_0 = eta0, G_k = m_1 + ... + m_k (under
+// StopGradient: the step sizes are constants of the bound).
+func PaperDEtas(m *Node, eta0 float64) *Node {
+	m = StopGradient(m)
+	k := m.Shape().Dim(0)
+	var out []*Node
+	var sum, prev *Node
+	for i := 0; i < k; i++ {
+		mi := element(m, i)
+		if sum == nil {
+			sum = mi
+		} else {
+			sum = Add(sum, mi)
+		}
+		next := MulScalar(Reciprocal(Sqrt(AddScalar(sum, 1e-8))), 0.1*eta0)
+		if prev == nil {
+			next = AddScalar(next, 0.9*eta0)
+		} else {
+			next = Add(next, MulScalar(prev, 0.9))
+		}
+		out = append(out, InsertAxes(next, 0))
+		prev = next
+	}
+	return Concatenate(out, 0)
+}
+
+// meanSqScoreVar returns the variable "anneal/mean_sq_score" [k] (App. D's m_k), created at 1 if
+// new, not trainable.
+func meanSqScoreVar(ctx *context.Context, k int) *context.Variable {
+	scope := ctx.In("anneal")
+	v := scope.GetVariable("mean_sq_score")
+	if v == nil {
+		init := make([]float64, k)
+		for i := range init {
+			init[i] = 1
+		}
+		v = vars.New(scope, "mean_sq_score", init)
+	}
+	v.SetTrainable(false)
+	return v
 }
 
 // pointScaleVar returns the variable "log_eta_scale" [n] of ctx's scope, created at 0 if new.

@@ -30,10 +30,13 @@ func toy(n int) [][]float64 {
 
 // trained returns a VAIS model with q latent dimensions trained for 60 full-batch iterations on
 // toy(n).
-func trained(t *testing.T, q, n int) *train.Trainer {
+func trained(t *testing.T, q, n int, mutate ...func(*model.Config)) *train.Trainer {
 	t.Helper()
 	cfg := model.DefaultConfig("vais", q)
 	cfg.M, cfg.K, cfg.Batch = 6, 3, 0
+	for _, f := range mutate {
+		f(&cfg)
+	}
 	m, err := model.New(cfg, toy(n), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -193,5 +196,25 @@ func TestAgainstLargeKImportanceSampling(t *testing.T) {
 	t.Logf("IS with K = 1000: %.4f ± %.4f; AIS: %.4f ± %.4f", ev.NegELBO, *ev.NegELBOSE, res.NegLogEvidencePerPoint, res.SE)
 	if math.Abs(ev.NegELBO-res.NegLogEvidencePerPoint) > 3*se+0.02 {
 		t.Errorf("IS %.4f and AIS %.4f differ by more than 3 s.e. (%.4f) + 0.02", ev.NegELBO, res.NegLogEvidencePerPoint, se)
+	}
+}
+
+// TestPaperDRuleStaysBelowEvidence: a VAIS model trained with App. D's step-size rule
+// (model.Config.PaperEta, K = 5) has a bound below the evidence at its parameters (gap > -3 s.e.),
+// as a valid bound must.
+func TestPaperDRuleStaysBelowEvidence(t *testing.T) {
+	tr := trained(t, 2, 25, func(c *model.Config) { c.K, c.AdaptEta, c.PaperEta, c.Eta = 5, false, true, 0.2 })
+	res, err := Estimate(tr, Options{Temps: 300, Runs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := Decompose(tr, res, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := bs[len(bs)-1]
+	t.Logf("App. D chain: -ELBO %.4f ± %.4f, -log evidence %.4f ± %.4f", chain.NegELBO, chain.SE, res.NegLogEvidencePerPoint, res.SE)
+	if chain.Gap == nil || !(*chain.Gap > -3**chain.GapSE) {
+		t.Errorf("App. D chain's -ELBO %.4f is below the -log evidence %.4f ± %.4f", chain.NegELBO, res.NegLogEvidencePerPoint, res.SE)
 	}
 }

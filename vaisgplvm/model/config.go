@@ -57,6 +57,9 @@ type BoundConfig struct {
 	Schedule string  `json:"schedule"`  // linear, sigmoid, power, learned
 	Eta      float64 `json:"eta"`       // Langevin step size (initial when learned); 0 = EtaTimesK / K
 	LearnEta bool    `json:"learn_eta"` // learn log eta_k
+	// PaperEta uses the paper's App. D step-size rule (anneal.StepSize.PaperD) from Eta; exclusive
+	// with LearnEta and AdaptEta.
+	PaperEta bool `json:"paper_eta,omitempty"`
 	// AdaptEta adapts log eta_k toward a target acceptance rate (see anneal.StepSize.Adaptive);
 	// AcceptTarget and AdaptRate tune it (0: anneal.DefaultTargetAccept, anneal.DefaultAdaptRate).
 	AdaptEta     bool    `json:"adapt_eta,omitempty"`
@@ -127,7 +130,7 @@ func (c *Config) StepSize() float64 {
 
 // StepRule returns the chain's step-size rule: eta from StepSize, fixed, learned or adaptive.
 func (c *Config) StepRule() anneal.StepSize {
-	return anneal.StepSize{Eta0: c.StepSize(), Learned: c.LearnEta, Adaptive: c.AdaptEta,
+	return anneal.StepSize{Eta0: c.StepSize(), Learned: c.LearnEta, Adaptive: c.AdaptEta, PaperD: c.PaperEta,
 		TargetAccept: c.AcceptTarget, AdaptRate: c.AdaptRate, PerPoint: c.PointEta}
 }
 

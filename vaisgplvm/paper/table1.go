@@ -285,6 +285,8 @@ func etaSetting(c model.Config) string {
 		gain = anneal.DefaultAdaptRate
 	}
 	switch {
+	case c.PaperEta:
+		return "App. D's rule from " + eta
 	case c.AdaptEta && !c.LearnEta:
 		return fmt.Sprintf("adaptive from %s toward acceptance %g (gain %g)", eta, target, gain)
 	case c.LearnEta:

@@ -27,6 +27,7 @@ type modelFlags struct {
 	adaptEta, pointEta         bool
 	unwhitened, diag, stopGrad bool
 	learnEta, standardize      bool
+	paperEta                   bool
 	precondition, tamed        bool
 	sharedQSqrt, meanBias      bool
 }
@@ -44,6 +45,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.schedule, "schedule", d.Schedule, "annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1")
 	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when adapted or learned; 0 = 0.25/K); relative to q0's spread when preconditioned")
 	fs.BoolVar(&f.learnEta, "learn-eta", d.LearnEta, "learn log eta_k by gradient (instead of adapting it)")
+	fs.BoolVar(&f.paperEta, "paper-eta", d.PaperEta, "the paper's App. D step-size rule eta_k = 0.9 eta_{k-1} + 0.1 eta_0 / sqrt(G_k) from --eta, G_k the running sum of mean squared scores (of the previous iteration's batch, so the bound stays valid); turns --adapt-eta off")
 	fs.BoolVar(&f.adaptEta, "adapt-eta", d.AdaptEta, "adapt log eta_k from --eta toward --accept-target (the Metropolis-Hastings acceptance rate of each transition; the chain stays unadjusted); --adapt-eta=false keeps eta fixed; --learn-eta turns it off")
 	fs.Float64Var(&f.acceptTarget, "accept-target", anneal.DefaultTargetAccept, "target acceptance rate of --adapt-eta, in (0, 1)")
 	fs.Float64Var(&f.adaptRate, "adapt-rate", anneal.DefaultAdaptRate, "gain of --adapt-eta on log eta_k per iteration, in (0, 1]")
@@ -118,8 +120,11 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 	if !(f.acceptTarget > 0 && f.acceptTarget < 1) || !(f.adaptRate > 0 && f.adaptRate <= 1) {
 		return usagef("--accept-target must be in (0, 1) and --adapt-rate in (0, 1], got %g and %g", f.acceptTarget, f.adaptRate)
 	}
-	if given("adapt-eta") || given("learn-eta") {
-		c.AdaptEta = f.adaptEta && !f.learnEta
+	if given("paper-eta") {
+		c.PaperEta = f.paperEta
+	}
+	if given("adapt-eta") || given("learn-eta") || given("paper-eta") {
+		c.AdaptEta = f.adaptEta && !f.learnEta && !f.paperEta
 	}
 	if c.AdaptEta {
 		if given("accept-target") {

@@ -101,6 +101,7 @@ func TestStepSizeFlags(t *testing.T) {
 		{[]string{"--adapt-eta=false"}, false, false},
 		{[]string{"--learn-eta"}, false, true},
 		{[]string{"--accept-target", "0.6", "--adapt-rate", "0.1"}, true, false},
+		{[]string{"--paper-eta"}, false, false},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		var mf modelFlags
@@ -114,6 +115,9 @@ func TestStepSizeFlags(t *testing.T) {
 		}
 		if cfg.AdaptEta != c.adapt || cfg.LearnEta != c.learned {
 			t.Errorf("%v: adapt %v learned %v, want %v %v", c.args, cfg.AdaptEta, cfg.LearnEta, c.adapt, c.learned)
+		}
+		if paper := len(c.args) == 1 && c.args[0] == "--paper-eta"; cfg.PaperEta != paper {
+			t.Errorf("%v: PaperEta %v, want %v", c.args, cfg.PaperEta, paper)
 		}
 		if len(c.args) == 4 && (cfg.AcceptTarget != 0.6 || cfg.AdaptRate != 0.1) {
 			t.Errorf("%v: target %g rate %g", c.args, cfg.AcceptTarget, cfg.AdaptRate)
