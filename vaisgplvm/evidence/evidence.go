@@ -14,8 +14,8 @@
 // its pi_t invariant and exp(log w) is an unbiased estimate of Z_n. The MALA step sizes come from
 // a pilot run with its own seed, tuned per point and temperature toward an acceptance rate, and
 // are then fixed. log of the mean weight over Runs independent runs is the estimate (its
-// expectation is below log Z_n by Jensen's inequality; with many temperatures the bias is far
-// below the standard error); the standard error comes from the delta method on the weights.
+// expectation is below log Z_n by Jensen's inequality, by less as temperatures are added: docs/results.md
+// measures it); the standard error comes from the delta method on the weights.
 package evidence
 
 import (
