@@ -160,3 +160,55 @@ func TestEvidenceCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestInferMovedTrainingFile: when the training file a checkpoint records has moved, infer says so
+// and names --train-data (exit 1); --train-data with the moved file works; a different file there
+// is refused by its sha256 (exit 1); --train-data for a built-in dataset's checkpoint is a usage
+// error.
+func TestInferMovedTrainingFile(t *testing.T) {
+	dir := t.TempDir()
+	file, _ := ownData(t, dir, 30)
+	runDir := filepath.Join(dir, "run")
+	var stderr bytes.Buffer
+	if code := run([]string{"train", "--data", file, "--labels", "kind", "--method", "mf", "--m", "5", "--iters", "3",
+		"--no-figures", "--out", runDir}, &stderr); code != 0 {
+		t.Fatalf("train exited %d: %s", code, stderr.String())
+	}
+	moved := filepath.Join(dir, "moved.csv")
+	if err := os.Rename(file, moved); err != nil {
+		t.Fatal(err)
+	}
+	newData := filepath.Join(dir, "new.csv")
+	if err := os.WriteFile(newData, []byte("g1,g2,g3,g4,g5\n100,100,,100,100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ck := filepath.Join(runDir, "checkpoint.gob")
+	base := []string{"infer", "--checkpoint", ck, "--data", newData, "--iters", "2"}
+	stderr.Reset()
+	if code := run(append(base, "--out", filepath.Join(dir, "a")), &stderr); code != 1 || !strings.Contains(stderr.String(), "--train-data") {
+		t.Errorf("moved training file: exit %d, %q; want 1 naming --train-data", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(append(base, "--out", filepath.Join(dir, "b"), "--train-data", moved), &stderr); code != 0 {
+		t.Errorf("--train-data with the moved file: exit %d: %s", code, stderr.String())
+	}
+	other := filepath.Join(dir, "other.csv")
+	buf, _ := os.ReadFile(moved)
+	if err := os.WriteFile(other, append(buf, []byte("1,2,ctrl,3,4,5\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run(append(base, "--out", filepath.Join(dir, "c"), "--train-data", other), &stderr); code != 1 || !strings.Contains(stderr.String(), "changed since") {
+		t.Errorf("--train-data with another file: exit %d, %q; want 1 (sha256)", code, stderr.String())
+	}
+	builtin := filepath.Join(dir, "oil")
+	if code := run([]string{"train", "--dataset", "oilflow", "--method", "mf", "--m", "5", "--iters", "1", "--batch", "50",
+		"--no-figures", "--out", builtin}, &stderr); code != 0 {
+		t.Fatalf("train on oilflow exited %d: %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"evidence", "--checkpoint", filepath.Join(builtin, "checkpoint.gob"), "--out", filepath.Join(dir, "d"),
+		"--train-data", moved}, &stderr); code != 2 || !strings.Contains(stderr.String(), "built-in dataset") {
+		t.Errorf("--train-data for a built-in dataset: exit %d, %q; want 2", code, stderr.String())
+	}
+}

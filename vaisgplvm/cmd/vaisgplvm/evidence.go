@@ -36,6 +36,7 @@ func runEvidence(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	backendName := fs.String("backend", "", backendHelp)
 	overwrite := fs.Bool("overwrite", false, "replace an earlier evidence.json in --out")
+	trainData := fs.String("train-data", "", trainDataHelp)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func runEvidence(args []string) error {
 		return usagef("%v", err)
 	}
 	defer dir.Close()
-	tr, _, err := loadCheckpoint(*ckpt, *backendName)
+	tr, _, err := loadCheckpoint(*ckpt, *backendName, *trainData)
 	if err != nil {
 		return err
 	}

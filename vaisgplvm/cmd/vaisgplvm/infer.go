@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 
@@ -41,6 +43,7 @@ func runInfer(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	backendName := fs.String("backend", "", backendHelp)
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier infer in --out (infer's files are infer.json and infer_*.csv, so a training directory is fine)")
+	trainData := fs.String("train-data", "", trainDataHelp)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -58,7 +61,7 @@ func runInfer(args []string) error {
 		return usagef("%v", err)
 	}
 	defer dir.Close()
-	tr, td, err := loadCheckpoint(*ckpt, *backendName)
+	tr, td, err := loadCheckpoint(*ckpt, *backendName, *trainData)
 	if err != nil {
 		return err
 	}
@@ -147,10 +150,12 @@ func readPoints(path string, d int) (x, mask [][]float64, missing int, columns [
 	return ds.X, ds.Mask, ds.Missing(), ds.Columns, nil
 }
 
+const trainDataHelp = "where the training file the checkpoint records is now, when it has moved (its sha256 must match the recorded one)"
+
 // loadCheckpoint rebuilds the trainer of a checkpoint written by train, on the backend named by
-// spec, with the training data it records (rebuilt and checked against its sha256), and loads its
-// parameters.
-func loadCheckpoint(ckpt, spec string) (*train.Trainer, *trainingData, error) {
+// spec, with the training data it records (rebuilt and checked against its sha256; trainData, when
+// not empty, is where that file is now), and loads its parameters.
+func loadCheckpoint(ckpt, spec, trainData string) (*train.Trainer, *trainingData, error) {
 	cfg, tag, err := train.ReadCheckpointInfo(ckpt)
 	if err != nil {
 		return nil, nil, err
@@ -162,11 +167,20 @@ func loadCheckpoint(ckpt, spec string) (*train.Trainer, *trainingData, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if trainData != "" {
+		if src.File == "" {
+			return nil, nil, usagef("--train-data: %s was trained on the built-in dataset %s, not on a file", ckpt, src.Dataset)
+		}
+		src.File = trainData // load checks that its sha256 is the recorded one
+	}
 	b, err := openConfigBackend(spec, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	td, err := src.load()
+	if errors.Is(err, fs.ErrNotExist) && trainData == "" {
+		return nil, nil, fmt.Errorf("the training file %s recorded in %s is not there; if it has moved, give its new place with --train-data", src.File, ckpt)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading the training data of %s: %w", ckpt, err)
 	}
