@@ -36,7 +36,7 @@ type Options struct {
 	Standardize bool
 	// Data runs Table 1 on your own data instead of Datasets: Data.Name names it, Data.X [N, D]
 	// holds NaN at missing entries (Data.Mask 0 there) and Data.Labels, when set, gives the 1-NN
-	// error. Q defaults to OwnDataQ(D).
+	// error. Q defaults to OwnDataQ(N, D).
 	Data *data.Dataset
 	// Jobs is the number of trainings run at the same time (0: runtime.NumCPU()); results do not
 	// depend on it.
@@ -203,7 +203,7 @@ func (o Options) validate(table int) error {
 func (o Options) config(table int, method, dataset string, seed uint64) (model.Config, error) {
 	c := Config(method, dataset, seed)
 	if o.Data != nil {
-		c.Q = OwnDataQ(len(o.Data.X[0]))
+		c.Q = OwnDataQ(len(o.Data.X), len(o.Data.X[0]))
 	}
 	if o.Paper && (table == 1 || table == 5) {
 		c.Batch = 0

@@ -20,9 +20,10 @@ func Q(dataset string) int {
 	return map[string]int{"oilflow": 10, "wine": 9, "wine-white": 9, "frey": 20, "mnist": 5}[dataset]
 }
 
-// OwnDataQ is the latent dimensionality for data of d columns without a paper setting: 10 (ARD
-// switches off the dimensions it does not need), or d when the data has fewer columns.
-func OwnDataQ(d int) int { return min(10, d) }
+// OwnDataQ is the latent dimensionality for data of n points and d columns without a paper
+// setting: 10 (ARD switches off the dimensions it does not need), or min(n, d) when the data has
+// fewer points or columns (the latents start at the data's principal components).
+func OwnDataQ(n, d int) int { return min(10, n, d) }
 
 // IsImage reports whether dataset is one of the image datasets (frey, mnist).
 func IsImage(dataset string) bool { return dataset == "frey" || dataset == "mnist" }

@@ -68,7 +68,8 @@ func TestProtocolConfig(t *testing.T) {
 			t.Errorf("%s: %+v", c.dataset, cfg)
 		}
 	}
-	if OwnDataQ(4) != 4 || OwnDataQ(40) != 10 {
-		t.Errorf("OwnDataQ(4) = %d, OwnDataQ(40) = %d; want 4 and 10", OwnDataQ(4), OwnDataQ(40))
+	if OwnDataQ(100, 4) != 4 || OwnDataQ(100, 40) != 10 || OwnDataQ(3, 40) != 3 {
+		t.Errorf("OwnDataQ(100, 4) = %d, OwnDataQ(100, 40) = %d, OwnDataQ(3, 40) = %d; want 4, 10 and 3",
+			OwnDataQ(100, 4), OwnDataQ(100, 40), OwnDataQ(3, 40))
 	}
 }

@@ -212,3 +212,38 @@ func TestInferMovedTrainingFile(t *testing.T) {
 		t.Errorf("--train-data for a built-in dataset: exit %d, %q; want 2", code, stderr.String())
 	}
 }
+
+// TestQDefaultFitsSmallData: on 4 points of 12 columns the default Q (10) is lowered to 4, which the
+// PCA initialisation can give (it failed with a runtime error before), and an explicit --q 6 is a
+// usage error naming the flag and the largest Q that fits.
+func TestQDefaultFitsSmallData(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a,b,c,d,e,f,g,h,i,j,k,l\n")
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 12; j++ {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "%g", float64((i+1)*(j+2)%7)+0.1*float64(i))
+		}
+		b.WriteString("\n")
+	}
+	file := filepath.Join(dir, "tiny.csv")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	out := filepath.Join(dir, "run")
+	if code := run([]string{"train", "--data", file, "--method", "mf", "--m", "2", "--iters", "3", "--no-figures", "--out", out}, &stderr); code != 0 {
+		t.Fatalf("default Q on 4 points: exit %d: %s", code, stderr.String())
+	}
+	if met, buf := readMetrics(t, out); met.Config.Q != 4 {
+		t.Errorf("Q = %d, want 4: %s", met.Config.Q, buf)
+	}
+	stderr.Reset()
+	if code := run([]string{"train", "--data", file, "--method", "mf", "--m", "2", "--q", "6", "--iters", "3", "--out", filepath.Join(dir, "q6")}, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "--q 6") || !strings.Contains(stderr.String(), "--q 4 or less") {
+		t.Errorf("--q 6 on 4 points: exit %d, %q; want 2 naming --q 4 or less", code, stderr.String())
+	}
+}

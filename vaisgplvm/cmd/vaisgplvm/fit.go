@@ -24,7 +24,7 @@ func (f *modelFlags) fitToData(set map[string]bool, method string, n, d int) err
 	}
 	for _, l := range []limit{
 		{"m", &f.m, n, fmt.Sprintf("more inducing points than the %d data points", n)},
-		{"q", &f.q, d, fmt.Sprintf("more latent dimensions than the data's %d columns", d)},
+		{"q", &f.q, min(n, d), fmt.Sprintf("more latent dimensions than min(N, D) = %d (the latents start at the data's principal components)", min(n, d))},
 		{"batch", &f.batch, n, fmt.Sprintf("a mini-batch larger than the %d data points (0 = full batch)", n)},
 	} {
 		if *l.value <= l.max {

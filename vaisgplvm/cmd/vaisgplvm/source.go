@@ -166,13 +166,14 @@ func (f *modelFlags) loadOwn(file, labels string) (dataSource, *trainingData, er
 	if err != nil {
 		return src, nil, err
 	}
-	f.ownDataQ(len(td.X[0]))
+	f.ownDataQ(td.Dims())
 	return src, td, nil
 }
 
-// ownDataQ gives --q, when not set, its default for your own data of d columns (paper.OwnDataQ).
-func (f *modelFlags) ownDataQ(d int) {
+// ownDataQ gives --q, when not set, its default for your own data of n points and d columns
+// (paper.OwnDataQ).
+func (f *modelFlags) ownDataQ(n, d int) {
 	if f.q == 0 {
-		f.q = paper.OwnDataQ(d)
+		f.q = paper.OwnDataQ(n, d)
 	}
 }

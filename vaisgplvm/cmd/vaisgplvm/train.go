@@ -161,7 +161,7 @@ func runTrain(args []string) error {
 	}
 	n, d := td.Dims()
 	if src.File != "" {
-		mf.ownDataQ(d)
+		mf.ownDataQ(n, d)
 	} else if mf.q == 0 {
 		mf.q = cfg.Q
 	}
