@@ -116,6 +116,14 @@ func TestHostileInputs(t *testing.T) {
 		{"seed 0", "", []string{"train", "--data", base, "--seed", "0", "--out", o("q")}, 2, []string{"--seed"}},
 		{"data from /dev/zero", "", []string{"train", "--data", "/dev/zero", "--out", o("r")}, 1, []string{"not a regular file"}},
 		{"values times 1e20", "", []string{"train", "--data", big, "--m", "5", "--iters", "3", "--out", o("s")}, -1, []string{"--standardize"}},
+		{"evidence into the training directory", "", []string{"evidence", "--checkpoint", filepath.Join(earlier, "checkpoint.gob"), "--temps", "20", "--runs", "2",
+			"--draws", "2", "--out", earlier}, 0, nil},
+		{"evidence of a missing checkpoint", "", []string{"evidence", "--checkpoint", o("nothing.gob"), "--out", o("t")}, 1, []string{"nothing.gob"}},
+		{"evidence with 0 temperatures", "", []string{"evidence", "--checkpoint", filepath.Join(earlier, "checkpoint.gob"), "--temps", "0", "--out", o("u")}, 2, []string{"--temps"}},
+		{"reproduce table 6 with --subset", "", []string{"reproduce", "--table", "6", "--subset", "40", "--out", o("v")}, 2, []string{"--subset", "--table 5"}},
+		{"reproduce table 4", "", []string{"reproduce", "--table", "4", "--out", o("w")}, 2, []string{"table 4", "settings"}},
+		{"infer lr NaN", "", []string{"infer", "--checkpoint", filepath.Join(earlier, "checkpoint.gob"), "--data", base, "--lr", "NaN", "--out", o("x")}, 2, []string{"--lr"}},
+		{"paper-eta with learn-eta", "", []string{"train", "--data", base, "--paper-eta", "--learn-eta", "--out", o("y")}, 2, []string{"App. D"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
