@@ -80,34 +80,14 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 	if given("q") && f.q != 0 {
 		c.Q = f.q
 	}
-	ints := map[string]struct{ dst, src *int }{"m": {&c.M, &f.m}, "k": {&c.K, &f.k}, "samples": {&c.Samples, &f.samples},
-		"batch": {&c.Batch, &f.batch}}
-	floats := map[string]struct{ dst, src *float64 }{"eta": {&c.Eta, &f.eta}, "lr": {&c.LR, &f.lr},
-		"q0-scale": {&c.Scale0, &f.scale0}, "noise0": {&c.Noise0, &f.noise0}, "clip-grad": {&c.ClipGrad, &f.clipGrad}}
-	bools := map[string]struct{ dst, src *bool }{"learn-eta": {&c.LearnEta, &f.learnEta}, "diag-q0": {&c.DiagQ0, &f.diag},
+	copyGiven(given, map[string][2]*int{"m": {&c.M, &f.m}, "k": {&c.K, &f.k}, "samples": {&c.Samples, &f.samples},
+		"batch": {&c.Batch, &f.batch}})
+	copyGiven(given, map[string][2]*float64{"eta": {&c.Eta, &f.eta}, "lr": {&c.LR, &f.lr},
+		"q0-scale": {&c.Scale0, &f.scale0}, "noise0": {&c.Noise0, &f.noise0}, "clip-grad": {&c.ClipGrad, &f.clipGrad}})
+	copyGiven(given, map[string][2]*bool{"learn-eta": {&c.LearnEta, &f.learnEta}, "diag-q0": {&c.DiagQ0, &f.diag},
 		"stop-grad": {&c.StopGrad, &f.stopGrad}, "precondition": {&c.Precondition, &f.precondition},
-		"tamed": {&c.Tamed, &f.tamed}, "shared-q-sqrt": {&c.SharedQSqrt, &f.sharedQSqrt}, "mean-bias": {&c.MeanBias, &f.meanBias}}
-	strs := map[string]struct{ dst, src *string }{"kernel": {&c.Kernel, &f.kernel}, "schedule": {&c.Schedule, &f.schedule}}
-	for name, v := range ints {
-		if given(name) {
-			*v.dst = *v.src
-		}
-	}
-	for name, v := range floats {
-		if given(name) {
-			*v.dst = *v.src
-		}
-	}
-	for name, v := range bools {
-		if given(name) {
-			*v.dst = *v.src
-		}
-	}
-	for name, v := range strs {
-		if given(name) {
-			*v.dst = *v.src
-		}
-	}
+		"tamed": {&c.Tamed, &f.tamed}, "shared-q-sqrt": {&c.SharedQSqrt, &f.sharedQSqrt}, "mean-bias": {&c.MeanBias, &f.meanBias}})
+	copyGiven(given, map[string][2]*string{"kernel": {&c.Kernel, &f.kernel}, "schedule": {&c.Schedule, &f.schedule}})
 	if given("unwhitened") {
 		c.Whitened = !f.unwhitened
 	}
@@ -144,6 +124,16 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 		return usagef("%v", err)
 	}
 	return nil
+}
+
+// copyGiven copies, for every flag name that given reports, its value (fields[name][1]) to its
+// configuration field (fields[name][0]).
+func copyGiven[T any](given func(string) bool, fields map[string][2]*T) {
+	for name, p := range fields {
+		if given(name) {
+			*p[0] = *p[1]
+		}
+	}
 }
 
 // annealed reports whether the bound named method runs the annealed chain (bounds.Method.Annealed).
