@@ -25,31 +25,26 @@ type BoundValue struct {
 // bounds that split a model's gap to the evidence ev into its parts: q0 alone (MF's ELBO with
 // closed-form KL, Samples draws), q0 with importance weighting (IWVI with the model's K samples),
 // and, for an annealed model, the trained chain (its own bound), each on all N points, averaged
-// over draws noise draws. The gaps to ev are set when ev covers all N points. The differences between consecutive lines are the importance-weighting gain and
-// the chain's gain over q0.
+// over draws noise draws. The gaps to ev are set when ev covers all N points. The differences
+// between consecutive lines are the importance-weighting gain and the chain's gain over q0.
 func Decompose(tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
 	m := tr.Model
 	type variant struct {
 		method, what string
+		k            int
 	}
-	vs := []variant{{"mf", "q0 alone (ELBO)"}, {"iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI)", max(m.Cfg.K, 1))}}
+	iw := max(m.Cfg.K, 1)
+	vs := []variant{{"mf", "q0 alone (ELBO)", m.Cfg.K}, {"iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI)", iw), iw}}
 	if m.Method.Annealed() {
-		vs = append(vs, variant{m.Cfg.Method, fmt.Sprintf("the trained chain: %d chain(s) of %d annealed steps (%s)", m.Cfg.Samples, m.Cfg.K, m.Cfg.Method)})
+		vs = append(vs, variant{m.Cfg.Method, fmt.Sprintf("the trained chain: %d chain(s) of %d annealed steps (%s)",
+			m.Cfg.Samples, m.Cfg.K, m.Cfg.Method), m.Cfg.K})
 	}
 	var out []BoundValue
 	for _, v := range vs {
-		mv := *m
-		mv.Cfg.Method = v.method
-		meth, err := bounds.Lookup(v.method)
+		t, err := withBound(tr, v.method, v.k)
 		if err != nil {
 			return nil, err
 		}
-		mv.Method = meth
-		if v.method == "iwvi" {
-			mv.Cfg.K = max(m.Cfg.K, 1)
-		}
-		t := *tr
-		t.Model = &mv
 		e, err := t.Evaluate(draws, nil)
 		if err != nil {
 			return nil, fmt.Errorf("evidence: evaluating %s: %w", v.what, err)
@@ -65,4 +60,18 @@ func Decompose(tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// withBound returns a trainer that evaluates the bound method with K = k at tr's parameters (a
+// copy of tr and of its model; tr is unchanged).
+func withBound(tr *train.Trainer, method string, k int) (*train.Trainer, error) {
+	meth, err := bounds.Lookup(method)
+	if err != nil {
+		return nil, err
+	}
+	m := *tr.Model
+	m.Cfg.Method, m.Cfg.K, m.Method = method, k, meth
+	t := *tr
+	t.Model = &m
+	return &t, nil
 }

@@ -255,11 +255,12 @@ func (s *sampler) run(betas []float64, etas [][]float64, r int, seed uint64, tar
 	dt := s.tr.Model.DType()
 	rng := rand.New(rand.NewPCG(seed, 0xa15))
 	h := vars.Normal(rng, r, b, q) // exact draws of pi_0 = N(0, I)
-	out, err := s.eval.Exec(s.x, s.mask, s.idx, vars.Convert(h, dt))
+	hT := vars.Convert(h, dt)
+	out, err := s.eval.Exec(s.x, s.mask, s.idx, hT)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	hT, ll, g := vars.Convert(h, dt), out[0], out[1]
+	ll, g := out[0], out[1]
 	logW := make([]float64, r*b)
 	eta := make([]float64, b)
 	for i := range eta {

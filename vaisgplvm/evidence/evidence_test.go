@@ -179,15 +179,10 @@ func TestAgainstLargeKImportanceSampling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := *tr.Model
-	m.Cfg.Method, m.Cfg.K = "iwvi", model.MaxK
-	b, err := model.New(m.Cfg, m.X, nil)
+	is, err := withBound(tr, "iwvi", model.MaxK)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Method = b.Method
-	is := *tr
-	is.Model = &m
 	ev, err := is.Evaluate(10, nil)
 	if err != nil {
 		t.Fatal(err)
