@@ -25,11 +25,10 @@ type Chain struct {
 	// The AIS weight's increment of step k is (beta_k - beta_{k-1}) (log p(x, H_{k-1}) - log q0(H_{k-1}))
 	// + log a_k: log a_k is the part of the weight that the step size controls.
 	LogAccept []*Node
-	// MeanSqScore are, per transition k, the mean over chains, points and latent dimensions of the
-	// squared score g_k(H_{k-1}) = beta_k grad log p(x, h) + (1 - beta_k) grad log q0(h) (in the
-	// chain's coordinates, before taming): scalars under StopGradient, the signal of App. D's rule
-	// (StepSize.PaperD).
-	MeanSqScore []*Node
+	// Scores are, per transition k, the score g_k(H_{k-1}) = beta_k grad log p(x, h) + (1 - beta_k)
+	// grad log q0(h) [S, B, Q] in the chain's coordinates, before taming: the nodes the move uses,
+	// kept for the signal of App. D's rule (see MeanSqScore).
+	Scores []*Node
 }
 
 // Options tune the chain.
@@ -79,7 +78,7 @@ func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, o
 		beta := element(betas, k)
 		eta, etaPoint := stepEta(etas, k)
 		score := mix(beta, cur.gradJ, cur.gradQ)
-		c.MeanSqScore = append(c.MeanSqScore, StopGradient(ReduceAllMean(Square(score))))
+		c.Scores = append(c.Scores, score)
 		gPrev := drift(score, etaPoint, opt.Tamed)
 		hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
 		prev := cur
@@ -134,6 +133,20 @@ func (c *Chain) AcceptRates() *Node {
 // and positive while the chain falls from a broad q0 into a much sharper posterior.
 func (c *Chain) MeanLogAccept() *Node {
 	return c.perStep(ReduceAllMean)
+}
+
+// MeanSqScore returns, per transition k, the mean over chains, points and latent dimensions of the
+// squared score g_k (Scores): [K] under StopGradient (nil when K = 0), the signal of App. D's rule
+// (StepSize.PaperD). Its nodes are built only when it is called.
+func (c *Chain) MeanSqScore() *Node {
+	if len(c.Scores) == 0 {
+		return nil
+	}
+	out := make([]*Node, len(c.Scores))
+	for i, g := range c.Scores {
+		out[i] = InsertAxes(ReduceAllMean(Square(StopGradient(g))), 0)
+	}
+	return Concatenate(out, 0)
 }
 
 // perStep stacks a scalar statistic of each transition's log a_k into a [K] node.

@@ -111,14 +111,11 @@ func (s StepSize) Etas(ctx *context.Context, g *Graph, k int) *Node {
 // (a no-op unless Adaptive, or when the chain has no transitions). Call it only in the training
 // step: the new values are stored when the step's graph runs.
 func (s StepSize) Adapt(ctx *context.Context, c *Chain) {
-	if s.PaperD && len(c.MeanSqScore) > 0 {
-		v := meanSqScoreVar(ctx, len(c.MeanSqScore))
-		old := v.ValueGraph(c.MeanSqScore[0].Graph())
-		m := make([]*Node, len(c.MeanSqScore))
-		for i, x := range c.MeanSqScore {
-			m[i] = InsertAxes(ConvertDType(x, old.DType()), 0)
+	if s.PaperD {
+		if m := c.MeanSqScore(); m != nil {
+			v := meanSqScoreVar(ctx, m.Shape().Dim(0))
+			v.SetValueGraph(ConvertDType(m, v.ValueGraph(m.Graph()).DType()))
 		}
-		v.SetValueGraph(Concatenate(m, 0))
 		return
 	}
 	if !s.Adaptive {
