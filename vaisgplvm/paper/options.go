@@ -94,14 +94,7 @@ func (o Options) Check(table int) error {
 
 // withDefaults returns o with the table's defaults filled in, or an OptionError.
 func (o Options) withDefaults(table int) (Options, error) {
-	def := map[int]struct {
-		datasets, methods string
-		iters             int
-	}{
-		1: {"oilflow,wine", "mf,iwvi,vais", 3000}, 2: {"frey,mnist", "mf,iwvi,vais", 300},
-		3: {"frey", "iwvi,vais", 300}, 5: {"oilflow,wine,frey,mnist", "standard,vais", 400},
-		6: {"frey", "iwvi,vais", 0},
-	}[table]
+	def := tableSpecs[table]
 	if o.Data != nil {
 		if table != 1 {
 			return o, optionErrorf("your own data works with table 1")
@@ -112,13 +105,12 @@ func (o Options) withDefaults(table int) (Options, error) {
 		if o.Data.Name == "" || len(o.Data.X) == 0 {
 			return o, optionErrorf("data: want a named dataset with at least one row")
 		}
-		def.datasets = o.Data.Name
 	}
 	if o.Datasets == nil {
-		o.Datasets = strings.Split(def.datasets, ",")
+		o.Datasets = o.datasetsOf(table)
 	}
 	if o.Methods == nil {
-		o.Methods = strings.Split(def.methods, ",")
+		o.Methods = slices.Clone(def.methods)
 	}
 	if o.Paper {
 		o.Iters, o.Runs = 3000, 10
@@ -150,14 +142,35 @@ func (o Options) withDefaults(table int) (Options, error) {
 	return o, o.validate(table)
 }
 
+// tableSpec is what differs between the tables' options: their datasets (all of them by default),
+// their default methods, the methods they accept (nil: every registered bound, model.Methods) and
+// their default number of iterations.
+type tableSpec struct {
+	datasets, methods, accepts []string
+	iters                      int
+}
+
+var tableSpecs = map[int]tableSpec{
+	1: {datasets: []string{"oilflow", "wine"}, methods: []string{"mf", "iwvi", "vais"}, iters: 3000},
+	2: {datasets: []string{"frey", "mnist"}, methods: []string{"mf", "iwvi", "vais"}, iters: 300},
+	3: {datasets: []string{"frey"}, methods: []string{"iwvi", "vais"}, accepts: []string{"iwvi", "vais"}, iters: 300},
+	5: {datasets: []string{"oilflow", "wine", "frey", "mnist"}, methods: []string{"standard", "vais"},
+		accepts: []string{"standard", "vais"}, iters: 400},
+	6: {datasets: []string{"frey"}, methods: []string{"iwvi", "vais"}, accepts: []string{"mf", "iwvi", "vais"}},
+}
+
+// datasetsOf returns the datasets table runs on: your own data's name, or the table's datasets.
+func (o Options) datasetsOf(table int) []string {
+	if o.Data != nil {
+		return []string{o.Data.Name}
+	}
+	return slices.Clone(tableSpecs[table].datasets)
+}
+
 // validate checks the options of a table after withDefaults.
 func (o Options) validate(table int) error {
-	allowed := map[int][]string{1: {"oilflow", "wine"}, 2: {"frey", "mnist"}, 3: {"frey"},
-		5: {"oilflow", "wine", "frey", "mnist"}, 6: {"frey"}}[table]
-	if o.Data != nil {
-		allowed = []string{o.Data.Name}
-	}
-	methods := map[int][]string{5: {"standard", "vais"}, 3: {"iwvi", "vais"}, 6: {"mf", "iwvi", "vais"}}[table]
+	allowed := o.datasetsOf(table)
+	methods := tableSpecs[table].accepts
 	if methods == nil {
 		methods = model.Methods
 	}
