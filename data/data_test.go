@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 func TestReadCSVErrors(t *testing.T) {
@@ -78,6 +80,41 @@ func TestStandardize(t *testing.T) {
 	out, mean, std := Standardize(x)
 	if mean[0] != 3 || std[0] != 2 || out[0][0] != -1 || out[2][0] != 1 || std[1] != 1 || out[1][1] != 0 {
 		t.Errorf("Standardize: out %v mean %v std %v", out, mean, std)
+	}
+}
+
+// TestMeanStdDevExtremeScales: at scales 1e-300 and 1e300 the mean and standard deviation are the
+// unit-scale values times the scale (relative 1e-12), where the plain formulas give 0 or +Inf, and
+// Standardize gives the unit-scale result (1e-12); at
+// unit scale they equal gonum's stat.Mean / stat.StdDev to 1e-15.
+func TestMeanStdDevExtremeScales(t *testing.T) {
+	col := []float64{0.3, -1.7, 2.2, 0.05, 1.1}
+	m0, s0 := MeanStdDev(col)
+	if math.Abs(m0-stat.Mean(col, nil)) > 1e-15 || math.Abs(s0-stat.StdDev(col, nil)) > 1e-15 {
+		t.Fatalf("unit scale: %g %g vs gonum %g %g", m0, s0, stat.Mean(col, nil), stat.StdDev(col, nil))
+	}
+	for _, scale := range []float64{1e-300, 1e300} {
+		y := make([]float64, len(col))
+		for i, v := range col {
+			y[i] = v * scale
+		}
+		m, s := MeanStdDev(y)
+		if math.Abs(m/scale-m0) > 1e-12*math.Abs(m0) || math.Abs(s/scale-s0) > 1e-12*s0 {
+			t.Errorf("scale %g: mean %g sd %g, want %g %g", scale, m/scale, s/scale, m0, s0)
+		}
+		out, _, _ := Standardize([][]float64{{y[0]}, {y[1]}, {y[2]}})
+		want, _, _ := Standardize([][]float64{{col[0]}, {col[1]}, {col[2]}})
+		for i := range out {
+			if math.Abs(out[i][0]-want[i][0]) > 1e-12 {
+				t.Errorf("scale %g: Standardize gives %v, want %v", scale, out, want)
+			}
+		}
+	}
+	if m, s := MeanStdDev(nil); m != 0 || s != 0 {
+		t.Errorf("no values: %g %g", m, s)
+	}
+	if _, s := MeanStdDev([]float64{4}); s != 0 {
+		t.Errorf("one value: sd %g", s)
 	}
 }
 

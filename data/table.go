@@ -55,6 +55,9 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 	r := csv.NewReader(f)
 	r.Comma = sep
 	header, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s is empty: a table needs a header line and at least one data row", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the header line: %w", path, err)
 	}

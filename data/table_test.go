@@ -78,6 +78,7 @@ func TestReadTableErrors(t *testing.T) {
 		{"text.csv", "a,b\n1,2\nx,3\n", "", "line 3 column 1 (a)"},
 		{"short.csv", "a,b\n1,2\n3\n", "", "fields per row"},
 		{"emptyrow.csv", "a,b\n1,2\n,NA\n", "", "line 3: no observed value"},
+		{"empty.csv", "", "", "is empty"},
 		{"emptycol.csv", "a,b\n1,\n2,?\n", "", "column 2 (b) has no observed value"},
 		{"norows.csv", "a,b\n", "", "no data rows"},
 		{"onlylabel.csv", "a\n1\n", "a", "no feature columns"},

@@ -173,12 +173,7 @@ func Standardize(x [][]float64) (out [][]float64, mean, std []float64) {
 				col = append(col, x[i][j])
 			}
 		}
-		if len(col) > 0 {
-			mean[j] = stat.Mean(col, nil)
-		}
-		if len(col) > 1 {
-			std[j] = stat.StdDev(col, nil)
-		}
+		mean[j], std[j] = MeanStdDev(col)
 		if std[j] == 0 {
 			std[j] = 1
 		}
@@ -191,4 +186,27 @@ func Standardize(x [][]float64) (out [][]float64, mean, std []float64) {
 		}
 	}
 	return out, mean, std
+}
+
+// MeanStdDev returns the mean and the sample standard deviation of col, computed on col / max|col|
+// and scaled back, so that values near 1e-300 (whose squares underflow) or 1e300 (whose sums and
+// squares overflow) keep their mean and spread. The mean of no values and the standard deviation
+// of fewer than two are 0.
+func MeanStdDev(col []float64) (mean, std float64) {
+	s := 0.0
+	for _, v := range col {
+		s = max(s, math.Abs(v))
+	}
+	if len(col) == 0 || s == 0 {
+		return 0, 0
+	}
+	y := make([]float64, len(col))
+	for i, v := range col {
+		y[i] = v / s
+	}
+	mean = stat.Mean(y, nil) * s
+	if len(col) > 1 {
+		std = stat.StdDev(y, nil) * s
+	}
+	return mean, std
 }

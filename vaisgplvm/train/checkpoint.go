@@ -162,7 +162,8 @@ func ReadCheckpointInfo(path string) (model.Config, string, error) {
 }
 
 // Load restores parameters, optimiser state, iteration and curve from a checkpoint written by
-// Save for the same model configuration. Call it before the first Step.
+// Save for the same model configuration. Call it before the first Step. A checkpoint of other
+// data (its DataTag differs from t.DataTag, both set) is a *DataMismatchError.
 func (t *Trainer) Load(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -178,7 +179,7 @@ func (t *Trainer) Load(path string) error {
 			path, configDiff(cfg, t.Model.Cfg))
 	}
 	if ck.DataTag != "" && t.DataTag != "" && ck.DataTag != t.DataTag {
-		return fmt.Errorf("checkpoint %s was trained on other data (checkpoint: %s; this run: %s)", path, ck.DataTag, t.DataTag)
+		return &DataMismatchError{Path: path, Saved: ck.DataTag, Now: t.DataTag}
 	}
 	vals, err := ck.values(t.Ctx)
 	if err != nil {
@@ -259,4 +260,14 @@ func configDiff(a, b model.Config) string {
 		return "a field without a name"
 	}
 	return strings.Join(diffs, ", ")
+}
+
+// DataMismatchError is Load's error when the checkpoint's DataTag differs from the trainer's: the
+// model was trained on other data. Saved and Now are the two tags, as the caller wrote them.
+type DataMismatchError struct {
+	Path, Saved, Now string
+}
+
+func (e *DataMismatchError) Error() string {
+	return fmt.Sprintf("checkpoint %s was trained on other data (checkpoint: %s; this run: %s)", e.Path, e.Saved, e.Now)
 }

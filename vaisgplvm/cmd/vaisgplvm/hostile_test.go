@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
 // TestMain lets a test run the command itself as a subprocess (VAISGPLVM_TEST_MAIN=1: the test
@@ -81,11 +82,33 @@ func TestHostileInputs(t *testing.T) {
 	oilflowHead(t, lab, 40, true, 1)
 	oilflowHead(t, one, 1, true, 1)
 	oilflowHead(t, big, 40, false, 1e20)
+	same, tiny, empty, changed := filepath.Join(dir, "same.csv"), filepath.Join(dir, "tiny.csv"), filepath.Join(dir, "empty.csv"), filepath.Join(dir, "changed.csv")
+	oilflowHead(t, tiny, 40, false, 1e-300)
+	oilflowHead(t, changed, 40, false, 1)
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	buf, _ := os.ReadFile(base)
+	lines := strings.SplitAfter(string(buf), "\n")
+	if err := os.WriteFile(same, []byte(lines[0]+strings.Repeat(lines[1], 40)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	earlier := filepath.Join(dir, "earlier")
 	if code := run([]string{"train", "--data", base, "--m", "5", "--iters", "2", "--quiet", "--no-figures", "--out", earlier}, &bytes.Buffer{}); code != 0 {
 		t.Fatalf("the earlier run failed: %d", code)
 	}
 	o := func(name string) string { return filepath.Join(dir, name) }
+	// A run on changed.csv, whose file then changes: its resume must say so in words.
+	if code := run([]string{"train", "--data", changed, "--m", "5", "--iters", "2", "--quiet", "--no-figures", "--out", o("ch")}, &bytes.Buffer{}); code != 0 {
+		t.Fatalf("the run on changed.csv failed: %d", code)
+	}
+	oilflowHead(t, changed, 39, false, 1)
+	// A run that holds its directory's lock while the cases run.
+	held, err := rundir.Open(o("held"), []string{"metrics.json"}, rundir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
 	cases := []struct {
 		name  string
 		env   string // NAME=VALUE set for the case
@@ -123,6 +146,14 @@ func TestHostileInputs(t *testing.T) {
 		{"reproduce table 6 with --subset", "", []string{"reproduce", "--table", "6", "--subset", "40", "--out", o("v")}, 2, []string{"--subset", "--table 5"}},
 		{"reproduce table 4", "", []string{"reproduce", "--table", "4", "--out", o("w")}, 2, []string{"table 4", "settings"}},
 		{"infer lr NaN", "", []string{"infer", "--checkpoint", filepath.Join(earlier, "checkpoint.gob"), "--data", base, "--lr", "NaN", "--out", o("x")}, 2, []string{"--lr"}},
+		{"identical rows", "", []string{"train", "--data", same, "--m", "5", "--iters", "2", "--out", o("z1")}, 0, []string{"every data row is the same"}},
+		{"values times 1e-300", "", []string{"train", "--data", tiny, "--m", "5", "--iters", "2", "--out", o("z2")}, 0, []string{"extreme", "--standardize"}},
+		{"empty file", "", []string{"train", "--data", empty, "--out", o("z3")}, 1, []string{"is empty"}},
+		{"resume after the file changed", "", []string{"train", "--data", changed, "--m", "5", "--iters", "4", "--resume", filepath.Join(o("ch"), "checkpoint.gob"),
+			"--out", o("ch")}, 1, []string{"has changed since", "without --resume"}},
+		{"resume with other settings", "", []string{"train", "--data", base, "--m", "6", "--iters", "4", "--resume", filepath.Join(earlier, "checkpoint.gob"),
+			"--out", earlier}, 1, []string{"m: 5 vs 6"}},
+		{"a directory another run is writing", "", []string{"train", "--data", base, "--m", "5", "--iters", "2", "--out", o("held")}, 2, []string{"another run is writing"}},
 		{"paper-eta with learn-eta", "", []string{"train", "--data", base, "--paper-eta", "--learn-eta", "--out", o("y")}, 2, []string{"App. D"}},
 	}
 	for _, c := range cases {
@@ -178,18 +209,14 @@ func TestHostileInputs(t *testing.T) {
 	}
 }
 
-// TestInterruptAndResume: SIGINT during train finishes the step, writes the checkpoint and the
-// curve, prints the resume command and exits 130; resuming continues exactly (the curve equals a
-// straight run's to the last bit).
-func TestInterruptAndResume(t *testing.T) {
+// interrupted runs the command with args in a subprocess, sends sig a few seconds after it has
+// loaded its data and returns its exit status and stderr.
+func interrupted(t *testing.T, sig os.Signal, args []string) (int, string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "run")
-	args := []string{"train", "--dataset", "oilflow", "--method", "vais", "--batch", "50", "--m", "8", "--no-figures",
-		"--checkpoint-every", "100000", "--iters", "100000", "--out", out}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "VAISGPLVM_TEST_MAIN=1", data.EnvVar+"=")
 	stderr, err := cmd.StderrPipe()
@@ -211,14 +238,30 @@ func TestInterruptAndResume(t *testing.T) {
 			sent = true
 			go func() {
 				time.Sleep(4 * time.Second)
-				_ = cmd.Process.Signal(syscall.SIGINT)
+				_ = cmd.Process.Signal(sig)
 			}()
 		}
 	}
-	err = cmd.Wait()
-	code := cmd.ProcessState.ExitCode()
-	if code != 130 || !strings.Contains(log.String(), "resume with: vaisgplvm train") {
-		t.Fatalf("interrupted train: exit %d (%v), want 130 and the resume command; stderr:\n%s", code, err, log.String())
+	_ = cmd.Wait()
+	return cmd.ProcessState.ExitCode(), log.String()
+}
+
+// TestInterruptAndResume: SIGINT (and SIGTERM) during train finishes the step, writes the
+// checkpoint and the curve, prints the resume command and exits 130; resuming continues exactly
+// (the curve equals a straight run's to the last bit).
+func TestInterruptAndResume(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	args := []string{"train", "--dataset", "oilflow", "--method", "vais", "--batch", "50", "--m", "8", "--no-figures",
+		"--checkpoint-every", "100000", "--iters", "100000", "--out", out}
+	code, log := interrupted(t, syscall.SIGINT, args)
+	if code != 130 || !strings.Contains(log, "resume with: vaisgplvm train") {
+		t.Fatalf("interrupted train: exit %d, want 130 and the resume command; stderr:\n%s", code, log)
+	}
+	termOut := filepath.Join(dir, "term")
+	code, log = interrupted(t, syscall.SIGTERM, append(append([]string{}, args[:len(args)-1]...), termOut))
+	if _, err := os.Stat(filepath.Join(termOut, "checkpoint.gob")); code != 130 || err != nil {
+		t.Errorf("SIGTERM: exit %d (want 130), checkpoint: %v; stderr:\n%s", code, err, log)
 	}
 	curve, err := os.ReadFile(filepath.Join(out, "curve.csv"))
 	if err != nil {

@@ -189,7 +189,7 @@ func loadCheckpoint(ckpt, spec, trainData string) (*train.Trainer, *trainingData
 		return nil, nil, err
 	}
 	if err := tr.Load(ckpt); err != nil {
-		return nil, nil, err
+		return nil, nil, mismatchError(err)
 	}
 	return tr, td, nil
 }

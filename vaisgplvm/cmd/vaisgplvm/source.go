@@ -11,6 +11,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // dataSource is what train trains on, and what its checkpoint records so that infer can rebuild the
@@ -49,6 +50,45 @@ func (s dataSource) tag() string {
 	}
 	buf, _ := json.Marshal(s)
 	return string(buf)
+}
+
+// describe names the source in words: a built-in dataset, or a file with its sha256 prefix.
+func (s dataSource) describe() string {
+	var b strings.Builder
+	if s.File != "" {
+		fmt.Fprintf(&b, "%s (sha256 %.12s)", s.File, s.SHA256)
+	} else {
+		fmt.Fprintf(&b, "the built-in dataset %s", s.Dataset)
+	}
+	if s.Standardize {
+		b.WriteString(", standardised")
+	}
+	if s.Pixels != "" {
+		fmt.Fprintf(&b, ", pixels %s", s.Pixels)
+	}
+	if s.HiddenSeed != 0 {
+		fmt.Fprintf(&b, ", pixels hidden with seed %d", s.HiddenSeed)
+	}
+	return b.String()
+}
+
+// mismatchError rewrites a checkpoint's *train.DataMismatchError in words; other errors pass.
+func mismatchError(err error) error {
+	var dm *train.DataMismatchError
+	if !errors.As(err, &dm) {
+		return err
+	}
+	saved, err1 := parseSource(dm.Saved)
+	now, err2 := parseSource(dm.Now)
+	if err1 != nil || err2 != nil {
+		return err
+	}
+	if saved.File != "" && saved.File == now.File && saved.SHA256 != now.SHA256 {
+		return fmt.Errorf("checkpoint %s was trained on %s, which has changed since (sha256 %.12s now): resume with the file as it was, or start a new run without --resume",
+			dm.Path, saved.describe(), now.SHA256)
+	}
+	return fmt.Errorf("checkpoint %s was trained on %s, not on %s: resume with the data it was trained on, or start a new run without --resume",
+		dm.Path, saved.describe(), now.describe())
 }
 
 // parseSource inverts tag.

@@ -179,7 +179,7 @@ func runTrain(args []string) error {
 	}
 	if *resume != "" {
 		if err := tr.Load(*resume); err != nil {
-			return err
+			return mismatchError(err)
 		}
 	}
 	ckpt := dir.File("checkpoint.gob")

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -46,18 +47,17 @@ func dataWarnings(x [][]float64, standardized bool) []string {
 		var col []float64
 		for i := range x {
 			if v := x[i][j]; !math.IsNaN(v) {
-				col = append(col, v)
-				maxAbs = max(maxAbs, math.Abs(v))
-				if v != x[0][j] && !math.IsNaN(x[0][j]) {
+				if len(col) > 0 && v != col[0] {
 					identical = false
 				}
+				col = append(col, v)
+				maxAbs = max(maxAbs, math.Abs(v))
 			}
 		}
-		if len(col) > 1 {
-			maxSD = max(maxSD, stat.StdDev(col, nil))
-		}
+		_, sd := data.MeanStdDev(col)
+		maxSD = max(maxSD, sd)
 	}
-	if len(x) > 1 && (identical || maxSD == 0) {
+	if len(x) > 1 && identical {
 		w = append(w, "every data row is the same (no column varies): there is nothing to model")
 	} else if !standardized && (maxAbs > 1e6 || maxSD < 1e-6) {
 		w = append(w, fmt.Sprintf("the data's scale is extreme (largest |value| %.3g, largest column standard deviation %.3g): "+
