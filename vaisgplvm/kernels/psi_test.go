@@ -1,0 +1,119 @@
+package kernels_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+)
+
+// seARD is the SE-ARD kernel in float64 on the host, the Monte Carlo reference's kernel.
+func seARD(a, b, ls []float64, v float64) float64 {
+	r2 := 0.0
+	for q := range a {
+		r2 += (a[q] - b[q]) * (a[q] - b[q]) / (ls[q] * ls[q])
+	}
+	return v * math.Exp(-r2/2)
+}
+
+// TestPsiStatisticsAgainstMonteCarlo: Psi1 and Psi2 of the SE-ARD kernel (variance 1.7,
+// lengthscales 0.6 and 1.3) under q(x_n) = N(mu_n, diag s_n) agree with 200,000-draw float64
+// Monte Carlo averages of k(x, z_m) and k(z_m, x) k(x, z_m') within 4.5 Monte Carlo standard
+// errors; Psi0 is the variance; the Matérn kernel is refused.
+func TestPsiStatisticsAgainstMonteCarlo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 2))
+	const n, m, q, draws = 3, 4, 2, 200000
+	ls, v := []float64{0.6, 1.3}, 1.7
+	mu := testutil.NormalRows(rng, n, q, 1)
+	s := [][]float64{{0.05, 0.4}, {0.5, 0.01}, {1.2, 0.9}}
+	z := testutil.NormalRows(rng, m, q, 1)
+	k, err := kernels.New("se", kernels.Config{Q: q, Variance: v, Lengthscale: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.New().Checked(false)
+	ctx.In("kernel").VariableWithValue("raw_lengthscale", []float64{vars.InvSoftplus(ls[0]), vars.InvSoftplus(ls[1])})
+	out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, mu, s, z *Node) []*Node {
+		p, err := kernels.PsiStatistics(ctx, k, mu, s, z)
+		if err != nil {
+			panic(err)
+		}
+		return []*Node{p.Psi0, p.Psi1, p.Psi2}
+	}, mu, s, z)
+	psi0, psi1, psi2 := vars.Flat64(out[0]), vars.Flat64(out[1]), vars.Flat64(out[2])
+	for i := 0; i < n; i++ {
+		if math.Abs(psi0[i]-v) > 1e-12 {
+			t.Errorf("psi0[%d] = %g, want %g", i, psi0[i], v)
+		}
+		sum1, sq1 := make([]float64, m), make([]float64, m)
+		sum2, sq2 := make([]float64, m*m), make([]float64, m*m)
+		x := make([]float64, q)
+		kx := make([]float64, m)
+		for d := 0; d < draws; d++ {
+			for j := range x {
+				x[j] = mu[i][j] + math.Sqrt(s[i][j])*rng.NormFloat64()
+			}
+			for a := 0; a < m; a++ {
+				kx[a] = seARD(x, z[a], ls, v)
+				sum1[a] += kx[a]
+				sq1[a] += kx[a] * kx[a]
+			}
+			for a := 0; a < m; a++ {
+				for b := 0; b < m; b++ {
+					p := kx[a] * kx[b]
+					sum2[a*m+b] += p
+					sq2[a*m+b] += p * p
+				}
+			}
+		}
+		check := func(name string, got, sum, sq float64) {
+			mean := sum / draws
+			se := math.Sqrt((sq/draws - mean*mean) / draws)
+			if math.Abs(got-mean) > 4.5*se+1e-12 {
+				t.Errorf("%s: closed form %.6g, Monte Carlo %.6g ± %.2g", name, got, mean, se)
+			}
+		}
+		for a := 0; a < m; a++ {
+			check("psi1", psi1[i*m+a], sum1[a], sq1[a])
+			for b := 0; b < m; b++ {
+				check("psi2", psi2[(i*m+a)*m+b], sum2[a*m+b], sq2[a*m+b])
+			}
+		}
+	}
+	mat, _ := kernels.New("matern32", kernels.Config{Q: q, Variance: 1, Lengthscale: 1})
+	context.MustExecOnceN(testutil.Backend(), context.New(), func(ctx *context.Context, mu, s, z *Node) []*Node {
+		if _, err := kernels.PsiStatistics(ctx, mat, mu, s, z); err == nil {
+			t.Errorf("Matérn psi statistics accepted")
+		}
+		return []*Node{Neg(mu)}
+	}, mu, s, z)
+}
+
+// TestPsiStatisticsPointMass: with input variances 1e-12 the statistics reduce to the kernel at
+// the means: Psi1 = K(mu, Z), Psi2[n] = K(Z, mu_n) K(mu_n, Z) (relative 1e-9).
+func TestPsiStatisticsPointMass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	mu, z := testutil.NormalRows(rng, 2, 3, 1), testutil.NormalRows(rng, 4, 3, 1)
+	s := [][]float64{{1e-12, 1e-12, 1e-12}, {1e-12, 1e-12, 1e-12}}
+	k, _ := kernels.New("se", kernels.Config{Q: 3, Variance: 0.9, Lengthscale: 0.7})
+	out := context.MustExecOnceN(testutil.Backend(), context.New().Checked(false), func(ctx *context.Context, mu, s, z *Node) []*Node {
+		p, err := kernels.PsiStatistics(ctx, k, mu, s, z)
+		if err != nil {
+			panic(err)
+		}
+		kmz := k.Matrix(ctx, mu, z) // [N, M]
+		return []*Node{p.Psi1, kmz, p.Psi2, Mul(InsertAxes(kmz, -1), InsertAxes(kmz, 1))}
+	}, mu, s, z)
+	for i, name := range []string{"psi1", "psi2"} {
+		got, want := vars.Flat64(out[2*i]), vars.Flat64(out[2*i+1])
+		if d := testutil.MaxAbsDiff(got, want); d > 1e-9 {
+			t.Errorf("%s at a point mass differs from the kernel by %g", name, d)
+		}
+	}
+}
