@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/gomlx/gomlx v0.26.0
+	github.com/janpfeifer/gonb v0.11.1
 	github.com/schollz/progressbar/v3 v3.19.1
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.15.2
@@ -25,7 +26,7 @@ require (
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/gomlx/go-xla v0.1.4 // indirect
-	github.com/janpfeifer/gonb v0.11.1 // indirect
+	github.com/google/uuid v1.6.0 // indirect
 	github.com/janpfeifer/must v0.2.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.22 // indirect

@@ -1,0 +1,94 @@
+package cmf
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Config of a GP-LVM-CMF model or one of its baselines. The zero value of a field takes the
+// default given in its comment (see WithDefaults).
+type Config struct {
+	Family     string  // "cmf" (default), "meanfield" or "amortised"
+	Likelihood string  // "gaussian" (default; continuous data) or "bernoulli" (data in {0, 1})
+	LatentDim  int     // Dz, dimensions of z (default 5)
+	InputDim   int     // R, dimensions of the GP inputs X (cmf; default LatentDim)
+	M          int     // inducing inputs (cmf; default 50, at most N)
+	Hidden     int     // decoder hidden width (default 200)
+	AuxHidden  int     // hidden width of r(X | z) (cmf) and of the encoder (amortised) (default 100)
+	TermB      string  // "closed" (default; psi statistics) or "mc" (the KL at the sampled f)
+	Samples    int     // noise draws per step (default 1)
+	Batch      int     // points per step (default 100, at most N)
+	LR         float64 // Adam learning rate (default 1e-3)
+	ZVar0      float64 // initial s^2 of q(z | f) (cmf; default 0.1)
+	Seed       uint64  // seeds initialisation, mini-batches and noise (default 1)
+	DType      string  // "float64" (default) or "float32"
+}
+
+// Families lists the accepted Family names.
+var Families = []string{"cmf", "meanfield", "amortised"}
+
+// WithDefaults returns c with every zero field set to its default for n data points.
+func (c Config) WithDefaults(n int) Config {
+	set := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if c.Family == "" {
+		c.Family = "cmf"
+	}
+	if c.Likelihood == "" {
+		c.Likelihood = "gaussian"
+	}
+	set(&c.LatentDim, 5)
+	set(&c.InputDim, c.LatentDim)
+	set(&c.M, min(50, n))
+	set(&c.Hidden, 200)
+	set(&c.AuxHidden, 100)
+	set(&c.Samples, 1)
+	set(&c.Batch, min(100, n))
+	if c.TermB == "" {
+		c.TermB = "closed"
+	}
+	if c.LR == 0 {
+		c.LR = 1e-3
+	}
+	if c.ZVar0 == 0 {
+		c.ZVar0 = 0.1
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.DType == "" {
+		c.DType = "float64"
+	}
+	return c
+}
+
+// Validate checks c (after WithDefaults) against n data points; the error names the field and
+// what it accepts.
+func (c Config) Validate(n int) error {
+	switch {
+	case !slices.Contains(Families, c.Family):
+		return fmt.Errorf("cmf: family %q: want cmf, meanfield or amortised", c.Family)
+	case c.Likelihood != "gaussian" && c.Likelihood != "bernoulli":
+		return fmt.Errorf("cmf: likelihood %q: want gaussian or bernoulli", c.Likelihood)
+	case c.LatentDim < 1 || c.InputDim < 1 || c.Hidden < 1 || c.AuxHidden < 1 || c.Samples < 1:
+		return fmt.Errorf("cmf: latent dim %d, input dim %d, hidden %d, aux hidden %d and samples %d must be >= 1",
+			c.LatentDim, c.InputDim, c.Hidden, c.AuxHidden, c.Samples)
+	case c.M < 1 || c.M > n:
+		return fmt.Errorf("cmf: M = %d inducing inputs: want 1 <= M <= N = %d", c.M, n)
+	case c.Batch < 1 || c.Batch > n:
+		return fmt.Errorf("cmf: batch %d: want 1 <= batch <= N = %d", c.Batch, n)
+	case c.TermB != "closed" && c.TermB != "mc":
+		return fmt.Errorf("cmf: term B %q: want closed or mc", c.TermB)
+	case !(c.LR > 0) || math.IsInf(c.LR, 0):
+		return fmt.Errorf("cmf: learning rate %g: want a finite value > 0", c.LR)
+	case !(c.ZVar0 > 0) || math.IsInf(c.ZVar0, 0):
+		return fmt.Errorf("cmf: initial s^2 %g: want a finite value > 0", c.ZVar0)
+	case c.DType != "float64" && c.DType != "float32":
+		return fmt.Errorf("cmf: dtype %q: want float64 or float32", c.DType)
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package cmf
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+)
+
+// maxElements bounds S x B x P per evaluation call (the decoder's output), so that K = 1000
+// importance samples of 560-pixel images are evaluated a few points at a time.
+const maxElements = 1 << 22
+
+// Estimate is a per-point value (nats per data point, averaged over the points) with its Monte
+// Carlo standard error.
+type Estimate struct {
+	PerPoint float64   `json:"per_point"`
+	SE       float64   `json:"mc_se"`
+	Points   []float64 `json:"-"` // each point's value
+}
+
+// evaluate runs the evaluation graph over every point with s draws each and returns, per point
+// and draw, the bound and the log importance weight ([N][s] each).
+func (m *Model) evaluate(s int) (bound, logW [][]float64, err error) {
+	m.build()
+	bound, logW = make([][]float64, m.N), make([][]float64, m.N)
+	chunk := max(1, min(m.Cfg.Batch, maxElements/(s*m.P)))
+	for lo := 0; lo < m.N; lo += chunk {
+		idx := make([]int, 0, chunk)
+		for i := lo; i < min(lo+chunk, m.N); i++ {
+			idx = append(idx, i)
+		}
+		in, err := m.inputs(idx, s, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, err := m.eval.Exec(in...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("cmf: evaluating: %w", err)
+		}
+		bv, wv := vars.Flat64(out[0]), vars.Flat64(out[1]) // [s, b]
+		for k := 0; k < s; k++ {
+			for j, i := range idx {
+				bound[i] = append(bound[i], bv[k*len(idx)+j])
+				logW[i] = append(logW[i], wv[k*len(idx)+j])
+			}
+		}
+	}
+	return bound, logW, nil
+}
+
+// Bound returns the bound per point, averaged over draws noise draws per point (>= 2), with its
+// Monte Carlo standard error: the standard deviation over draws of the per-point average, over
+// sqrt(draws). For cmf the per-point bounds of a held-out model (Fit) bound each point's log p(y_i)
+// on its own. Errors: draws < 2, a non-finite value or a failed evaluation.
+func (m *Model) Bound(draws int) (Estimate, error) {
+	if draws < 2 {
+		return Estimate{}, fmt.Errorf("cmf: bound needs at least 2 draws for its standard error, got %d", draws)
+	}
+	bound, _, err := m.evaluate(draws)
+	if err != nil {
+		return Estimate{}, err
+	}
+	return summarise(bound, func(v []float64) float64 { return stat.Mean(v, nil) }, draws)
+}
+
+// IWBound returns the importance-weighted bound per point with k samples per point (k = 1 is
+// the bound itself; it rises toward log p(y_i) as k grows): log (1/k) sum_j w_j, averaged over
+// reps independent repetitions (>= 2), with the standard error over repetitions.
+func (m *Model) IWBound(k, reps int) (Estimate, error) {
+	if k < 1 || reps < 2 {
+		return Estimate{}, fmt.Errorf("cmf: importance-weighted bound needs k >= 1 and reps >= 2, got %d and %d", k, reps)
+	}
+	_, logW, err := m.evaluate(k * reps)
+	if err != nil {
+		return Estimate{}, err
+	}
+	per := func(v []float64) float64 { return floats.LogSumExp(v) - math.Log(float64(len(v))) }
+	// Regroup each point's k*reps weights into reps groups of k.
+	grouped := make([][]float64, m.N)
+	for i, w := range logW {
+		for r := 0; r < reps; r++ {
+			grouped[i] = append(grouped[i], per(w[r*k:(r+1)*k]))
+		}
+	}
+	return summarise(grouped, func(v []float64) float64 { return stat.Mean(v, nil) }, reps)
+}
+
+// summarise averages vals [N][reps] into an Estimate: each point's value is mean(vals[i]); the
+// standard error is sd over r of (mean over i of vals[i][r]) / sqrt(reps).
+func summarise(vals [][]float64, point func([]float64) float64, reps int) (Estimate, error) {
+	e := Estimate{Points: make([]float64, len(vals))}
+	totals := make([]float64, reps)
+	for i, v := range vals {
+		e.Points[i] = point(v)
+		for r := range totals {
+			totals[r] += v[r] / float64(len(vals))
+		}
+	}
+	e.PerPoint = stat.Mean(totals, nil)
+	e.SE = stat.StdDev(totals, nil) / math.Sqrt(float64(reps))
+	if math.IsNaN(e.PerPoint) || math.IsInf(e.PerPoint, 0) {
+		return e, fmt.Errorf("cmf: the estimate is %g", e.PerPoint)
+	}
+	return e, nil
+}
+
+// Latents returns each point's latent z on the variational means' path [N, Dz]: for cmf,
+// f(phi_i) at u's mean (X = phi, no noise); for the baselines the mean of q(z_i).
+func (m *Model) Latents() ([][]float64, error) {
+	m.build()
+	out := make([][]float64, 0, m.N)
+	for lo := 0; lo < m.N; lo += m.Cfg.Batch {
+		var idx []int
+		for i := lo; i < min(lo+m.Cfg.Batch, m.N); i++ {
+			idx = append(idx, i)
+		}
+		in, err := m.inputs(idx, 1, true)
+		if err != nil {
+			return nil, err
+		}
+		res, err := m.eval.Exec(in...)
+		if err != nil {
+			return nil, fmt.Errorf("cmf: latents: %w", err)
+		}
+		z, d := vars.Flat64(res[2]), m.Cfg.LatentDim
+		for j := range idx {
+			out = append(out, z[j*d:(j+1)*d])
+		}
+	}
+	return out, nil
+}
+
+// Decode returns the decoder's mean E[y | z] [len(z), P] for latents z [., Dz]: mu (Gaussian)
+// or sigmoid of the logits (Bernoulli). Errors: latents of another width.
+func (m *Model) Decode(z [][]float64) ([][]float64, error) {
+	if len(z) == 0 || len(z[0]) != m.Cfg.LatentDim {
+		return nil, fmt.Errorf("cmf: decode needs latents [., %d]", m.Cfg.LatentDim)
+	}
+	zt, err := vars.Matrix(z, m.dtype())
+	if err != nil {
+		return nil, err
+	}
+	exec, err := context.NewExec(m.Backend, m.Ctx, func(ctx *context.Context, z *Node) *Node {
+		mean, logVar := m.decode(ctx, z)
+		if logVar == nil {
+			return Sigmoid(mean)
+		}
+		return mean
+	})
+	if err != nil {
+		return nil, err
+	}
+	res, err := exec.Exec(zt)
+	if err != nil {
+		return nil, fmt.Errorf("cmf: decode: %w", err)
+	}
+	flat := vars.Flat64(res[0])
+	out := make([][]float64, len(z))
+	for i := range out {
+		out[i] = flat[i*m.P : (i+1)*m.P]
+	}
+	return out, nil
+}
+
+// LogLikelihood estimates the decoder's log p(y_i) = log ∫ p(y_i | z) N(z | 0, I) dz of the
+// points (nil: all), independent of any variational family, by annealed importance sampling from
+// the prior to the posterior (package ais). Its per-point mean carries the delta-method standard
+// error. Errors: a point out of range or a failed run.
+func (m *Model) LogLikelihood(points []int, o ais.Options) (Estimate, *ais.Result, error) {
+	if points == nil {
+		for i := 0; i < m.N; i++ {
+			points = append(points, i)
+		}
+	}
+	rows := make([][]float64, len(points))
+	for i, n := range points {
+		if n < 0 || n >= m.N {
+			return Estimate{}, nil, fmt.Errorf("cmf: point %d out of range [0, %d)", n, m.N)
+		}
+		rows[i] = m.Y[n]
+	}
+	yt, err := vars.Matrix(rows, m.dtype())
+	if err != nil {
+		return Estimate{}, nil, err
+	}
+	s, err := ais.New(ais.Target{Backend: m.Backend, Ctx: m.Ctx, DType: m.dtype(), B: len(points), Q: m.Cfg.LatentDim,
+		LogLik: func(ctx *context.Context, h *Node) *Node { return m.logLik(ctx, h, ConstTensor(h.Graph(), yt)) }})
+	if err != nil {
+		return Estimate{}, nil, err
+	}
+	res, err := s.Estimate(o)
+	if err != nil {
+		return Estimate{}, nil, fmt.Errorf("cmf: log-likelihood: %w", err)
+	}
+	e := Estimate{Points: res.LogZ}
+	ss := 0.0
+	for i, v := range res.LogZ {
+		e.PerPoint += v / float64(len(points))
+		ss += res.LogZSE[i] * res.LogZSE[i]
+	}
+	e.SE = math.Sqrt(ss) / float64(len(points))
+	return e, res, nil
+}

@@ -1,0 +1,118 @@
+package cmf
+
+import (
+	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
+)
+
+// jitter is added to K_uu's diagonal, relative to the kernel variance.
+const jitter = 1e-6
+
+// noise is one step's standard normal draws: epsU [S, M, Dz] (u), beta [S, B, R] (X), xi
+// [S, B, Dz] (f) and eta [S, B, Dz] (z). The baselines read eta only; the others are [S, 1, 1].
+type noise struct{ epsU, beta, xi, eta *Node }
+
+// draw is a family evaluated at a mini-batch: S samples z [S, B, Dz]; reg [S, B], the bound's
+// terms besides log p(y | z) (the bound per point is log p(y | z) - reg), the sum of kl (term B,
+// the KL to p(z)) and aux (term C, 0 for the baselines); and logQ [S, B], the log density ratio
+// log q(z, a) - log r(a | z) of the sample (a: the auxiliary variables), so that
+// log p(y | z) + log p(z) - logQ is the sample's log importance weight.
+type draw struct {
+	z, reg, kl, aux, logQ *Node
+}
+
+// draw evaluates the model's family at the points idx [B] with data y [B, P].
+func (m *Model) draw(ctx *context.Context, y, idx *Node, nz noise) *draw {
+	switch m.Cfg.Family {
+	case "meanfield":
+		g := y.Graph()
+		local := ctx.In("local")
+		mean := gatherRows(vars.New(local, "mean", m.init.mean).ValueGraph(g), idx)
+		logVar := gatherRows(vars.New(local, "log_var", m.init.logVar).ValueGraph(g), idx)
+		return gaussianDraw(mean, logVar, nz.eta)
+	case "amortised":
+		out := mlp(ctx, "encoder", y, m.Cfg.AuxHidden, m.Cfg.LatentDim, m.Cfg.LatentDim)
+		return gaussianDraw(out[0], out[1], nz.eta)
+	}
+	return m.cmfDraw(ctx, idx, nz)
+}
+
+// gaussianDraw is the baselines' q(z_i) = N(mean_i, diag exp(logVar_i)) ([B, Dz] each): the
+// closed-form KL(q(z_i) || N(0, I)) and the reparameterised samples mean + exp(logVar/2) eta.
+func gaussianDraw(mean, logVar, eta *Node) *draw {
+	sd := Exp(MulScalar(logVar, 0.5))
+	z := Add(InsertAxes(mean, 0), Mul(InsertAxes(sd, 0), eta))
+	kl := MulScalar(ReduceSum(Sub(Add(Exp(logVar), Square(mean)), OnePlus(logVar)), -1), 0.5) // [B]
+	s := eta.Shape().Dim(0)
+	logQ := logNormalStd(eta, InsertAxes(logVar, 0))
+	klS := BroadcastToDims(InsertAxes(kl, 0), s, kl.Shape().Dim(0))
+	return &draw{z: z, reg: klS, kl: klS, aux: ZerosLike(klS), logQ: logQ}
+}
+
+// logNormalStd returns log N(mean + exp(logVar/2) e | mean, diag exp(logVar)) from the standard
+// normal draw e: sum over the last axis of -(log 2 pi + logVar + e^2) / 2.
+func logNormalStd(e, logVar *Node) *Node {
+	return MulScalar(ReduceSum(Add(AddScalar(logVar, math.Log(2*math.Pi)), Square(e)), -1), -0.5)
+}
+
+// gatherRows returns the rows idx [B] of v [N, C]: [B, C].
+func gatherRows(v, idx *Node) *Node { return Gather(v, InsertAxes(idx, -1)) }
+
+// cmfDraw is the GP-LVM-CMF family (see the package doc for the sampling path and the terms).
+func (m *Model) cmfDraw(ctx *context.Context, idx *Node, nz noise) *draw {
+	c := m.Cfg
+	g, dt := idx.Graph(), nz.eta.DType()
+	s, b := nz.beta.Shape().Dim(0), nz.beta.Shape().Dim(1)
+	dz, r := float64(c.LatentDim), c.InputDim
+	gpc, local := ctx.In("gp"), ctx.In("local")
+
+	zu := vars.New(gpc, "inducing", m.init.inducing).ValueGraph(g) // [M, R]
+	kvar := ReduceMean(m.kernel.Diag(gpc, zu))                     // the kernel variance s_k^2
+	kuu := Add(m.kernel.Matrix(gpc, zu, zu), MulScalar(Mul(linalg.Eye(g, c.M, dt), kvar), jitter))
+	_, lInv := linalg.CholeskyWithInverse(kuu)
+	kappa := vars.New(gpc, "q_mean_whitened", m.init.kappa).ValueGraph(g) // [M, Dz]
+	zVar := Softplus(vars.New(gpc, "raw_z_var", vars.InvSoftplus(c.ZVar0)).ValueGraph(g))
+	logZVar := Log(zVar)
+
+	phi := gatherRows(vars.New(local, "phi", m.init.mean).ValueGraph(g), idx)              // [B, R]
+	logPhi := gatherRows(vars.New(local, "log_phi_var", m.init.logVar).ValueGraph(g), idx) // [B, R]
+	x := Add(InsertAxes(phi, 0), Mul(InsertAxes(Exp(MulScalar(logPhi, 0.5)), 0), nz.beta)) // [S, B, R]
+
+	kxu := Reshape(m.kernel.Matrix(gpc, Reshape(x, s*b, r), zu), s, b, c.M)
+	a := Einsum("sbm,nm->sbn", kxu, lInv)                                    // A = K_xu L^-T
+	u := Add(InsertAxes(kappa, 0), nz.epsU)                                  // whitened u~ [S, M, Dz]
+	fMean := Einsum("sbm,smd->sbd", a, u)                                    // [S, B, Dz]
+	fVar := Max(Sub(kvar, ReduceSum(Square(a), -1)), MulScalar(kvar, 1e-10)) // [S, B], floored for sqrt's gradient
+	f := Add(fMean, Mul(InsertAxes(Sqrt(fVar), -1), nz.xi))
+	z := Add(f, Mul(Sqrt(zVar), nz.eta))
+
+	// Term B: E KL(N(f_i, s^2 I) || N(0, I)).
+	var termB *Node
+	if c.TermB == "mc" {
+		termB = MulScalar(Add(ReduceSum(Square(f), -1), MulScalar(Sub(zVar, OnePlus(logZVar)), dz)), 0.5)
+	} else {
+		psi, err := kernels.PsiStatistics(gpc, m.kernel, phi, Exp(logPhi), zu)
+		if err != nil {
+			panic(err) // New accepts only the SE kernel
+		}
+		v := MatMul(Transpose(lInv, 0, 1), kappa)                                          // L^-T kappa~ [M, Dz]
+		quad := ReduceSum(Mul(Einsum("bmn,nd->bmd", psi.Psi2, v), InsertAxes(v, 0)), 1, 2) // [B]
+		perPoint := MulScalar(Add(Add(MulScalar(psi.Psi0, dz), quad), MulScalar(Sub(zVar, OnePlus(logZVar)), dz)), 0.5)
+		termB = BroadcastToDims(InsertAxes(perPoint, 0), s, b)
+	}
+	// Term C: E[log q(X_i) - log r(X_i | z_i)] with the entropy of q(X_i) exact; r(u | z) = q(u).
+	out := mlp(ctx, "aux", z, c.AuxHidden, r, r)
+	logR := logNormal(x, out[0], out[1])                                                // [S, B]
+	entropyX := MulScalar(ReduceSum(AddScalar(logPhi, 1+math.Log(2*math.Pi)), -1), 0.5) // [B]
+	termC := Neg(Add(logR, InsertAxes(entropyX, 0)))
+
+	logQzf := AddScalar(MulScalar(Add(ReduceSum(Square(nz.eta), -1), MulScalar(logZVar, dz)), -0.5), -0.5*dz*math.Log(2*math.Pi))
+	logQx := logNormalStd(nz.beta, InsertAxes(logPhi, 0))
+	return &draw{z: z, reg: Add(termB, termC), kl: termB, aux: termC, logQ: Sub(Add(logQzf, logQx), logR)}
+}
