@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,6 +173,25 @@ func TestImageLoaders(t *testing.T) {
 	}
 	if n, d := mn.Dims(); n != 2163 || d != 784 || ones != 1135 || mn.ImageRows != 28 {
 		t.Errorf("mnist 1s and 7s: %dx%d with %d ones, want 2163x784 with 1135", n, d, ones)
+	}
+	// The binarised 10k set: the test set's digit counts (LeCun's page: 980 zeros ... 1009 nines),
+	// pixels in {0, 1}, and the first 1 or 7 equal to MNIST17's first image thresholded at 127.
+	bin, err := MNISTBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := make([]int, 10)
+	for _, l := range bin.Labels {
+		counts[l]++
+	}
+	if n, d := bin.Dims(); n != 10000 || d != 784 || fmt.Sprint(counts) != "[980 1135 1032 1010 982 892 958 1028 974 1009]" {
+		t.Errorf("mnist binary: %dx%d, digit counts %v", n, d, counts)
+	}
+	first := slices.IndexFunc(bin.Labels, func(l int) bool { return l == 1 || l == 7 })
+	for j, v := range bin.X[first] {
+		if want := map[bool]float64{true: 1, false: 0}[math.Round(mn.X[0][j]*255) > 127]; v != want {
+			t.Fatalf("mnist binary pixel %d of image %d: %g, want %g", j, first, v, want)
+		}
 	}
 	if _, err := Frey(PixelScale(9)); err == nil {
 		t.Error("an unknown pixel scale should be an error")

@@ -82,6 +82,23 @@ func MNIST17(s PixelScale) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	return mnistTest("mnist17", func(l byte) bool { return l == 1 || l == 7 }, func(p byte) float64 { return float64(p) * f })
+}
+
+// MNISTBinary loads all 10,000 images of the MNIST test set binarised (a pixel above 127 is 1,
+// else 0), in file order: X [10000, 784] (28 x 28 row-major), labels 0-9. It is the binary data
+// set of the GP-LVM-CMF experiments.
+func MNISTBinary() (*Dataset, error) {
+	return mnistTest("mnist-binary", func(byte) bool { return true }, func(p byte) float64 {
+		if p > 127 {
+			return 1
+		}
+		return 0
+	})
+}
+
+// mnistTest loads the MNIST test images whose label keep accepts, each pixel mapped by pixel.
+func mnistTest(name string, keep func(label byte) bool, pixel func(byte) float64) (*Dataset, error) {
 	ibuf, err := Read(MNISTTestImages)
 	if err != nil {
 		return nil, err
@@ -102,14 +119,14 @@ func MNIST17(s PixelScale) (*Dataset, error) {
 	if len(labels)*d != len(images) {
 		return nil, fmt.Errorf("mnist: %d labels for %d pixels of %dx%d images", len(labels), len(images), rows, cols)
 	}
-	ds := &Dataset{Name: "mnist17", ImageRows: rows, ImageCols: cols}
+	ds := &Dataset{Name: name, ImageRows: rows, ImageCols: cols}
 	for i, l := range labels {
-		if l != 1 && l != 7 {
+		if !keep(l) {
 			continue
 		}
 		row := make([]float64, d)
 		for j := range row {
-			row[j] = float64(images[i*d+j]) * f
+			row[j] = pixel(images[i*d+j])
 		}
 		ds.X = append(ds.X, row)
 		ds.Labels = append(ds.Labels, int(l))
