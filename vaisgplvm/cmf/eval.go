@@ -147,12 +147,12 @@ func (m *Model) Decode(z [][]float64) ([][]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	exec, err := context.NewExec(m.Backend, m.Ctx, func(ctx *context.Context, z *Node) *Node {
+	exec, err := context.NewExec(m.Backend, m.Ctx, func(ctx *context.Context, z *Node) []*Node {
 		mean, logVar := m.decode(ctx, z)
 		if logVar == nil {
-			return Sigmoid(mean)
+			return []*Node{Sigmoid(mean)}
 		}
-		return mean
+		return []*Node{mean, logVar} // the go backend fails on a graph whose computed node is unused
 	})
 	if err != nil {
 		return nil, err

@@ -62,7 +62,9 @@ func (m *Model) Fit(ctx context.Context, y [][]float64, iters int) (*Model, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := vars.CopyFrozen(m.Ctx, held.Ctx, func(scope string) bool { return !strings.HasPrefix(scope, "/local") }); err != nil {
+	if err := vars.CopyFrozen(m.Ctx, held.Ctx, func(scope string) bool {
+		return !strings.HasPrefix(scope, "/local") && !strings.HasPrefix(scope, "/AdamOptimizer")
+	}); err != nil {
 		return nil, err
 	}
 	return held, held.Train(ctx, iters, nil)

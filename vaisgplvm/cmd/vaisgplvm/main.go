@@ -7,6 +7,7 @@
 //	vaisgplvm bench [--dataset oilflow|wine|frey|mnist] [--methods mf,iwvi,vais] [--iters N]
 //	vaisgplvm infer --checkpoint FILE --data NEW.csv --out DIR
 //	vaisgplvm evidence --checkpoint FILE --out DIR [--temps 1000] [--runs 8] [--points N]
+//	vaisgplvm cmf --dataset frey|mnist [--latent-dim 5] [--families cmf,meanfield,amortised] [--out DIR]
 //
 // Exit status: 0 success, 1 a runtime failure (a one-line error naming the problem and the fix),
 // 2 bad usage (a flag value, checked before any data is read or anything built), 130 a run
@@ -32,7 +33,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
 // run executes one command and returns the exit status: 0, 1 (a failure) or 2 (bad usage).
 func run(args []string, stderr io.Writer) int {
 	if len(args) < 1 {
-		fmt.Fprintln(stderr, "usage: vaisgplvm train|reproduce|bench|infer|evidence [flags] (use -h after a command for its flags)")
+		fmt.Fprintln(stderr, "usage: vaisgplvm train|reproduce|bench|infer|evidence|cmf [flags] (use -h after a command for its flags)")
 		return 2
 	}
 	var err error
@@ -47,8 +48,10 @@ func run(args []string, stderr io.Writer) int {
 		err = runInfer(args[1:])
 	case "evidence":
 		err = runEvidence(args[1:])
+	case "cmf":
+		err = runCMF(args[1:])
 	default:
-		err = usagef("unknown command %q: want train, reproduce, bench, infer or evidence", args[0])
+		err = usagef("unknown command %q: want train, reproduce, bench, infer, evidence or cmf", args[0])
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "vaisgplvm:", err)

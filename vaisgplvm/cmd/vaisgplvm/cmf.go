@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+)
+
+// runCMF trains GP-LVM-CMF and its baselines on frey or mnist and compares them on held-out
+// points (package cmf, Experiment).
+func runCMF(args []string) error {
+	fs := flag.NewFlagSet("cmf", flag.ContinueOnError)
+	var o cmf.ExperimentOptions
+	c := &o.Config
+	fs.StringVar(&o.Dataset, "dataset", "frey", "frey (Gaussian decoder, pixels in [0, 1]) or mnist (the 10k test images binarised at 127, Bernoulli decoder)")
+	families := fs.String("families", strings.Join(cmf.Families, ","), "comma-separated families: cmf (GP-LVM-CMF), meanfield (q(z_i) per point), amortised (VAE encoder)")
+	fs.IntVar(&c.LatentDim, "latent-dim", 5, "dimensions of z")
+	fs.IntVar(&c.InputDim, "input-dim", 0, "cmf: dimensions of the GP inputs X (0: --latent-dim)")
+	fs.IntVar(&c.M, "m", 50, "cmf: inducing inputs")
+	fs.IntVar(&c.Hidden, "hidden", 0, "decoder hidden width (0: 200 for frey, 500 for mnist)")
+	fs.IntVar(&c.AuxHidden, "aux-hidden", 100, "hidden width of r(X | z) (cmf) and of the encoder (amortised)")
+	fs.StringVar(&c.TermB, "term-b", "closed", "cmf: term B in closed form (psi statistics) or mc")
+	fs.IntVar(&c.Samples, "samples", 1, "noise draws per step")
+	fs.IntVar(&c.Batch, "batch", 100, "points per step")
+	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate")
+	fs.StringVar(&c.DType, "dtype", "float64", "float64 or float32")
+	seed := fs.Uint64("seed", 1, "random seed (initialisation, held-out split, mini-batches, noise)")
+	fs.IntVar(&o.Iters, "iters", 2000, "training steps per family")
+	fs.IntVar(&o.Test, "test", 0, "held-out points (0: 200 for frey, 1000 for mnist)")
+	fs.IntVar(&o.FitIters, "fit-iters", 500, "steps fitting the held-out points' local parameters (globals frozen)")
+	fs.IntVar(&o.Draws, "draws", 10, "noise draws of each bound (>= 2)")
+	ks := fs.String("ks", "1,10,100,1000", "importance samples of the held-out importance-weighted bounds")
+	fs.IntVar(&o.Reps, "reps", 2, "repetitions of each importance-weighted bound (>= 2)")
+	fs.IntVar(&o.AIS.Temps, "ais-temps", 500, "AIS temperatures of the decoder log-likelihood")
+	fs.IntVar(&o.AIS.Runs, "ais-runs", 4, "independent AIS runs per point (>= 2)")
+	fs.IntVar(&o.AISPoints, "ais-points", 100, "held-out points whose log-likelihood AIS estimates (the first ones)")
+	out := fs.String("out", "", "output directory (default out/cmf-DATASET)")
+	backendName := fs.String("backend", "", backendHelp)
+	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier cmf run in --out")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *seed < 1 {
+		return usagef("--seed must be >= 1")
+	}
+	c.Seed, o.AIS.Seed = *seed, *seed
+	o.Families = strings.Split(*families, ",")
+	var err error
+	if o.Ks, err = parseKs(*ks); err != nil {
+		return err
+	}
+	if err := o.Check(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := checkCMFSizes(o); err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = filepath.Join("out", "cmf-"+o.Dataset)
+	}
+	names := []string{"cmf.json", "cmf.md", "curves.csv", "curves.png", "iw.png"}
+	for _, f := range o.Families {
+		names = append(names, f+"_latents.png", f+"_samples.png", f+"_reconstructions.png")
+	}
+	dir, err := rundir.Open(*out, names, rundir.Options{Overwrite: *overwrite})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	defer dir.Close()
+	if o.Backend, err = openBackend(*backendName, c.DType, 1, 1); err != nil {
+		return backendUsage(*backendName, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if !*quiet {
+		o.Progress = cmfProgress(o.Iters)
+	}
+	res, err := cmf.Experiment(ctx, o)
+	if ctx.Err() != nil {
+		return interruptedError{fmt.Sprintf("cmf interrupted: nothing written to %s", *out)}
+	}
+	if err != nil {
+		return err
+	}
+	return writeCMF(dir, res, !*noFigures)
+}
+
+// checkCMFSizes refuses sizes that are usage errors before any data is read: a model option the
+// cmf.Config would refuse for any data set.
+func checkCMFSizes(o cmf.ExperimentOptions) error {
+	c := o.Config
+	if c.LatentDim < 1 || c.InputDim < 0 || c.M < 1 || c.Hidden < 0 || c.AuxHidden < 1 || c.Samples < 1 || c.Batch < 1 ||
+		!(c.LR > 0) || o.Iters < 1 || o.Test < 0 || o.FitIters < 0 || o.Draws < 2 || o.Reps < 2 || o.AIS.Temps < 1 ||
+		o.AIS.Runs < 2 || o.AISPoints < 0 {
+		return usagef("--latent-dim, --m, --aux-hidden, --samples, --batch, --iters, --ais-temps must be >= 1, --draws, --reps and --ais-runs >= 2, " +
+			"--lr > 0, and --input-dim, --hidden, --test, --fit-iters, --ais-points >= 0")
+	}
+	if c.TermB != "closed" && c.TermB != "mc" {
+		return usagef("--term-b %q: want closed or mc", c.TermB)
+	}
+	if c.DType != "float64" && c.DType != "float32" {
+		return usagef("--dtype %q: want float64 or float32", c.DType)
+	}
+	return nil
+}
+
+// cmfProgress returns a progress callback drawing one bar per family's training.
+func cmfProgress(iters int) func(family, stage string, iter int, v float64) {
+	var bar *progressbar.ProgressBar
+	return func(family, stage string, iter int, v float64) {
+		switch {
+		case stage == "train" && iter == 1:
+			bar = progressbar.NewOptions(iters, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetDescription(family),
+				progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+			fallthrough
+		case stage == "train":
+			_ = bar.Set(iter)
+			bar.Describe(fmt.Sprintf("%s -bound %.2f", family, v))
+		default:
+			fmt.Fprintf(os.Stderr, "%s: %s\n", family, stage)
+		}
+	}
+}
+
+// writeCMF writes cmf.json, cmf.md, curves.csv and the figures, and prints the table.
+func writeCMF(dir *rundir.Dir, res *cmf.ExperimentResult, figures bool) error {
+	md := res.Markdown()
+	fmt.Print(md)
+	buf, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cmf JSON: %w", err)
+	}
+	if err := dir.WriteFile("cmf.json", buf); err != nil {
+		return err
+	}
+	if err := dir.WriteFile("cmf.md", []byte(md)); err != nil {
+		return err
+	}
+	var header []string
+	var cols [][]float64
+	for _, f := range res.Families {
+		header, cols = append(header, f.Family+"_neg_bound"), append(cols, f.Curve)
+	}
+	var csv strings.Builder
+	csv.WriteString("iteration," + strings.Join(header, ",") + "\n")
+	for i := range res.Options.Iters {
+		csv.WriteString(strconv.Itoa(i + 1))
+		for _, c := range cols {
+			v := ""
+			if i < len(c) {
+				v = strconv.FormatFloat(c[i], 'g', 8, 64)
+			}
+			csv.WriteString("," + v)
+		}
+		csv.WriteString("\n")
+	}
+	if err := dir.WriteFile("curves.csv", []byte(csv.String())); err != nil {
+		return err
+	}
+	if !figures {
+		return nil
+	}
+	figs, err := res.Figures()
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		png, err := plots.PNG(f.Plot, 0, 0)
+		if err != nil {
+			return err
+		}
+		if err := dir.WriteFile(f.Name+".png", png); err != nil {
+			return err
+		}
+	}
+	return nil
+}

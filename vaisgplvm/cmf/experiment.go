@@ -1,0 +1,269 @@
+package cmf
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
+)
+
+// ExperimentOptions describe the held-out comparison of GP-LVM-CMF with its baselines on one
+// data set; zero fields take the defaults in their comments.
+type ExperimentOptions struct {
+	Dataset string        // "frey" (Gaussian decoder, pixels in [0, 1]) or "mnist" (the 10k test images binarised, Bernoulli)
+	Data    *data.Dataset // your own data instead of Dataset (Config.Likelihood says which decoder)
+	// Config is shared by every family (its Family field is ignored); Hidden defaults to Kingma &
+	// Welling's widths, 200 for frey and 500 for mnist.
+	Config   Config
+	Families []string // default cmf, meanfield, amortised
+	Iters    int      // training steps per family (default 2000)
+	Test     int      // held-out points, drawn with Config.Seed (default 200 for frey, 1000 for mnist)
+	FitIters int      // steps fitting the held-out points' locals (default 500)
+	Draws    int      // noise draws of each bound (default 10)
+	Ks       []int    // importance samples of the held-out IW bounds (default 1, 10, 100, 1000)
+	Reps     int      // repetitions of each IW bound (default 2)
+	AIS      ais.Options
+	// AISPoints is how many held-out points get the AIS log-likelihood (default 100; the first
+	// ones), the slowest part.
+	AISPoints int
+	Backend   backends.Backend
+	// Progress, when not nil, is called after every training step and at every stage.
+	Progress func(family, stage string, iter int, negBound float64)
+}
+
+// FamilyResult is one family's training and held-out evaluation, nats per point (log densities:
+// higher is better).
+type FamilyResult struct {
+	Family     string   `json:"family"`
+	TrainBound Estimate `json:"train_bound"` // on the training points, at the end
+	TestBound  Estimate `json:"test_bound"`  // on the held-out points, after fitting their locals
+	// IW holds the held-out importance-weighted bounds, one per K.
+	IW []IWEstimate `json:"iw_bounds"`
+	// LogLik is the decoder's log p(y) on the first AISPoints held-out points (AIS; no q), and
+	// TestBoundAIS the held-out bound on the same points, for the gap.
+	LogLik       Estimate  `json:"log_likelihood_ais"`
+	TestBoundAIS float64   `json:"test_bound_same_points"`
+	Curve        []float64 `json:"-"` // -bound per point per training step
+	TrainSeconds float64   `json:"train_seconds"`
+	FitSeconds   float64   `json:"fit_seconds"`
+	EvalSeconds  float64   `json:"eval_seconds"`
+	Model        *Model    `json:"-"` // the trained model
+	Held         *Model    `json:"-"` // the held-out points' model (Fit)
+}
+
+// IWEstimate is the importance-weighted bound with K samples.
+type IWEstimate struct {
+	K int `json:"k"`
+	Estimate
+}
+
+// ExperimentResult holds every family's result and the settings that produced them.
+type ExperimentResult struct {
+	Dataset   string            `json:"dataset"`
+	N, P      int               `json:"-"`
+	Train     int               `json:"train_points"`
+	Test      int               `json:"test_points"`
+	Options   ExperimentOptions `json:"-"`
+	Config    Config            `json:"config"` // the shared configuration after defaults
+	Families  []FamilyResult    `json:"families"`
+	TestIndex []int             `json:"-"` // the held-out points' rows in the data set
+	Labels    []int             `json:"-"` // the data set's labels (nil without)
+	ImageRows int               `json:"-"`
+	ImageCols int               `json:"-"`
+}
+
+// withDefaults fills the zero fields of o for a data set of n points.
+func (o ExperimentOptions) withDefaults(n int) ExperimentOptions {
+	if o.Families == nil {
+		o.Families = slices.Clone(Families)
+	}
+	if o.Config.Hidden == 0 {
+		o.Config.Hidden = map[bool]int{true: 500, false: 200}[o.Dataset == "mnist"]
+	}
+	if o.Config.Likelihood == "" && o.Dataset == "mnist" {
+		o.Config.Likelihood = "bernoulli"
+	}
+	if o.Iters == 0 {
+		o.Iters = 2000
+	}
+	if o.Test == 0 {
+		o.Test = min(map[bool]int{true: 1000, false: 200}[o.Dataset == "mnist"], n/2)
+	}
+	if o.FitIters == 0 {
+		o.FitIters = 500
+	}
+	if o.Draws == 0 {
+		o.Draws = 10
+	}
+	if o.Ks == nil {
+		o.Ks = []int{1, 10, 100, 1000}
+	}
+	if o.Reps == 0 {
+		o.Reps = 2
+	}
+	if o.AIS.Temps == 0 {
+		o.AIS.Temps = 500
+	}
+	if o.AIS.Runs == 0 {
+		o.AIS.Runs = 4
+	}
+	if o.AISPoints == 0 {
+		o.AISPoints = 100
+	}
+	o.AISPoints = min(o.AISPoints, o.Test)
+	if o.Config.Seed == 0 {
+		o.Config.Seed = 1
+	}
+	return o
+}
+
+// LoadExperimentData returns the named data set of the experiments: "frey" (pixels in [0, 1]) or
+// "mnist" (the 10k test images binarised).
+func LoadExperimentData(name string) (*data.Dataset, error) {
+	switch name {
+	case "frey":
+		return data.Frey(data.Unit)
+	case "mnist":
+		return data.MNISTBinary()
+	}
+	return nil, fmt.Errorf("cmf: dataset %q: want frey or mnist", name)
+}
+
+// Check validates o before any work: the data set or your data, the families, the sizes.
+func (o ExperimentOptions) Check() error {
+	if o.Data == nil && o.Dataset != "frey" && o.Dataset != "mnist" {
+		return fmt.Errorf("cmf: dataset %q: want frey or mnist, or your own data", o.Dataset)
+	}
+	for _, f := range o.Families {
+		if !slices.Contains(Families, f) {
+			return fmt.Errorf("cmf: family %q: want cmf, meanfield or amortised", f)
+		}
+	}
+	for _, k := range o.Ks {
+		if k < 1 || k > 100000 {
+			return fmt.Errorf("cmf: K = %d importance samples: want 1..100000", k)
+		}
+	}
+	if o.Iters < 0 || o.Test < 0 || o.FitIters < 0 || o.Draws < 0 || o.Reps < 0 || o.AISPoints < 0 || o.AIS.Temps < 0 || o.AIS.Runs < 0 {
+		return fmt.Errorf("cmf: iterations, test points, draws, repetitions and AIS sizes must be >= 0")
+	}
+	if o.Draws == 1 || o.Reps == 1 || o.AIS.Runs == 1 {
+		return fmt.Errorf("cmf: draws, IW repetitions and AIS runs need >= 2 for a standard error")
+	}
+	return nil
+}
+
+// Experiment trains each family on the training points (all but Test, drawn with the seed), fits
+// the held-out points' locals with the globals frozen, and evaluates on them the bound, the
+// importance-weighted bounds and the decoder's AIS log-likelihood. ctx cancels between steps (the
+// result so far is returned with ctx's error). Errors: bad options or data, a diverging run.
+func Experiment(ctx context.Context, o ExperimentOptions) (*ExperimentResult, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	ds := o.Data
+	if ds == nil {
+		var err error
+		if ds, err = LoadExperimentData(o.Dataset); err != nil {
+			return nil, err
+		}
+	} else if o.Dataset == "" {
+		o.Dataset = ds.Name
+	}
+	n := len(ds.X)
+	o = o.withDefaults(n)
+	if o.Test < 1 || o.Test >= n {
+		return nil, fmt.Errorf("cmf: %d held-out points of %d: want 1 <= test < N", o.Test, n)
+	}
+	perm := rand.New(rand.NewPCG(o.Config.Seed, 0x7e57)).Perm(n)
+	testIdx, trainIdx := perm[:o.Test], perm[o.Test:]
+	slices.Sort(testIdx)
+	slices.Sort(trainIdx)
+	rows := func(idx []int) [][]float64 {
+		out := make([][]float64, len(idx))
+		for i, j := range idx {
+			out[i] = ds.X[j]
+		}
+		return out
+	}
+	yTrain, yTest := rows(trainIdx), rows(testIdx)
+	res := &ExperimentResult{Dataset: o.Dataset, N: n, P: len(ds.X[0]), Train: len(trainIdx), Test: len(testIdx), Options: o,
+		Config: o.Config.WithDefaults(len(trainIdx)), TestIndex: testIdx, Labels: ds.Labels, ImageRows: ds.ImageRows, ImageCols: ds.ImageCols}
+	for _, fam := range o.Families {
+		fr, err := runFamily(ctx, o, fam, yTrain, yTest)
+		if fr != nil {
+			res.Families = append(res.Families, *fr)
+		}
+		if err != nil {
+			return res, fmt.Errorf("family %s: %w", fam, err)
+		}
+	}
+	return res, nil
+}
+
+// runFamily trains one family and evaluates it on the held-out points.
+func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTest [][]float64) (*FamilyResult, error) {
+	c := o.Config
+	c.Family = fam
+	m, err := New(c, yTrain, o.Backend)
+	if err != nil {
+		return nil, err
+	}
+	fr := &FamilyResult{Family: fam, Model: m}
+	progress := func(stage string) func(int, float64) {
+		return func(it int, v float64) {
+			if o.Progress != nil {
+				o.Progress(fam, stage, it, v)
+			}
+		}
+	}
+	if err := m.Train(ctx, o.Iters, progress("train")); err != nil {
+		return fr, err
+	}
+	fr.Curve, fr.TrainSeconds = m.Curve, m.Seconds
+	if err := ctx.Err(); err != nil {
+		return fr, err
+	}
+	if fr.TrainBound, err = m.Bound(o.Draws); err != nil {
+		return fr, err
+	}
+	held, err := m.Fit(ctx, yTest, o.FitIters)
+	if err != nil {
+		return fr, err
+	}
+	fr.Held, fr.FitSeconds = held, held.Seconds
+	if err := ctx.Err(); err != nil {
+		return fr, err
+	}
+	start := time.Now()
+	progress("evaluate")(0, 0)
+	if fr.TestBound, err = held.Bound(o.Draws); err != nil {
+		return fr, err
+	}
+	for _, k := range o.Ks {
+		e, err := held.IWBound(k, o.Reps)
+		if err != nil {
+			return fr, err
+		}
+		fr.IW = append(fr.IW, IWEstimate{K: k, Estimate: e})
+	}
+	if o.AISPoints > 0 {
+		progress("ais")(0, 0)
+		pts := make([]int, o.AISPoints)
+		for i := range pts {
+			pts[i] = i
+			fr.TestBoundAIS += fr.TestBound.Points[i] / float64(o.AISPoints)
+		}
+		if fr.LogLik, _, err = held.LogLikelihood(pts, o.AIS); err != nil {
+			return fr, err
+		}
+	}
+	fr.EvalSeconds = time.Since(start).Seconds()
+	return fr, nil
+}
