@@ -16,12 +16,16 @@ type Figure struct {
 	Plot *plot.Plot
 }
 
-// Figures draws the experiment: the training curves (-bound per point, smoothed over 20 steps),
+// Figures draws the experiment: the training curves (-bound per point, smoothed over 20 steps or
+// a tenth of the run),
 // the held-out importance-weighted bounds against K, and per family the 2-D latent space of the
 // training points (the first two dimensions, coloured by label), 10 samples from the decoder
 // (z ~ N(0, I), decoder means) and 10 held-out images beside their reconstructions (for image data
 // sets). Errors: a failed decoder evaluation or plot.
 func (r *ExperimentResult) Figures() ([]Figure, error) {
+	if len(r.Families) == 0 {
+		return nil, fmt.Errorf("cmf: no family to draw")
+	}
 	var figs []Figure
 	var curves, iw []plots.Series
 	for _, f := range r.Families {
@@ -32,8 +36,9 @@ func (r *ExperimentResult) Figures() ([]Figure, error) {
 		}
 		iw = append(iw, s)
 	}
+	n := len(r.Families[0].Curve)
 	p, err := plots.Curves(plots.CurveOptions{Title: r.Dataset + ": training -bound per point", XLabel: "iteration",
-		YLabel: "-bound (nats per point)", Smooth: 20, SkipFirst: 20}, curves...)
+		YLabel: "-bound (nats per point)", Smooth: max(1, min(20, n/10)), SkipFirst: min(20, n/10)}, curves...)
 	if err != nil {
 		return nil, err
 	}

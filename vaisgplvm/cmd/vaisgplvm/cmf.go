@@ -65,11 +65,11 @@ func runCMF(args []string) error {
 	if o.Ks, err = parseKs(*ks); err != nil {
 		return err
 	}
-	if err := o.Check(); err != nil {
-		return usagef("%v", err)
-	}
 	if err := checkCMFSizes(o); err != nil {
 		return err
+	}
+	if err := o.Check(); err != nil {
+		return usagef("%v", err)
 	}
 	if *out == "" {
 		*out = filepath.Join("out", "cmf-"+o.Dataset)

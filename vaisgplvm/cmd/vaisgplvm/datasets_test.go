@@ -247,3 +247,48 @@ func TestQDefaultFitsSmallData(t *testing.T) {
 		t.Errorf("--q 6 on 4 points: exit %d, %q; want 2 naming --q 4 or less", code, stderr.String())
 	}
 }
+
+// TestCMFCommand: a seconds-long cmf run on Frey writes cmf.json with the three families' finite
+// bounds, the table, the curves and the figures; a second run into the same directory is refused.
+func TestCMFCommand(t *testing.T) {
+	t.Setenv(data.EnvVar, "")
+	out := filepath.Join(t.TempDir(), "cmf")
+	args := []string{"cmf", "--dataset", "frey", "--iters", "3", "--fit-iters", "2", "--test", "20", "--ks", "1,2", "--draws", "2",
+		"--ais-points", "2", "--ais-temps", "3", "--ais-runs", "2", "--hidden", "10", "--aux-hidden", "10", "--m", "5", "--latent-dim", "2",
+		"--quiet", "--out", out}
+	var stderr bytes.Buffer
+	if code := run(args, &stderr); code != 0 {
+		t.Fatalf("cmf exited %d: %s", code, stderr.String())
+	}
+	buf, err := os.ReadFile(filepath.Join(out, "cmf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Train    int `json:"train_points"`
+		Families []struct {
+			Family string `json:"family"`
+			Test   struct {
+				PerPoint float64 `json:"per_point"`
+			} `json:"test_bound"`
+			IW []struct {
+				K int `json:"k"`
+			} `json:"iw_bounds"`
+		} `json:"families"`
+	}
+	if err := json.Unmarshal(buf, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Train != 1945 || len(res.Families) != 3 || len(res.Families[0].IW) != 2 || math.IsNaN(res.Families[0].Test.PerPoint) {
+		t.Errorf("cmf.json: %s", buf)
+	}
+	for _, f := range []string{"cmf.md", "curves.csv", "curves.png", "iw.png", "cmf_samples.png", "amortised_reconstructions.png", "meanfield_latents.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	stderr.Reset()
+	if code := run(args, &stderr); code != 2 || !strings.Contains(stderr.String(), "--overwrite") {
+		t.Errorf("second run into %s: exit %d, %s", out, code, stderr.String())
+	}
+}

@@ -154,6 +154,9 @@ func TestHostileInputs(t *testing.T) {
 		{"resume with other settings", "", []string{"train", "--data", base, "--m", "6", "--iters", "4", "--resume", filepath.Join(earlier, "checkpoint.gob"),
 			"--out", earlier}, 1, []string{"m: 5 vs 6"}},
 		{"a directory another run is writing", "", []string{"train", "--data", base, "--m", "5", "--iters", "2", "--out", o("held")}, 2, []string{"another run is writing"}},
+		{"cmf with an unknown family", "", []string{"cmf", "--families", "cmf,vae", "--out", o("c1")}, 2, []string{"vae"}},
+		{"cmf with one draw", "", []string{"cmf", "--draws", "1", "--out", o("c2")}, 2, []string{"--draws"}},
+		{"cmf on oilflow", "", []string{"cmf", "--dataset", "oilflow", "--out", o("c3")}, 2, []string{"oilflow"}},
 		{"paper-eta with learn-eta", "", []string{"train", "--data", base, "--paper-eta", "--learn-eta", "--out", o("y")}, 2, []string{"App. D"}},
 	}
 	for _, c := range cases {

@@ -1,0 +1,52 @@
+package cmf
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+)
+
+// TestExperimentOnOwnData runs the held-out comparison on toy data (3 families, 60 steps): every
+// family has finite bounds, the held-out IW bound with K = 20 is above K = 1 (the K = 1 bound
+// is the bound itself, within their errors), the AIS log-likelihood is above the bound on the same
+// points, and the table and figures render. Bad options are refused before any work.
+func TestExperimentOnOwnData(t *testing.T) {
+	ds := &data.Dataset{Name: "toy", X: toy(40, 5, false)}
+	o := ExperimentOptions{Data: ds, Config: Config{LatentDim: 2, M: 8, Hidden: 10, AuxHidden: 10, LR: 0.01, Batch: 20},
+		Iters: 60, Test: 10, FitIters: 30, Draws: 4, Ks: []int{1, 20}, Reps: 3, AIS: ais.Options{Temps: 200, Runs: 4}, AISPoints: 5,
+		Backend: testutil.Backend()}
+	res, err := Experiment(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Families) != 3 || res.Train != 30 || res.Test != 10 {
+		t.Fatalf("families %d, train %d, test %d", len(res.Families), res.Train, res.Test)
+	}
+	for _, f := range res.Families {
+		k1, k20 := f.IW[0], f.IW[1]
+		if !(k20.PerPoint > k1.PerPoint) {
+			t.Errorf("%s: IW K=20 %.3f not above K=1 %.3f", f.Family, k20.PerPoint, k1.PerPoint)
+		}
+		if !(f.LogLik.PerPoint+3*f.LogLik.SE > f.TestBoundAIS) {
+			t.Errorf("%s: AIS log p(y) %.3f ± %.3f below the bound %.3f on the same points", f.Family, f.LogLik.PerPoint, f.LogLik.SE, f.TestBoundAIS)
+		}
+		if len(f.Curve) != 60 {
+			t.Errorf("%s: curve of %d steps", f.Family, len(f.Curve))
+		}
+	}
+	if md := res.Markdown(); len(md) < 100 {
+		t.Errorf("markdown: %q", md)
+	}
+	figs, err := res.Figures()
+	if err != nil || len(figs) != 5 { // curves, iw, three latent plots (no images)
+		t.Errorf("figures: %d, %v", len(figs), err)
+	}
+	for _, bad := range []ExperimentOptions{{Dataset: "oilflow"}, {Data: ds, Families: []string{"vae"}}, {Data: ds, Ks: []int{0}}, {Data: ds, Draws: 1}} {
+		if _, err := Experiment(context.Background(), bad); err == nil {
+			t.Errorf("options %+v accepted", bad)
+		}
+	}
+}
