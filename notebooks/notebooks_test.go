@@ -30,6 +30,7 @@ var wants = map[string][]string{
 	"05-table3-ess.ipynb":                   {"image/png", "text/html"},
 	"06-table5-standard-gplvm.ipynb":        {"image/png", "text/html"},
 	"07-table6-runtime.ipynb":               {"image/png", "text/html"},
+	"08-gplvm-cmf.ipynb":                    {"image/png", "text/html"},
 }
 
 func TestNotebooksExecute(t *testing.T) {
