@@ -25,6 +25,8 @@ type Inputs struct {
 	// factors) of an annealed bound; it is called once, after the chain noise is sliced.
 	Anneal  func() (betas, etas *Node)
 	Options anneal.Options // the chain's options (annealed bounds)
+	// STL keeps only the path derivative of log q0(H_0) in the gradient (VAIS; see model.Config.STL).
+	STL bool
 }
 
 // Method is one bound the GPLVM can be trained with: everything that differs between MF, IWVI and
@@ -153,5 +155,9 @@ func (vaisMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
 		eps = append(eps, Squeeze(Slice(in.ChainEps, AxisElem(i)), 0))
 	}
 	betas, etas := in.Anneal()
-	return VAIS(b, in.Eps0, eps, betas, etas, in.Options)
+	res, c := VAIS(b, in.Eps0, eps, betas, etas, in.Options)
+	if in.STL {
+		stickTheLanding(b, in.Eps0, res, in.Options.Precondition)
+	}
+	return res, c
 }

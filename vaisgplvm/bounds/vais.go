@@ -37,3 +37,27 @@ func VAIS(b *Batch, eps0 *Node, chainEps []*Node, betas, etas *Node, opt anneal.
 	per := logMeanExp(c.LogW)
 	return &Result{PerPoint: per, ELBO: total(b, per), Recon: weightedMean(c.LogW, c.HK), LogW: c.LogW, HK: c.HK}, c
 }
+
+// stickTheLanding changes the gradient, not the value, of a one-chain VAIS result: the term
+// -log q0(H_0) of the log weight, H_0 = a + L eps0, keeps only its path derivative
+// -grad_h log q0(h)|_{H_0} dH_0/dphi; its score -d/dphi log q0(h; phi) at fixed h, whose
+// expectation under q0 is 0, is dropped (Roeder, Wu & Duvenaud 2017). log q0 at the stopped
+// parameters is log N(z | 0, I) - log|L| with z = eps0 + L^-1 ((a - a') + (L - L') eps0), a', L'
+// the stopped copies: z equals eps0 in value and carries the path derivative.
+func stickTheLanding(b *Batch, eps0 *Node, res *Result, preconditioned bool) {
+	q := b.Q0
+	stopped := q.Stopped()
+	da := Sub(q.Mean, stopped.Mean)                                 // [B, Q], 0 in value
+	dl := Einsum("bij,sbj->sbi", Sub(q.Scale, stopped.Scale), eps0) // [S, B, Q], 0 in value
+	shift := Add(InsertAxes(da, 0), dl)
+	z := Add(eps0, Einsum("bij,sbj->sbi", stopped.Inverse(), shift))
+	exact := q.LogProbWhitened(eps0) // the term as VAIS wrote it into the weight
+	if !preconditioned {
+		exact = q.LogProb(q.Sample(eps0))
+	}
+	path := stopped.LogProbWhitened(z)
+	// log w = ... - log q0(H_0): swap the exact term for the path-only one (equal in value).
+	res.LogW = Add(res.LogW, Sub(exact, path))
+	res.PerPoint = logMeanExp(res.LogW)
+	res.ELBO = total(b, res.PerPoint)
+}

@@ -128,6 +128,15 @@ func diagonal(m *Node) *Node {
 	return ReduceSum(Mul(m, eye), -1)
 }
 
+// Stopped returns q0 with its parameters under StopGradient: the same density, whose value
+// carries no gradient to a_n and L_n.
+func (q *Q0) Stopped() *Q0 {
+	return &Q0{Q: q.Q, Mean: StopGradient(q.Mean), Scale: StopGradient(q.Scale), diag: q.diag}
+}
+
+// Inverse returns L_n^-1 [B, Q, Q] (built once per Q0).
+func (q *Q0) Inverse() *Node { return q.inverse() }
+
 // inverse returns L_n^-1 [B, Q, Q], built on first use.
 func (q *Q0) inverse() *Node {
 	if q.inv == nil {

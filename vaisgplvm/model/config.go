@@ -69,6 +69,11 @@ type BoundConfig struct {
 	// acceptance rates across points (see anneal.StepSize.PerPoint; kept with the latents).
 	PointEta bool `json:"point_eta,omitempty"`
 	StopGrad bool `json:"stop_grad"` // stop gradients through the chain's scores
+	// STL ("sticking the landing", Roeder et al. 2017) lets q0's initial density log q0(H_0) in
+	// the VAIS weight contribute its path derivative only: its score term, whose expectation is
+	// 0, is dropped from the gradient (the bound's value is unchanged). VAIS with one chain
+	// (samples 1) only: with several chains the dropped term no longer has expectation 0.
+	STL bool `json:"stl,omitempty"`
 	// Precondition runs the Langevin chain in q0's whitened coordinates (default true; see
 	// anneal.Options.Precondition). Eta is then relative to q0's spread.
 	Precondition bool `json:"precondition"`
@@ -192,6 +197,10 @@ func (c *Config) Validate() error {
 	}
 	if c.DType != "" && c.DType != "float64" && c.DType != "float32" {
 		return fmt.Errorf("dtype %q: want float64 or float32", c.DType)
+	}
+	if c.STL && (c.Method != "vais" || c.Samples != 1) {
+		return fmt.Errorf("stl: the sticking-the-landing gradient is unbiased for VAIS with one chain only (method %s, samples %d); "+
+			"use --method vais --samples 1", c.Method, c.Samples)
 	}
 	if b := c.AdamBeta2; b != 0 && !(b > 0 && b < 1) {
 		return fmt.Errorf("adam-beta2 = %g: want a decay in (0, 1)", b)

@@ -147,7 +147,8 @@ func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) 
 			}
 			return betas, etas
 		},
-		Options: anneal.Options{StopScoreGradient: m.Cfg.StopGrad, Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed}})
+		Options: anneal.Options{StopScoreGradient: m.Cfg.StopGrad, Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed},
+		STL:     m.Cfg.STL})
 }
 
 // sizes returns the bound's sizes of the configuration.

@@ -54,6 +54,7 @@ type savedConfig struct {
 	AdaptRate    float64
 	PointEta     bool
 	StopGrad     bool
+	STL          bool
 	Precondition bool
 	Tamed        bool
 	LR           float64
@@ -71,7 +72,7 @@ func toSaved(c model.Config) savedConfig {
 	return savedConfig{Method: c.Method, Q: c.Q, M: c.M, K: c.K, Samples: c.Samples, Kernel: c.Kernel,
 		Whitened: c.Whitened, DiagQ0: c.DiagQ0, SharedQSqrt: c.SharedQSqrt, MeanBias: c.MeanBias, Scale0: c.Scale0,
 		Schedule: c.Schedule, Eta: c.Eta, LearnEta: c.LearnEta, PaperEta: c.PaperEta, AdaptEta: c.AdaptEta, AcceptTarget: c.AcceptTarget,
-		AdaptRate: c.AdaptRate, PointEta: c.PointEta, StopGrad: c.StopGrad, Precondition: c.Precondition, Tamed: c.Tamed,
+		AdaptRate: c.AdaptRate, PointEta: c.PointEta, StopGrad: c.StopGrad, STL: c.STL, Precondition: c.Precondition, Tamed: c.Tamed,
 		LR: c.LR, ClipGrad: c.ClipGrad, AdamBeta2: c.AdamBeta2, Batch: c.Batch, Seed: c.Seed, Noise0: c.Noise0,
 		Jitter: c.Jitter, DType: c.DType}
 }
@@ -83,7 +84,7 @@ func (s savedConfig) config() model.Config {
 			SharedQSqrt: s.SharedQSqrt, MeanBias: s.MeanBias, Scale0: s.Scale0, Noise0: s.Noise0, Jitter: s.Jitter, DType: s.DType},
 		BoundConfig: model.BoundConfig{Method: s.Method, K: s.K, Samples: s.Samples, Schedule: s.Schedule, Eta: s.Eta,
 			LearnEta: s.LearnEta, PaperEta: s.PaperEta, AdaptEta: s.AdaptEta, AcceptTarget: s.AcceptTarget, AdaptRate: s.AdaptRate,
-			PointEta: s.PointEta, StopGrad: s.StopGrad, Precondition: s.Precondition, Tamed: s.Tamed},
+			PointEta: s.PointEta, StopGrad: s.StopGrad, STL: s.STL, Precondition: s.Precondition, Tamed: s.Tamed},
 		TrainConfig: model.TrainConfig{LR: s.LR, ClipGrad: s.ClipGrad, AdamBeta2: s.AdamBeta2, Batch: s.Batch, Seed: s.Seed},
 	}
 }

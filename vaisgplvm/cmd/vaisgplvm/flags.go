@@ -26,6 +26,7 @@ type modelFlags struct {
 	acceptTarget, adaptRate    float64
 	adaptEta, pointEta         bool
 	unwhitened, diag, stopGrad bool
+	stl                        bool
 	learnEta, standardize      bool
 	paperEta                   bool
 	precondition, tamed        bool
@@ -62,6 +63,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.sharedQSqrt, "shared-q-sqrt", d.SharedQSqrt, "one q(u) covariance factor shared by all outputs")
 	fs.BoolVar(&f.meanBias, "mean-bias", d.MeanBias, "learned constant mean per output (initialised at the column mean) instead of zero-mean GPs")
 	fs.BoolVar(&f.stopGrad, "stop-grad", d.StopGrad, "stop gradients through the chain's scores")
+	fs.BoolVar(&f.stl, "stl", d.STL, "VAIS, one chain: q0's initial density contributes only its path derivative to the gradient (sticking the landing; the bound's value is unchanged)")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise every column (changes the metrics' scale)")
 }
 
@@ -85,7 +87,7 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 	copyGiven(given, map[string][2]*float64{"eta": {&c.Eta, &f.eta}, "lr": {&c.LR, &f.lr},
 		"q0-scale": {&c.Scale0, &f.scale0}, "noise0": {&c.Noise0, &f.noise0}, "clip-grad": {&c.ClipGrad, &f.clipGrad}})
 	copyGiven(given, map[string][2]*bool{"learn-eta": {&c.LearnEta, &f.learnEta}, "diag-q0": {&c.DiagQ0, &f.diag},
-		"stop-grad": {&c.StopGrad, &f.stopGrad}, "precondition": {&c.Precondition, &f.precondition},
+		"stop-grad": {&c.StopGrad, &f.stopGrad}, "stl": {&c.STL, &f.stl}, "precondition": {&c.Precondition, &f.precondition},
 		"tamed": {&c.Tamed, &f.tamed}, "shared-q-sqrt": {&c.SharedQSqrt, &f.sharedQSqrt}, "mean-bias": {&c.MeanBias, &f.meanBias}})
 	copyGiven(given, map[string][2]*string{"kernel": {&c.Kernel, &f.kernel}, "schedule": {&c.Schedule, &f.schedule}})
 	if given("unwhitened") {

@@ -157,6 +157,7 @@ func TestHostileInputs(t *testing.T) {
 		{"cmf with an unknown family", "", []string{"cmf", "--families", "cmf,vae", "--out", o("c1")}, 2, []string{"vae"}},
 		{"cmf with one draw", "", []string{"cmf", "--draws", "1", "--out", o("c2")}, 2, []string{"--draws"}},
 		{"cmf on oilflow", "", []string{"cmf", "--dataset", "oilflow", "--out", o("c3")}, 2, []string{"oilflow"}},
+		{"stl with iwvi", "", []string{"train", "--data", base, "--method", "iwvi", "--stl", "--out", o("z4")}, 2, []string{"stl", "--method vais"}},
 		{"paper-eta with learn-eta", "", []string{"train", "--data", base, "--paper-eta", "--learn-eta", "--out", o("y")}, 2, []string{"App. D"}},
 	}
 	for _, c := range cases {
