@@ -89,12 +89,7 @@ func New(cfg Config, y [][]float64, b backends.Backend) (*Model, error) {
 	return m, nil
 }
 
-func (m *Model) dtype() dtypes.DType {
-	if m.Cfg.DType == "float32" {
-		return dtypes.Float32
-	}
-	return dtypes.Float64
-}
+func (m *Model) dtype() dtypes.DType { return vars.DTypeNamed(m.Cfg.DType) }
 
 // localDim is the width of the per-point variational parameters: R (cmf) or Dz.
 func (m *Model) localDim() int {

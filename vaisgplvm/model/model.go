@@ -12,6 +12,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 )
@@ -108,12 +109,7 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 }
 
 // DType returns the model's floating-point dtype (Float64 unless Cfg.DType is "float32").
-func (m *Model) DType() dtypes.DType {
-	if m.Cfg.DType == "float32" {
-		return dtypes.Float32
-	}
-	return dtypes.Float64
-}
+func (m *Model) DType() dtypes.DType { return vars.DTypeNamed(m.Cfg.DType) }
 
 // BatchSize returns B (N for full batch).
 func (m *Model) BatchSize() int {

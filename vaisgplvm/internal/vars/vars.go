@@ -33,7 +33,13 @@ func SetDType(ctx *context.Context, dt dtypes.DType) error {
 
 // DType returns the model dtype of ctx (Float64 unless set).
 func DType(ctx *context.Context) dtypes.DType {
-	if context.GetParamOr(ctx, DTypeParam, "float64") == "float32" {
+	return DTypeNamed(context.GetParamOr(ctx, DTypeParam, "float64"))
+}
+
+// DTypeNamed returns Float32 for "float32" and Float64 for anything else (configurations
+// validate the name).
+func DTypeNamed(name string) dtypes.DType {
+	if name == "float32" {
 		return dtypes.Float32
 	}
 	return dtypes.Float64
