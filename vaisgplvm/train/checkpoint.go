@@ -186,6 +186,11 @@ func (t *Trainer) Load(path string) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint %s is corrupt: %w", path, err)
 	}
+	for _, sv := range ck.Vars {
+		if !strings.HasPrefix(sv.Scope, "/") || sv.Name == "" {
+			return fmt.Errorf("checkpoint %s is corrupt: variable %q in scope %q", path, sv.Name, sv.Scope)
+		}
+	}
 	for i, sv := range ck.Vars {
 		t.Ctx.InAbsPath(sv.Scope).VariableWithValue(sv.Name, vals[i])
 	}
