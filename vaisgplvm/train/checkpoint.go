@@ -182,14 +182,14 @@ func (t *Trainer) Load(path string) error {
 	if ck.DataTag != "" && t.DataTag != "" && ck.DataTag != t.DataTag {
 		return &DataMismatchError{Path: path, Saved: ck.DataTag, Now: t.DataTag}
 	}
-	vals, err := ck.values(t.Ctx)
-	if err != nil {
-		return fmt.Errorf("checkpoint %s is corrupt: %w", path, err)
-	}
 	for _, sv := range ck.Vars {
 		if !strings.HasPrefix(sv.Scope, "/") || sv.Name == "" {
 			return fmt.Errorf("checkpoint %s is corrupt: variable %q in scope %q", path, sv.Name, sv.Scope)
 		}
+	}
+	vals, err := ck.values(t.Ctx)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s is corrupt: %w", path, err)
 	}
 	for i, sv := range ck.Vars {
 		t.Ctx.InAbsPath(sv.Scope).VariableWithValue(sv.Name, vals[i])
