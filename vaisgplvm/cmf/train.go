@@ -57,7 +57,6 @@ func (m *Model) Fit(ctx context.Context, y [][]float64, iters int) (*Model, erro
 	}
 	cfg := m.Cfg
 	cfg.Batch = min(cfg.Batch, len(y))
-	cfg.M = m.Cfg.M
 	held, err := newShell(cfg, y, m)
 	if err != nil {
 		return nil, err
