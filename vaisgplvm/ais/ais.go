@@ -81,6 +81,18 @@ type Result struct {
 	Runs   int
 }
 
+// Mean returns the mean over the targets of log Z_b (nats per target) and its standard error
+// sqrt(sum_b se_b^2) / B: the targets' runs are independent.
+func (r *Result) Mean() (mean, se float64) {
+	ss := 0.0
+	for b, v := range r.LogZ {
+		mean += v
+		ss += r.LogZSE[b] * r.LogZSE[b]
+	}
+	n := float64(len(r.LogZ))
+	return mean / n, math.Sqrt(ss) / n
+}
+
 // Sampler evaluates l(h), its gradient and MALA transitions for one Target.
 type Sampler struct {
 	t          Target

@@ -142,3 +142,13 @@ func TestNewErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestResultMean checks Result.Mean against a hand computation: mean (1 + 2 + 6) / 3 = 3 and
+// s.e. sqrt(0.3^2 + 0.4^2 + 1.2^2) / 3 = 1.3 / 3.
+func TestResultMean(t *testing.T) {
+	r := &Result{LogZ: []float64{1, 2, 6}, LogZSE: []float64{0.3, 0.4, 1.2}}
+	mean, se := r.Mean()
+	if math.Abs(mean-3) > 1e-15 || math.Abs(se-1.3/3) > 1e-15 {
+		t.Fatalf("Mean() = %v, %v; want 3, %v", mean, se, 1.3/3)
+	}
+}

@@ -68,7 +68,11 @@ func (c Config) WithDefaults(n int) Config {
 
 // Validate checks c (after WithDefaults) against n data points; the error names the field and
 // what it accepts.
-func (c Config) Validate(n int) error {
+func (c Config) Validate(n int) error { return c.validate(n, n) }
+
+// validate is Validate with M checked against maxM: n for a model that draws its inducing inputs
+// from its data, unbounded for a held-out model (Fit) that takes them from the trained model.
+func (c Config) validate(n, maxM int) error {
 	switch {
 	case !slices.Contains(Families, c.Family):
 		return fmt.Errorf("cmf: family %q: want cmf, meanfield or amortised", c.Family)
@@ -77,8 +81,8 @@ func (c Config) Validate(n int) error {
 	case c.LatentDim < 1 || c.InputDim < 1 || c.Hidden < 1 || c.AuxHidden < 1 || c.Samples < 1:
 		return fmt.Errorf("cmf: latent dim %d, input dim %d, hidden %d, aux hidden %d and samples %d must be >= 1",
 			c.LatentDim, c.InputDim, c.Hidden, c.AuxHidden, c.Samples)
-	case c.M < 1 || c.M > n:
-		return fmt.Errorf("cmf: M = %d inducing inputs: want 1 <= M <= N = %d", c.M, n)
+	case c.M < 1 || c.M > maxM:
+		return fmt.Errorf("cmf: M = %d inducing inputs: want 1 <= M <= N = %d", c.M, maxM)
 	case c.Batch < 1 || c.Batch > n:
 		return fmt.Errorf("cmf: batch %d: want 1 <= batch <= N = %d", c.Batch, n)
 	case c.TermB != "closed" && c.TermB != "mc":

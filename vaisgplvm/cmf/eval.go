@@ -5,6 +5,7 @@ import (
 	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
@@ -28,22 +29,8 @@ type Estimate struct {
 // evaluate runs the evaluation graph over every point with s draws each and returns, per point
 // and draw, the bound and the log importance weight ([N][s] each).
 func (m *Model) evaluate(s int) (bound, logW [][]float64, err error) {
-	m.build()
 	bound, logW = make([][]float64, m.N), make([][]float64, m.N)
-	chunk := max(1, min(m.Cfg.Batch, maxElements/(s*m.P)))
-	for lo := 0; lo < m.N; lo += chunk {
-		idx := make([]int, 0, chunk)
-		for i := lo; i < min(lo+chunk, m.N); i++ {
-			idx = append(idx, i)
-		}
-		in, err := m.inputs(idx, s, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		out, err := m.eval.Exec(in...)
-		if err != nil {
-			return nil, nil, fmt.Errorf("cmf: evaluating: %w", err)
-		}
+	err = m.overPoints(s, false, func(idx []int, out []*tensors.Tensor) {
 		bv, wv := vars.Flat64(out[0]), vars.Flat64(out[1]) // [s, b]
 		for k := 0; k < s; k++ {
 			for j, i := range idx {
@@ -51,8 +38,32 @@ func (m *Model) evaluate(s int) (bound, logW [][]float64, err error) {
 				logW[i] = append(logW[i], wv[k*len(idx)+j])
 			}
 		}
+	})
+	return bound, logW, err
+}
+
+// overPoints runs the evaluation graph over every point in order, a chunk of points at a time
+// with s draws each (zero: the variational means' path), and hands each chunk's indices and
+// outputs (bound [s, b], log weights [s, b], z [s, b, Dz]) to use.
+func (m *Model) overPoints(s int, zero bool, use func(idx []int, out []*tensors.Tensor)) error {
+	m.build()
+	chunk := max(1, min(m.Cfg.Batch, maxElements/(s*m.P)))
+	for lo := 0; lo < m.N; lo += chunk {
+		idx := make([]int, 0, chunk)
+		for i := lo; i < min(lo+chunk, m.N); i++ {
+			idx = append(idx, i)
+		}
+		in, err := m.inputs(idx, s, zero)
+		if err != nil {
+			return err
+		}
+		out, err := m.eval.Exec(in...)
+		if err != nil {
+			return fmt.Errorf("cmf: evaluating: %w", err)
+		}
+		use(idx, out)
 	}
-	return bound, logW, nil
+	return nil
 }
 
 // Bound returns the bound per point, averaged over draws noise draws per point (>= 2), with its
@@ -114,27 +125,14 @@ func summarise(vals [][]float64, point func([]float64) float64, reps int) (Estim
 // Latents returns each point's latent z on the variational means' path [N, Dz]: for cmf,
 // f(phi_i) at u's mean (X = phi, no noise); for the baselines the mean of q(z_i).
 func (m *Model) Latents() ([][]float64, error) {
-	m.build()
 	out := make([][]float64, 0, m.N)
-	for lo := 0; lo < m.N; lo += m.Cfg.Batch {
-		var idx []int
-		for i := lo; i < min(lo+m.Cfg.Batch, m.N); i++ {
-			idx = append(idx, i)
-		}
-		in, err := m.inputs(idx, 1, true)
-		if err != nil {
-			return nil, err
-		}
-		res, err := m.eval.Exec(in...)
-		if err != nil {
-			return nil, fmt.Errorf("cmf: latents: %w", err)
-		}
+	err := m.overPoints(1, true, func(idx []int, res []*tensors.Tensor) {
 		z, d := vars.Flat64(res[2]), m.Cfg.LatentDim
 		for j := range idx {
 			out = append(out, z[j*d:(j+1)*d])
 		}
-	}
-	return out, nil
+	})
+	return out, err
 }
 
 // Decode returns the decoder's mean E[y | z] [len(z), P] for latents z [., Dz]: mu (Gaussian)
@@ -200,11 +198,6 @@ func (m *Model) LogLikelihood(points []int, o ais.Options) (Estimate, *ais.Resul
 		return Estimate{}, nil, fmt.Errorf("cmf: log-likelihood: %w", err)
 	}
 	e := Estimate{Points: res.LogZ}
-	ss := 0.0
-	for i, v := range res.LogZ {
-		e.PerPoint += v / float64(len(points))
-		ss += res.LogZSE[i] * res.LogZSE[i]
-	}
-	e.SE = math.Sqrt(ss) / float64(len(points))
+	e.PerPoint, e.SE = res.Mean()
 	return e, res, nil
 }

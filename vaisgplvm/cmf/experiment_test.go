@@ -2,11 +2,17 @@ package cmf
 
 import (
 	"context"
+	"math"
+	"slices"
+	"strings"
 	"testing"
+
+	gcontext "github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
 
 // TestExperimentOnOwnData runs the held-out comparison on toy data (3 families, 60 steps): every
@@ -47,6 +53,56 @@ func TestExperimentOnOwnData(t *testing.T) {
 	for _, bad := range []ExperimentOptions{{Dataset: "oilflow"}, {Data: ds, Families: []string{"vae"}}, {Data: ds, Ks: []int{0}}, {Data: ds, Draws: 1}} {
 		if _, err := Experiment(context.Background(), bad); err == nil {
 			t.Errorf("options %+v accepted", bad)
+		}
+	}
+}
+
+// TestFitFreezesGlobals fits 3 held-out points to a trained model with M = 8 inducing inputs
+// (more than the held-out count): every global variable of the held-out model equals the trained
+// model's after 20 steps, the locals have moved from their start at the nearest training point,
+// and the held-out bound is finite.
+func TestFitFreezesGlobals(t *testing.T) {
+	y := toy(33, 5, false)
+	for _, fam := range []string{"cmf", "meanfield"} {
+		m := newModel(t, Config{Family: fam, LatentDim: 2, M: 8, Hidden: 8, AuxHidden: 8, LR: 0.01, Batch: 10}, y[:30])
+		if err := m.Train(context.Background(), 20, nil); err != nil {
+			t.Fatal(err)
+		}
+		held, err := m.Fit(context.Background(), y[30:], 20)
+		if err != nil {
+			t.Fatalf("%s: %v", fam, err)
+		}
+		if held.Cfg.M != 8 || held.N != 3 || held.Iter != 20 {
+			t.Fatalf("%s: held-out M %d, N %d, steps %d", fam, held.Cfg.M, held.N, held.Iter)
+		}
+		globals := 0
+		m.Ctx.EnumerateVariables(func(v *gcontext.Variable) {
+			if strings.HasPrefix(v.Scope(), "/local") || strings.HasPrefix(v.Scope(), "/AdamOptimizer") || !v.Shape().DType.IsFloat() {
+				return // locals, optimiser state, the RNG state
+			}
+			hv := held.Ctx.InAbsPath(v.Scope()).GetVariable(v.Name())
+			if hv == nil {
+				t.Errorf("%s: %s/%s missing from the held-out model", fam, v.Scope(), v.Name())
+				return
+			}
+			a, b := vars.Flat64(v.MustValue()), vars.Flat64(hv.MustValue())
+			if !slices.Equal(a, b) {
+				t.Errorf("%s: %s/%s changed while fitting held-out points", fam, v.Scope(), v.Name())
+			}
+			globals++
+		})
+		if globals < 4 {
+			t.Errorf("%s: only %d global variables compared", fam, globals)
+		}
+		mean, _, err := held.locals()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(mean[0], held.init.mean[0]) {
+			t.Errorf("%s: held-out locals did not move", fam)
+		}
+		if b, err := held.Bound(4); err != nil || math.IsNaN(b.PerPoint) {
+			t.Errorf("%s: held-out bound %v, %v", fam, b.PerPoint, err)
 		}
 	}
 }

@@ -49,12 +49,24 @@ type initial struct {
 // GoMLX's default initialiser seeded by Cfg.Seed. Errors: a bad Config, ragged or non-finite data,
 // or Bernoulli data outside {0, 1}.
 func New(cfg Config, y [][]float64, b backends.Backend) (*Model, error) {
+	m, err := checkedModel(cfg, y, b, len(y))
+	if err != nil {
+		return nil, err
+	}
+	if err := m.initialise(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// checkedModel checks cfg (M against maxM) and y and returns a model without initial values.
+func checkedModel(cfg Config, y [][]float64, b backends.Backend, maxM int) (*Model, error) {
 	n := len(y)
 	if n == 0 || len(y[0]) == 0 {
 		return nil, fmt.Errorf("cmf: no data")
 	}
 	cfg = cfg.WithDefaults(n)
-	if err := cfg.Validate(n); err != nil {
+	if err := cfg.validate(n, maxM); err != nil {
 		return nil, err
 	}
 	p := len(y[0])
@@ -74,9 +86,6 @@ func New(cfg Config, y [][]float64, b backends.Backend) (*Model, error) {
 	m := &Model{Cfg: cfg, N: n, P: p, Y: y, Backend: b, rng: rand.New(rand.NewPCG(cfg.Seed, 0xc3f))}
 	var err error
 	if m.kernel, err = kernels.New("se", kernels.Config{Q: cfg.InputDim, Variance: 1, Lengthscale: 1}); err != nil {
-		return nil, err
-	}
-	if err := m.initialise(); err != nil {
 		return nil, err
 	}
 	m.Ctx = context.New().Checked(false)

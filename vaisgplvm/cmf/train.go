@@ -70,23 +70,18 @@ func (m *Model) Fit(ctx context.Context, y [][]float64, iters int) (*Model, erro
 }
 
 // newShell is a model of data y whose locals start at the nearest training point's and whose
-// other initial values are the trained model's (they are overwritten by the frozen copies).
+// inducing inputs and q(u) start at the trained model's (every global is then overwritten by
+// the frozen copies); M may exceed the held-out count.
 func newShell(cfg Config, y [][]float64, trained *Model) (*Model, error) {
-	// M may exceed the held-out count; Validate checks M against N, so validate against the
-	// training set's size instead.
-	saved := cfg.M
-	cfg.M = min(cfg.M, len(y))
-	held, err := New(cfg, y, trained.Backend)
+	held, err := checkedModel(cfg, y, trained.Backend, math.MaxInt)
 	if err != nil {
 		return nil, err
 	}
-	held.Cfg.M = saved
 	held.init.inducing, held.init.kappa = trained.init.inducing, trained.init.kappa
 	mean, logVar, err := trained.locals()
 	if err != nil {
 		return nil, err
 	}
-	held.init.mean, held.init.logVar = nil, nil
 	for _, row := range y {
 		j := nearest(trained.Y, row)
 		held.init.mean = append(held.init.mean, append([]float64(nil), mean[j]...))

@@ -15,7 +15,6 @@ package evidence
 
 import (
 	"fmt"
-	"math"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -79,14 +78,9 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 	if res.KL, err = kl(tr); err != nil {
 		return nil, err
 	}
-	sumVar, sum := 0.0, 0.0
-	for b := range o.Points {
-		sum += est.LogZ[b]
-		sumVar += est.LogZSE[b] * est.LogZSE[b]
-	}
-	p := float64(len(o.Points))
-	res.NegLogEvidencePerPoint = -sum/p + res.KL/float64(res.N)
-	res.SE = math.Sqrt(sumVar) / p
+	mean, se := est.Mean()
+	res.NegLogEvidencePerPoint = -mean + res.KL/float64(res.N)
+	res.SE = se
 	return res, nil
 }
 
