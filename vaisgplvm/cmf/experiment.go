@@ -47,8 +47,12 @@ type FamilyResult struct {
 	IW []IWEstimate `json:"iw_bounds"`
 	// LogLik is the decoder's log p(y) on the first AISPoints held-out points (AIS; no q), and
 	// TestBoundAIS the held-out bound on the same points, for the gap.
-	LogLik       Estimate  `json:"log_likelihood_ais"`
-	TestBoundAIS float64   `json:"test_bound_same_points"`
+	LogLik       Estimate `json:"log_likelihood_ais"`
+	TestBoundAIS float64  `json:"test_bound_same_points"`
+	AISAccept    float64  `json:"ais_accept_rate"` // mean MALA acceptance of the AIS runs
+	// Warnings name what makes a number unreliable, such as an AIS estimate below the family's
+	// own bound (see checkAIS).
+	Warnings     []string  `json:"warnings,omitempty"`
 	Curve        []float64 `json:"-"` // -bound per point per training step
 	TrainSeconds float64   `json:"train_seconds"`
 	FitSeconds   float64   `json:"fit_seconds"`
@@ -260,10 +264,44 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 			pts[i] = i
 			fr.TestBoundAIS += fr.TestBound.Points[i] / float64(o.AISPoints)
 		}
-		if fr.LogLik, _, err = held.LogLikelihood(pts, o.AIS); err != nil {
+		var res *ais.Result
+		if fr.LogLik, res, err = held.LogLikelihood(pts, o.AIS); err != nil {
 			return fr, err
+		}
+		fr.AISAccept = res.Accept
+		if w := checkAIS(fam, fr.LogLik, fr.TestBound.Points[:o.AISPoints], res.Temps); w != "" {
+			fr.Warnings = append(fr.Warnings, w)
 		}
 	}
 	fr.EvalSeconds = time.Since(start).Seconds()
 	return fr, nil
+}
+
+// checkAIS returns a warning when the AIS estimate ll of log p(y) is below the family's own bound
+// on the same points (bound, per point) on average: both are lower bounds on log p(y) in
+// expectation, so AIS is then the looser one and did not converge for this decoder (too few
+// temperatures for its posterior). It returns "" otherwise.
+func checkAIS(fam string, ll Estimate, bound []float64, temps int) string {
+	below, mean := 0, 0.0
+	for i, b := range bound {
+		mean += b / float64(len(bound))
+		if ll.Points[i] < b {
+			below++
+		}
+	}
+	if ll.PerPoint >= mean {
+		return ""
+	}
+	return fmt.Sprintf("%s: the AIS log p(y) %.2f ± %.2f is below the family's own held-out bound %.2f on the same %d points (on %d of them): "+
+		"AIS did not converge for this decoder and is no likelihood estimate here; raise the AIS temperatures (now %d)",
+		fam, ll.PerPoint, ll.SE, mean, len(bound), below, temps)
+}
+
+// Warnings returns every family's warnings.
+func (r *ExperimentResult) Warnings() []string {
+	var w []string
+	for _, f := range r.Families {
+		w = append(w, f.Warnings...)
+	}
+	return w
 }

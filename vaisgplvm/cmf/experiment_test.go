@@ -39,6 +39,9 @@ func TestExperimentOnOwnData(t *testing.T) {
 		if !(f.LogLik.PerPoint+3*f.LogLik.SE > f.TestBoundAIS) {
 			t.Errorf("%s: AIS log p(y) %.3f ± %.3f below the bound %.3f on the same points", f.Family, f.LogLik.PerPoint, f.LogLik.SE, f.TestBoundAIS)
 		}
+		if len(f.Warnings) != 0 {
+			t.Errorf("%s: warnings %q", f.Family, f.Warnings)
+		}
 		if len(f.Curve) != 60 {
 			t.Errorf("%s: curve of %d steps", f.Family, len(f.Curve))
 		}
@@ -104,5 +107,40 @@ func TestFitFreezesGlobals(t *testing.T) {
 		if b, err := held.Bound(4); err != nil || math.IsNaN(b.PerPoint) {
 			t.Errorf("%s: held-out bound %v, %v", fam, b.PerPoint, err)
 		}
+	}
+}
+
+// TestCheckAIS checks the AIS warning on hand-made numbers: none when AIS is above the bound on
+// average (even with one point below), one naming the counts when it is below.
+func TestCheckAIS(t *testing.T) {
+	bound := []float64{10, 20, 30}
+	ok := Estimate{PerPoint: 21, SE: 0.1, Points: []float64{9, 22, 32}}
+	if w := checkAIS("cmf", ok, bound, 100); w != "" {
+		t.Errorf("warning for AIS above the bound: %s", w)
+	}
+	bad := Estimate{PerPoint: 19, SE: 0.1, Points: []float64{9, 21, 27}}
+	w := checkAIS("amortised", bad, bound, 100)
+	for _, want := range []string{"amortised", "19.00", "20.00", "same 3 points (on 2 of them)", "did not converge", "(now 100)"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+}
+
+// TestExperimentWarnsOnUnconvergedAIS runs AIS with a single temperature (importance sampling
+// from the prior with one sample per run) on a trained toy model: its estimate falls below the
+// mean-field bound, and the result carries the warning in JSON and Markdown.
+func TestExperimentWarnsOnUnconvergedAIS(t *testing.T) {
+	ds := &data.Dataset{Name: "toy", X: toy(40, 5, false)}
+	o := ExperimentOptions{Data: ds, Families: []string{"meanfield"}, Config: Config{LatentDim: 2, Hidden: 10, LR: 0.01, Batch: 20},
+		Iters: 100, Test: 10, FitIters: 30, Draws: 4, Ks: []int{1}, Reps: 2, AIS: ais.Options{Temps: 1, Runs: 2}, AISPoints: 10,
+		Backend: testutil.Backend()}
+	res, err := Experiment(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Families[0]
+	if len(f.Warnings) != 1 || !strings.Contains(res.Markdown(), "Warning: meanfield: the AIS log p(y)") {
+		t.Fatalf("AIS %.3f against the bound %.3f: warnings %q", f.LogLik.PerPoint, f.TestBoundAIS, f.Warnings)
 	}
 }

@@ -40,11 +40,22 @@ func (r *ExperimentResult) Table() nb.Table {
 	return t
 }
 
-// Markdown is Table as Markdown text.
-func (r *ExperimentResult) Markdown() string { return r.Table().Text() }
+// Markdown is Table as Markdown text, followed by the warnings, one per line.
+func (r *ExperimentResult) Markdown() string {
+	md := r.Table().Text()
+	for _, w := range r.Warnings() {
+		md += "\nWarning: " + w + "\n"
+	}
+	return md
+}
 
-// Show displays Table: HTML in a notebook, Markdown on stdout elsewhere.
-func (r *ExperimentResult) Show() { r.Table().Show() }
+// Show displays Table (HTML in a notebook, Markdown on stdout elsewhere) and then the warnings.
+func (r *ExperimentResult) Show() {
+	r.Table().Show()
+	for _, w := range r.Warnings() {
+		fmt.Println("Warning:", w)
+	}
+}
 
 func pm(e Estimate) string { return fmt.Sprintf("%.2f ± %.2f", e.PerPoint, e.SE) }
 

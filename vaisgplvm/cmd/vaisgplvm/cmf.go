@@ -142,6 +142,7 @@ func cmfProgress(iters int) func(family, stage string, iter int, v float64) {
 func writeCMF(dir *rundir.Dir, res *cmf.ExperimentResult, figures bool) error {
 	md := res.Markdown()
 	fmt.Print(md)
+	printWarnings(res.Warnings())
 	buf, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return fmt.Errorf("cmf JSON: %w", err)
