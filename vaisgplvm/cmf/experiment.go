@@ -3,6 +3,7 @@ package cmf
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -49,7 +50,10 @@ type FamilyResult struct {
 	// TestBoundAIS the held-out bound on the same points, for the gap.
 	LogLik       Estimate `json:"log_likelihood_ais"`
 	TestBoundAIS float64  `json:"test_bound_same_points"`
-	AISAccept    float64  `json:"ais_accept_rate"` // mean MALA acceptance of the AIS runs
+	// TestBoundAISSE is its MC standard error, approximated from the held-out bound's as
+	// TestBound.SE sqrt(held-out points / AISPoints) (independent draws per point).
+	TestBoundAISSE float64 `json:"test_bound_same_points_se"`
+	AISAccept      float64 `json:"ais_accept_rate"` // mean MALA acceptance of the AIS runs
 	// Warnings name what makes a number unreliable, such as an AIS estimate below the family's
 	// own bound (see checkAIS).
 	Warnings     []string  `json:"warnings,omitempty"`
@@ -269,7 +273,8 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 			return fr, err
 		}
 		fr.AISAccept = res.Accept
-		if w := checkAIS(fam, fr.LogLik, fr.TestBound.Points[:o.AISPoints], res.Temps); w != "" {
+		fr.TestBoundAISSE = fr.TestBound.SE * math.Sqrt(float64(len(yTest))/float64(o.AISPoints))
+		if w := checkAIS(fam, fr.LogLik, fr.TestBound.Points[:o.AISPoints], fr.TestBoundAISSE, res.Temps); w != "" {
 			fr.Warnings = append(fr.Warnings, w)
 		}
 	}
@@ -278,10 +283,11 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 }
 
 // checkAIS returns a warning when the AIS estimate ll of log p(y) is below the family's own bound
-// on the same points (bound, per point) on average: both are lower bounds on log p(y) in
-// expectation, so AIS is then the looser one and did not converge for this decoder (too few
-// temperatures for its posterior). It returns "" otherwise.
-func checkAIS(fam string, ll Estimate, bound []float64, temps int) string {
+// on the same points (bound, per point, with the standard error boundSE of their mean) by more
+// than 3 combined standard errors: both are lower bounds on log p(y) in expectation, so AIS is
+// then the looser one and did not converge for this decoder (too few temperatures for its
+// posterior). It returns "" otherwise.
+func checkAIS(fam string, ll Estimate, bound []float64, boundSE float64, temps int) string {
 	below, mean := 0, 0.0
 	for i, b := range bound {
 		mean += b / float64(len(bound))
@@ -289,12 +295,12 @@ func checkAIS(fam string, ll Estimate, bound []float64, temps int) string {
 			below++
 		}
 	}
-	if ll.PerPoint >= mean {
+	if ll.PerPoint >= mean-3*math.Hypot(ll.SE, boundSE) {
 		return ""
 	}
-	return fmt.Sprintf("%s: the AIS log p(y) %.2f ± %.2f is below the family's own held-out bound %.2f on the same %d points (on %d of them): "+
+	return fmt.Sprintf("%s: the AIS log p(y) %.2f ± %.2f is below the family's own held-out bound %.2f ± %.2f on the same %d points (on %d of them): "+
 		"AIS did not converge for this decoder and is no likelihood estimate here; raise the AIS temperatures (now %d)",
-		fam, ll.PerPoint, ll.SE, mean, len(bound), below, temps)
+		fam, ll.PerPoint, ll.SE, mean, boundSE, len(bound), below, temps)
 }
 
 // Warnings returns every family's warnings.

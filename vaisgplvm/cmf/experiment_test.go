@@ -111,16 +111,20 @@ func TestFitFreezesGlobals(t *testing.T) {
 }
 
 // TestCheckAIS checks the AIS warning on hand-made numbers: none when AIS is above the bound on
-// average (even with one point below), one naming the counts when it is below.
+// average (even with one point below) or below it within 3 combined standard errors, one naming
+// the counts when it is below by more.
 func TestCheckAIS(t *testing.T) {
 	bound := []float64{10, 20, 30}
 	ok := Estimate{PerPoint: 21, SE: 0.1, Points: []float64{9, 22, 32}}
-	if w := checkAIS("cmf", ok, bound, 100); w != "" {
+	if w := checkAIS("cmf", ok, bound, 0.1, 100); w != "" {
 		t.Errorf("warning for AIS above the bound: %s", w)
 	}
 	bad := Estimate{PerPoint: 19, SE: 0.1, Points: []float64{9, 21, 27}}
-	w := checkAIS("amortised", bad, bound, 100)
-	for _, want := range []string{"amortised", "19.00", "20.00", "same 3 points (on 2 of them)", "did not converge", "(now 100)"} {
+	if w := checkAIS("cmf", bad, bound, 0.4, 100); w != "" { // 1 below, 3 s.e. = 1.24
+		t.Errorf("warning for AIS within its error of the bound: %s", w)
+	}
+	w := checkAIS("amortised", bad, bound, 0.2, 100) // 3 s.e. = 0.67
+	for _, want := range []string{"amortised", "19.00 ± 0.10", "20.00 ± 0.20", "same 3 points (on 2 of them)", "did not converge", "(now 100)"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warning %q lacks %q", w, want)
 		}

@@ -33,7 +33,7 @@ func (r *ExperimentResult) Table() nb.Table {
 		}
 		ll, same := "-", "-"
 		if r.Options.AISPoints > 0 {
-			ll, same = pm(f.LogLik), fmt.Sprintf("%.2f", f.TestBoundAIS)
+			ll, same = pm(f.LogLik), fmt.Sprintf("%.2f ± %.2f", f.TestBoundAIS, f.TestBoundAISSE)
 		}
 		t.Rows = append(t.Rows, append(row, ll, same, fmt.Sprintf("%.0f / %.0f / %.0f", f.TrainSeconds, f.FitSeconds, f.EvalSeconds)))
 	}
