@@ -274,7 +274,7 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 		}
 		fr.AISAccept = res.Accept
 		fr.TestBoundAISSE = fr.TestBound.SE * math.Sqrt(float64(len(yTest))/float64(o.AISPoints))
-		if w := checkAIS(fam, fr.LogLik, fr.TestBound.Points[:o.AISPoints], fr.TestBoundAISSE, res.Temps); w != "" {
+		if w := fr.checkAIS(fr.TestBound.Points[:o.AISPoints], res.Temps); w != "" {
 			fr.Warnings = append(fr.Warnings, w)
 		}
 	}
@@ -282,25 +282,25 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 	return fr, nil
 }
 
-// checkAIS returns a warning when the AIS estimate ll of log p(y) is below the family's own bound
-// on the same points (bound, per point, with the standard error boundSE of their mean) by more
-// than 3 combined standard errors: both are lower bounds on log p(y) in expectation, so AIS is
-// then the looser one and did not converge for this decoder (too few temperatures for its
-// posterior). It returns "" otherwise.
-func checkAIS(fam string, ll Estimate, bound []float64, boundSE float64, temps int) string {
-	below, mean := 0, 0.0
+// checkAIS returns a warning when the AIS estimate LogLik of log p(y) is below the family's own
+// bound on the same points (TestBoundAIS, the mean of bound per point, with its standard error
+// TestBoundAISSE) by more than 3 combined standard errors: both are lower bounds on log p(y) in
+// expectation, so AIS is then the looser one and did not converge for this decoder (too few
+// temperatures for its posterior). It returns "" otherwise.
+func (f *FamilyResult) checkAIS(bound []float64, temps int) string {
+	ll := f.LogLik
+	if ll.PerPoint >= f.TestBoundAIS-3*math.Hypot(ll.SE, f.TestBoundAISSE) {
+		return ""
+	}
+	below := 0
 	for i, b := range bound {
-		mean += b / float64(len(bound))
 		if ll.Points[i] < b {
 			below++
 		}
 	}
-	if ll.PerPoint >= mean-3*math.Hypot(ll.SE, boundSE) {
-		return ""
-	}
 	return fmt.Sprintf("%s: the AIS log p(y) %.2f ± %.2f is below the family's own held-out bound %.2f ± %.2f on the same %d points (on %d of them): "+
 		"AIS did not converge for this decoder and is no likelihood estimate here; raise the AIS temperatures (now %d)",
-		fam, ll.PerPoint, ll.SE, mean, boundSE, len(bound), below, temps)
+		f.Family, ll.PerPoint, ll.SE, f.TestBoundAIS, f.TestBoundAISSE, len(bound), below, temps)
 }
 
 // Warnings returns every family's warnings.

@@ -115,15 +115,16 @@ func TestFitFreezesGlobals(t *testing.T) {
 // the counts when it is below by more.
 func TestCheckAIS(t *testing.T) {
 	bound := []float64{10, 20, 30}
-	ok := Estimate{PerPoint: 21, SE: 0.1, Points: []float64{9, 22, 32}}
-	if w := checkAIS("cmf", ok, bound, 0.1, 100); w != "" {
+	ok := FamilyResult{Family: "cmf", LogLik: Estimate{PerPoint: 21, SE: 0.1, Points: []float64{9, 22, 32}}, TestBoundAIS: 20, TestBoundAISSE: 0.1}
+	if w := ok.checkAIS(bound, 100); w != "" {
 		t.Errorf("warning for AIS above the bound: %s", w)
 	}
-	bad := Estimate{PerPoint: 19, SE: 0.1, Points: []float64{9, 21, 27}}
-	if w := checkAIS("cmf", bad, bound, 0.4, 100); w != "" { // 1 below, 3 s.e. = 1.24
+	bad := FamilyResult{Family: "cmf", LogLik: Estimate{PerPoint: 19, SE: 0.1, Points: []float64{9, 21, 27}}, TestBoundAIS: 20, TestBoundAISSE: 0.4}
+	if w := bad.checkAIS(bound, 100); w != "" { // 1 below, 3 s.e. = 1.24
 		t.Errorf("warning for AIS within its error of the bound: %s", w)
 	}
-	w := checkAIS("amortised", bad, bound, 0.2, 100) // 3 s.e. = 0.67
+	bad.Family, bad.TestBoundAISSE = "amortised", 0.2 // 3 s.e. = 0.67
+	w := bad.checkAIS(bound, 100)
 	for _, want := range []string{"amortised", "19.00 ± 0.10", "20.00 ± 0.20", "same 3 points (on 2 of them)", "did not converge", "(now 100)"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warning %q lacks %q", w, want)
