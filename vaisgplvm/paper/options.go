@@ -221,6 +221,9 @@ func (o Options) config(table int, method, dataset string, seed uint64) (model.C
 	if o.Paper && (table == 1 || table == 5) {
 		c.Batch = 0
 	}
+	if table == 6 {
+		c.StopGrad = false // Table 6 times the paper's estimator: gradients through every step
+	}
 	if o.Configure != nil {
 		if err := o.Configure(&c); err != nil {
 			return c, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
@@ -83,6 +85,11 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 	}
 	snaps := []int{o.Iters / 3, 2 * o.Iters / 3, o.Iters}
 	res.Settings = o.settings(table, res.jobs[0].cfg, b.Name())
+	if sg := stopGradCells(len(res.jobs), func(i int) (string, string, bool) {
+		return res.jobs[i].dataset, res.jobs[i].method, res.jobs[i].cfg.StopGrad
+	}); sg != "" {
+		res.Settings["stop_grad"] = sg
+	}
 	start := time.Now()
 	var progress io.Writer
 	if o.Jobs == 1 {
@@ -234,6 +241,22 @@ func (o Options) load(table int, name string) (*data.Dataset, error) {
 	return LoadTabular(name, o.Standardize)
 }
 
+// stopGradCells names the datasets whose VAIS cells train with the stop-gradient chain ("vais on
+// frey"), "" when none does: it is set per dataset (Config), so the first job's configuration does
+// not speak for the others. cell(i) gives the i-th of n jobs' dataset, method and StopGrad.
+func stopGradCells(n int, cell func(i int) (dataset, method string, stopGrad bool)) string {
+	var names []string
+	for i := range n {
+		if ds, method, sg := cell(i); sg && method == "vais" && !slices.Contains(names, ds) {
+			names = append(names, ds)
+		}
+	}
+	if names == nil {
+		return ""
+	}
+	return "vais on " + strings.Join(names, ", ")
+}
+
 // settings records a run's protocol for the table's caption and JSON: the options and the
 // configuration of its first training (M, K, batch ... are the same in every cell unless noted).
 func (o Options) settings(table int, c model.Config, backendName string) map[string]any {
@@ -242,9 +265,6 @@ func (o Options) settings(table int, c model.Config, backendName string) map[str
 		"precondition": c.Precondition, "schedule": c.Schedule, "parallel_jobs": o.Jobs, "shared_q_sqrt": c.SharedQSqrt}
 	if c.ClipGrad > 0 {
 		s["clip_grad"] = c.ClipGrad
-	}
-	if c.StopGrad {
-		s["stop_grad"] = true
 	}
 	if c.PointEta {
 		s["point_eta"] = true

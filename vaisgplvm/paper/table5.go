@@ -129,6 +129,11 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	res := &Result5{Settings: map[string]any{"table": 5, "iters": o.Iters, "runs": o.Runs, "subset": o.Subset, "paper": o.Paper,
 		"batch": c.Batch, "backend": b.Name(), "pixels": "unit", "standardized": o.Standardize, "recon_iters": o.ReconIters,
 		"k": "5 (oilflow, wine), 25 (frey, mnist) unless configured"}}
+	if sg := stopGradCells(len(list), func(i int) (string, string, bool) {
+		return list[i].dataset, list[i].method, list[i].cfg.StopGrad
+	}); sg != "" {
+		res.Settings["stop_grad"] = sg
+	}
 	for i := 0; i < len(list); i += o.Runs {
 		res.Rows = append(res.Rows, row5(list[i:i+o.Runs], o.Iters))
 	}

@@ -188,6 +188,25 @@ func TestTable3PerRun(t *testing.T) {
 	if len(res.Claims) != 2 || !strings.Contains(res.Claims[0].Paper, "VAIS > IWVI (20.3 > 4.1)") {
 		t.Errorf("claims %+v: want the ESS and entropy orderings, the paper's VAIS > IWVI (20.3 > 4.1)", res.Claims)
 	}
+	if sg := res.Settings["stop_grad"]; sg != "vais on frey" || !strings.Contains(res.Markdown(), "stop_grad=vais on frey") {
+		t.Errorf("settings stop_grad %v: want \"vais on frey\" (Config's Frey preset), also in the caption", sg)
+	}
+}
+
+// TestStopGradCells: the caption names each dataset whose VAIS cells stop the score gradient once,
+// and ignores the flag on methods without a chain.
+func TestStopGradCells(t *testing.T) {
+	cells := []struct {
+		ds, method string
+		sg         bool
+	}{{"frey", "vais", true}, {"frey", "vais", true}, {"mnist", "vais", false}, {"mnist", "mf", true}, {"wine", "vais", true}}
+	at := func(i int) (string, string, bool) { return cells[i].ds, cells[i].method, cells[i].sg }
+	if got := stopGradCells(len(cells), at); got != "vais on frey, wine" {
+		t.Errorf("stopGradCells = %q, want \"vais on frey, wine\"", got)
+	}
+	if got := stopGradCells(3, func(i int) (string, string, bool) { return "frey", "vais", false }); got != "" {
+		t.Errorf("stopGradCells with none = %q, want \"\"", got)
+	}
 }
 
 // TestTable5Smoke fits the standard GPLVM and VAIS on 40 oilflow points for 3 iterations.

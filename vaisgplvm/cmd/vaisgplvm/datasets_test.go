@@ -32,9 +32,9 @@ func TestTrainImageDatasets(t *testing.T) {
 		}
 		met, _ := readMetrics(t, dir)
 		cfg := met.Config
-		if cfg.Q != c.q || cfg.K != 25 || cfg.Batch != 100 || !cfg.SharedQSqrt || cfg.LR != 0.02 {
-			t.Errorf("%s: Q %d K %d batch %d shared %v lr %g; want Table 4's Q %d, K 25, batch 100, shared root, lr 0.02",
-				c.dataset, cfg.Q, cfg.K, cfg.Batch, cfg.SharedQSqrt, cfg.LR, c.q)
+		if cfg.Q != c.q || cfg.K != 25 || cfg.Batch != 100 || !cfg.SharedQSqrt || cfg.LR != 0.02 || cfg.StopGrad != (c.dataset == "frey") {
+			t.Errorf("%s: Q %d K %d batch %d shared %v lr %g stop-grad %v; want Table 4's Q %d, K 25, batch 100, shared root, lr 0.02, and VAIS's stop-gradient chain on frey only",
+				c.dataset, cfg.Q, cfg.K, cfg.Batch, cfg.SharedQSqrt, cfg.LR, cfg.StopGrad, c.q)
 		}
 		n := map[string]int{"frey": 1965, "mnist": 2163}[c.dataset]
 		damaged := (n*5 + 50) / 100 // round(0.05 n)

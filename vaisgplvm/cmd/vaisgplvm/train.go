@@ -96,7 +96,7 @@ func runTrain(args []string) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	var mf modelFlags
 	mf.register(fs)
-	dataset := fs.String("dataset", "oilflow", "dataset: oilflow, wine (red), frey or mnist (its 1s and 7s) with Table 4's settings, or wine-white (downloaded on first use); frey and mnist train on Table 2's task: mini-batches of 100, K 25, one shared q(u) root, and hidden pixels (see --hide-pixels)")
+	dataset := fs.String("dataset", "oilflow", "dataset: oilflow, wine (red), frey or mnist (its 1s and 7s) with Table 4's settings, or wine-white (downloaded on first use); frey and mnist train on Table 2's task: mini-batches of 100, K 25, one shared q(u) root, hidden pixels (see --hide-pixels), and for VAIS on frey --stop-grad (ours; --stop-grad=false for the paper's gradient)")
 	file := fs.String("data", "", "train on your own data instead of --dataset: a delimited file (comma, semicolon or tab) with a header line and one row per point; empty, NaN, NA or ? fields are missing and left out of the likelihood")
 	labels := fs.String("labels", "", "with --data: the header name of a class-label column (not a feature), used for the latent plot's colours and the 1-NN error")
 	pixels := fs.String("pixels", "unit", "frey, mnist: pixel scale, unit ([0, 1]) or raw (0-255)")
@@ -129,7 +129,7 @@ func runTrain(args []string) error {
 		return usagef("--point-eta adapts the annealed chain's step sizes; --method %s has none", *method)
 	}
 	if paper.IsImage(src.Dataset) {
-		mf.imageDefaults(set)
+		mf.imageDefaults(set, *method, src.Dataset)
 		if !set["batch"] {
 			mf.batch = 100
 		}
