@@ -98,3 +98,29 @@ func TestPaperDAdapt(t *testing.T) {
 		}
 	}
 }
+
+// TestStepSizeScale: Scale multiplies the step sizes of every rule (fixed, adaptive, App. D) and
+// 0 or 1 leave them as they are, to 1e-14 relative.
+func TestStepSizeScale(t *testing.T) {
+	const k = 3
+	for _, rule := range []anneal.StepSize{{Eta0: 0.2}, {Eta0: 0.2, Adaptive: true}, {Eta0: 0.2, PaperD: true}} {
+		for _, scale := range []float64{0, 1, 0.25, 3} {
+			scaled := rule
+			scaled.Scale = scale
+			ctx := context.New()
+			out := context.MustNewExec(testutil.Backend(), ctx, func(ctx *context.Context, x *Node) []*Node {
+				return []*Node{rule.Etas(ctx, x.Graph(), k), scaled.Etas(ctx, x.Graph(), k)}
+			}).MustExec(float64(0))
+			base, got := vars.Flat64(out[0]), vars.Flat64(out[1])
+			want := scale
+			if scale == 0 {
+				want = 1
+			}
+			for i := range base {
+				if math.Abs(got[i]-want*base[i]) > 1e-14*base[i] || !(base[i] > 0) {
+					t.Errorf("%+v: eta_%d %g, want %g x %g", scaled, i+1, got[i], want, base[i])
+				}
+			}
+		}
+	}
+}

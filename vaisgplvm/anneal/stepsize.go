@@ -71,6 +71,9 @@ type StepSize struct {
 	// which carries sum_k log a_k, is loose. Like eta_k, s_n is a constant inside one evaluation
 	// of the bound. See PointScales and AdaptPoints.
 	PerPoint bool
+	// Scale, when not 0 or 1, multiplies every eta_k that the rule gives (for evaluating a trained
+	// chain at other step sizes: evidence.ChainVariants). Training leaves it 0.
+	Scale float64
 }
 
 // Validate reports a non-positive eta, both Learned and Adaptive, or adaptive settings out of range.
@@ -93,18 +96,27 @@ func (s StepSize) Validate() error {
 	if s.PerPoint && !s.Adaptive {
 		return fmt.Errorf("anneal: per-point step sizes need the adaptive step size")
 	}
+	if !(s.Scale >= 0) || math.IsInf(s.Scale, 0) {
+		return fmt.Errorf("anneal: step-size scale must be positive and finite (0 = 1), got %g", s.Scale)
+	}
 	return nil
 }
 
-// Etas returns eta_1..eta_K as a [K] node.
+// Etas returns eta_1..eta_K as a [K] node, times Scale when it is set.
 func (s StepSize) Etas(ctx *context.Context, g *Graph, k int) *Node {
-	if s.PaperD {
-		return PaperDEtas(meanSqScoreVar(ctx, k).ValueGraph(g), s.Eta0)
+	var etas *Node
+	switch {
+	case s.PaperD:
+		etas = PaperDEtas(meanSqScoreVar(ctx, k).ValueGraph(g), s.Eta0)
+	case !s.Learned && !s.Adaptive:
+		etas = Exp(Const(g, s.initLogEta(k)))
+	default:
+		etas = Exp(s.logEtaVar(ctx, k).ValueGraph(g))
 	}
-	if !s.Learned && !s.Adaptive {
-		return Exp(Const(g, s.initLogEta(k)))
+	if s.Scale != 0 && s.Scale != 1 {
+		etas = MulScalar(etas, s.Scale)
 	}
-	return Exp(s.logEtaVar(ctx, k).ValueGraph(g))
+	return etas
 }
 
 // Adapt adds to the graph the adaptive rule's update of log eta_k from the chain's acceptance rates

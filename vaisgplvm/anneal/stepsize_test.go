@@ -200,6 +200,7 @@ func TestStepSizeValidate(t *testing.T) {
 		{Eta0: 0.1, Adaptive: true, TargetAccept: 1},
 		{Eta0: 0.1, Adaptive: true, TargetAccept: -0.2},
 		{Eta0: 0.1, Adaptive: true, AdaptRate: 2},
+		{Eta0: 0.1, Scale: -1}, {Eta0: 0.1, Scale: math.NaN()}, {Eta0: 0.1, Scale: math.Inf(1)},
 	} {
 		if bad.Validate() == nil {
 			t.Errorf("%+v should be rejected", bad)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -45,21 +46,81 @@ func Decompose(tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := t.Evaluate(draws, nil)
+		b, err := evaluate(t, ev, draws, v.method, v.what)
 		if err != nil {
-			return nil, fmt.Errorf("evidence: evaluating %s: %w", v.what, err)
-		}
-		b := BoundValue{Name: v.method, NegELBO: e.NegELBO, Reference: v.what}
-		if e.NegELBOSE != nil {
-			b.SE = *e.NegELBOSE
-		}
-		if ev != nil && len(ev.Points) == m.N {
-			gap, se := b.NegELBO-ev.NegLogEvidencePerPoint, math.Hypot(b.SE, ev.SE)
-			b.Gap, b.GapSE = &gap, &se
+			return nil, err
 		}
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// ChainVariants evaluates, at the trainer's parameters, the trained annealed chain with other
+// settings than it was trained with: for each s in etaScales the same chain with every eta_k
+// multiplied by s (anneal.StepSize.Scale; s > 0), and for each c in chains, c independent chains
+// per point whose weights are averaged as importance weights (the bound of Samples = c). Each is
+// averaged over draws noise draws on all N points, with its gap to ev as in Decompose. They show
+// whether a trained chain's step sizes or its number of chains leave bound on the table: a scale
+// near 0 gives q0 alone (the chain does not move), scale 1 and one chain the trained bound.
+// Errors: a model without an annealed chain, a scale that is not positive and finite, c < 1.
+func ChainVariants(tr *train.Trainer, ev *Result, draws int, etaScales []float64, chains []int) ([]BoundValue, error) {
+	m := tr.Model
+	if !m.Method.Annealed() {
+		return nil, fmt.Errorf("evidence: the %s bound has no annealed chain to vary", m.Cfg.Method)
+	}
+	var out []BoundValue
+	vary := func(what string, set func(*model.Model)) error {
+		mm := *m
+		set(&mm)
+		if err := mm.Step.Validate(); err != nil {
+			return fmt.Errorf("evidence: %s: %w", what, err)
+		}
+		t := *tr
+		t.Model = &mm
+		b, err := evaluate(&t, ev, draws, m.Cfg.Method, what)
+		if err != nil {
+			return err
+		}
+		out = append(out, b)
+		return nil
+	}
+	for _, s := range etaScales {
+		if !(s > 0) {
+			return nil, fmt.Errorf("evidence: step-size scale %g: want a positive factor", s)
+		}
+		what := fmt.Sprintf("the trained chain with every eta_k x %g: %d chain(s) of %d steps", s, m.Cfg.Samples, m.Cfg.K)
+		if err := vary(what, func(mm *model.Model) { mm.Step.Scale = s }); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range chains {
+		if c < 1 {
+			return nil, fmt.Errorf("evidence: %d chains: want at least 1", c)
+		}
+		what := fmt.Sprintf("%d weighted chain(s) of %d annealed steps, the trained eta_k", c, m.Cfg.K)
+		if err := vary(what, func(mm *model.Model) { mm.Cfg.Samples = c }); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// evaluate is the bound of t's model at its parameters averaged over draws noise draws on all
+// points, named name and described by what, with its gap to ev when ev covers every point.
+func evaluate(t *train.Trainer, ev *Result, draws int, name, what string) (BoundValue, error) {
+	e, err := t.Evaluate(draws, nil)
+	if err != nil {
+		return BoundValue{}, fmt.Errorf("evidence: evaluating %s: %w", what, err)
+	}
+	b := BoundValue{Name: name, NegELBO: e.NegELBO, Reference: what}
+	if e.NegELBOSE != nil {
+		b.SE = *e.NegELBOSE
+	}
+	if ev != nil && len(ev.Points) == t.Model.N {
+		gap, se := b.NegELBO-ev.NegLogEvidencePerPoint, math.Hypot(b.SE, ev.SE)
+		b.Gap, b.GapSE = &gap, &se
+	}
+	return b, nil
 }
 
 // withBound returns a trainer that evaluates the bound method with K = k at tr's parameters (a

@@ -3,6 +3,7 @@ package evidence
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -134,7 +135,19 @@ func TestAgainstQuadrature(t *testing.T) {
 // Decompose (q0's ELBO, IWVI with K samples, the trained chain), each from 20 draws: every gap to
 // the evidence is above -3 of its standard errors.
 func TestAboveEveryBound(t *testing.T) {
-	tr := trained(t, 2, 25)
+	res, bs := decomposed(t, trained(t, 2, 25))
+	if len(bs) != 3 {
+		t.Fatalf("want q0, IWVI and the chain, got %+v", bs)
+	}
+	for _, b := range bs {
+		checkBelowEvidence(t, res, b)
+	}
+}
+
+// decomposed returns the evidence (300 temperatures, 4 runs) at tr's parameters and Decompose's
+// bounds there from 20 draws.
+func decomposed(t *testing.T, tr *train.Trainer) (*Result, []BoundValue) {
+	t.Helper()
 	res, err := Estimate(tr, Options{Temps: 300, Runs: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -143,17 +156,18 @@ func TestAboveEveryBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bs) != 3 {
-		t.Fatalf("want q0, IWVI and the chain, got %+v", bs)
+	return res, bs
+}
+
+// checkBelowEvidence fails unless bound b is below the evidence res: gap > -3 of its s.e.
+func checkBelowEvidence(t *testing.T, res *Result, b BoundValue) {
+	t.Helper()
+	if b.Gap == nil || b.GapSE == nil {
+		t.Fatalf("%s: no gap although every point was estimated", b.Reference)
 	}
-	for _, b := range bs {
-		if b.Gap == nil || b.GapSE == nil {
-			t.Fatalf("%s: no gap although every point was estimated", b.Reference)
-		}
-		t.Logf("%-45s -ELBO %.4f ± %.4f, gap %.4f ± %.4f", b.Reference, b.NegELBO, b.SE, *b.Gap, *b.GapSE)
-		if !(*b.Gap > -3**b.GapSE) {
-			t.Errorf("%s: -ELBO %.4f below the -log evidence %.4f ± %.4f", b.Reference, b.NegELBO, res.NegLogEvidencePerPoint, res.SE)
-		}
+	t.Logf("%-70s -ELBO %.4f ± %.4f, gap %.4f ± %.4f", b.Reference, b.NegELBO, b.SE, *b.Gap, *b.GapSE)
+	if !(*b.Gap > -3**b.GapSE) {
+		t.Errorf("%s: -ELBO %.4f below the -log evidence %.4f ± %.4f", b.Reference, b.NegELBO, res.NegLogEvidencePerPoint, res.SE)
 	}
 }
 
@@ -186,17 +200,62 @@ func TestAgainstLargeKImportanceSampling(t *testing.T) {
 // as a valid bound must.
 func TestPaperDRuleStaysBelowEvidence(t *testing.T) {
 	tr := trained(t, 2, 25, func(c *model.Config) { c.K, c.AdaptEta, c.PaperEta, c.Eta = 5, false, true, 0.2 })
-	res, err := Estimate(tr, Options{Temps: 300, Runs: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bs, err := Decompose(tr, res, 20)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, bs := decomposed(t, tr)
 	chain := bs[len(bs)-1]
 	t.Logf("App. D chain: -ELBO %.4f ± %.4f, -log evidence %.4f ± %.4f", chain.NegELBO, chain.SE, res.NegLogEvidencePerPoint, res.SE)
 	if chain.Gap == nil || !(*chain.Gap > -3**chain.GapSE) {
 		t.Errorf("App. D chain's -ELBO %.4f is below the -log evidence %.4f ± %.4f", chain.NegELBO, res.NegLogEvidencePerPoint, res.SE)
+	}
+}
+
+// TestChainVariants: at a trained VAIS model's parameters, the trained chain with eta_k x 1 and
+// with one chain is the trained bound itself (the same draws, to 1e-9); with eta_k x 1e-9 the
+// chain does not move and its bound is q0's ELBO (within 4 combined standard errors); every
+// variant, also eta_k x 4 and 4 weighted chains, stays below the evidence (gap > -3 s.e.); the
+// trainer is left as it was; bad requests are refused.
+func TestChainVariants(t *testing.T) {
+	tr := trained(t, 2, 25)
+	res, bs := decomposed(t, tr)
+	q0, chain := bs[0], bs[2]
+	vs, err := ChainVariants(tr, res, 20, []float64{1, 1e-9, 4}, []int{1, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 5 {
+		t.Fatalf("want 5 variants, got %+v", vs)
+	}
+	for _, i := range []int{0, 3} {
+		if math.Abs(vs[i].NegELBO-chain.NegELBO) > 1e-9*math.Abs(chain.NegELBO) {
+			t.Errorf("%s: -ELBO %.12g, want the trained chain's %.12g", vs[i].Reference, vs[i].NegELBO, chain.NegELBO)
+		}
+	}
+	for _, i := range []int{1, 2, 4} { // the same noise draws: only the step sizes or chains differ
+		if math.Abs(vs[i].NegELBO-chain.NegELBO) < 1e-6 {
+			t.Errorf("%s: -ELBO %.12g is the trained chain's: the variant did not reach the graph", vs[i].Reference, vs[i].NegELBO)
+		}
+	}
+	if se := math.Hypot(vs[1].SE, q0.SE); math.Abs(vs[1].NegELBO-q0.NegELBO) > 4*se {
+		t.Errorf("eta x 1e-9: -ELBO %.4f, want q0 alone %.4f within 4 s.e. (%.4f)", vs[1].NegELBO, q0.NegELBO, se)
+	}
+	for _, b := range vs {
+		checkBelowEvidence(t, res, b)
+	}
+	if tr.Model.Step.Scale != 0 || tr.Model.Cfg.Samples != 1 {
+		t.Errorf("the trainer's model changed: step scale %g, samples %d", tr.Model.Step.Scale, tr.Model.Cfg.Samples)
+	}
+	if again, err := Decompose(tr, res, 20); err != nil || again[2].NegELBO != chain.NegELBO {
+		t.Errorf("the trained chain after the variants: %+v (%v), want %.12g", again, err, chain.NegELBO)
+	}
+	for _, bad := range []struct {
+		scales []float64
+		chains []int
+	}{{[]float64{-1}, nil}, {[]float64{0}, nil}, {[]float64{math.Inf(1)}, nil}, {nil, []int{0}}} {
+		if _, err := ChainVariants(tr, nil, 1, bad.scales, bad.chains); err == nil {
+			t.Errorf("scales %v, chains %v: want an error", bad.scales, bad.chains)
+		}
+	}
+	mf := trained(t, 2, 25, func(c *model.Config) { c.Method = "mf" })
+	if _, err := ChainVariants(mf, nil, 1, []float64{2}, nil); err == nil || !strings.Contains(err.Error(), "no annealed chain") {
+		t.Errorf("MF model: got %v, want the no-annealed-chain error", err)
 	}
 }

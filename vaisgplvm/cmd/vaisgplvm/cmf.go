@@ -62,7 +62,7 @@ func runCMF(args []string) error {
 	c.Seed, o.AIS.Seed = *seed, *seed
 	o.Families = strings.Split(*families, ",")
 	var err error
-	if o.Ks, err = parseKs(*ks); err != nil {
+	if o.Ks, err = parseCounts("ks", *ks); err != nil {
 		return err
 	}
 	if err := checkCMFSizes(o); err != nil {

@@ -150,10 +150,39 @@ func TestEvidenceCommand(t *testing.T) {
 			t.Errorf("bound %+v: want a gap above -3 s.e.", b)
 		}
 	}
+	// The trained chain at other step sizes and with several chains: one line each, below the evidence.
+	out2 := filepath.Join(dir, "ev2")
+	if code := run([]string{"evidence", "--checkpoint", ck, "--out", out2, "--temps", "100", "--runs", "4", "--draws", "3",
+		"--eta-scales", "0.5,2", "--chains", "3"}, &stderr); code != 0 {
+		t.Fatalf("evidence --eta-scales --chains exited %d: %s", code, stderr.String())
+	}
+	var vsum struct {
+		Variants []struct {
+			What  string   `json:"what"`
+			Gap   *float64 `json:"gap_to_evidence"`
+			GapSE *float64 `json:"gap_to_evidence_se"`
+		} `json:"chain_variants"`
+	}
+	if buf, err = os.ReadFile(filepath.Join(out2, "evidence.json")); err != nil || json.Unmarshal(buf, &vsum) != nil || len(vsum.Variants) != 3 {
+		t.Fatalf("evidence.json with variants (%v): %s", err, buf)
+	}
+	for i, want := range []string{"x 0.5", "x 2", "3 weighted chain"} {
+		v := vsum.Variants[i]
+		if !strings.Contains(v.What, want) || v.Gap == nil || !(*v.Gap > -3**v.GapSE) {
+			t.Errorf("variant %d %+v: want %q and a gap above -3 s.e.", i, v, want)
+		}
+	}
+	mfRun := filepath.Join(dir, "mf")
+	if code := run([]string{"train", "--data", file, "--labels", "kind", "--method", "mf", "--m", "6", "--iters", "2", "--no-figures", "--out", mfRun}, &stderr); code != 0 {
+		t.Fatalf("train mf exited %d: %s", code, stderr.String())
+	}
 	for _, bad := range [][]string{
 		{"evidence", "--out", out},
 		{"evidence", "--checkpoint", ck, "--out", out, "--runs", "1"},
 		{"evidence", "--checkpoint", ck, "--out", out}, // evidence.json is there: --overwrite
+		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e3"), "--eta-scales", "0.5,-1"},
+		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e4"), "--chains", "0"},
+		{"evidence", "--checkpoint", filepath.Join(mfRun, "checkpoint.gob"), "--out", filepath.Join(dir, "e5"), "--chains", "2"},
 	} {
 		if code := run(bad, &stderr); code != 2 {
 			t.Errorf("%v exited %d, want 2", bad, code)

@@ -7,8 +7,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // EvidenceSummary is what evidence prints and writes to DIR/evidence.json: the evidence reference
@@ -19,8 +21,10 @@ type EvidenceSummary struct {
 	Iterations int    `json:"iterations"`
 	Points     int    `json:"points"` // points estimated (the first ones; all by default)
 	*evidence.Result
-	Bounds  []evidence.BoundValue `json:"bounds"` // q0 alone, IWVI, the trained chain (VAIS)
-	Seconds float64               `json:"seconds"`
+	Bounds []evidence.BoundValue `json:"bounds"` // q0 alone, IWVI, the trained chain (VAIS)
+	// ChainVariants are the trained chain at --eta-scales and --chains (evidence.ChainVariants).
+	ChainVariants []evidence.BoundValue `json:"chain_variants,omitempty"`
+	Seconds       float64               `json:"seconds"`
 }
 
 // runEvidence estimates the local evidence of a checkpoint (package evidence) and its bounds' gaps
@@ -37,14 +41,32 @@ func runEvidence(args []string) error {
 	backendName := fs.String("backend", "", backendHelp)
 	overwrite := fs.Bool("overwrite", false, "replace an earlier evidence.json in --out")
 	trainData := fs.String("train-data", "", trainDataHelp)
+	etaScales := fs.String("eta-scales", "", "VAIS checkpoints: also evaluate the trained chain with every eta_k multiplied by each of these factors, e.g. 0.5,2 (chain_variants in evidence.json)")
+	chains := fs.String("chains", "", "VAIS checkpoints: also evaluate this many weighted chains per point with the trained eta_k, e.g. 4,16 (chain_variants)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	var scales []float64
+	var counts []int
+	var err error
+	if *etaScales != "" {
+		if scales, err = parseFactors("eta-scales", *etaScales); err != nil {
+			return err
+		}
+	}
+	if *chains != "" {
+		if counts, err = parseCounts("chains", *chains); err != nil {
+			return err
+		}
 	}
 	if *ckpt == "" || *out == "" {
 		return usagef("--checkpoint and --out are required")
 	}
 	if *temps < 1 || *runs < 2 || *points < 0 || *draws < 2 || *seed == 0 {
 		return usagef("--temps and --seed must be >= 1, --runs and --draws >= 2 (for a standard error), --points >= 0")
+	}
+	if (scales != nil || counts != nil) && !annealedCheckpoint(*ckpt) {
+		return usagef("--eta-scales and --chains vary an annealed chain; %s has none", *ckpt)
 	}
 	dir, err := rundir.Open(*out, []string{"evidence.json"}, rundir.Options{Overwrite: *overwrite})
 	if err != nil {
@@ -72,16 +94,22 @@ func runEvidence(args []string) error {
 	if err != nil {
 		return err
 	}
+	var vs []evidence.BoundValue
+	if scales != nil || counts != nil {
+		if vs, err = evidence.ChainVariants(tr, res, *draws, scales, counts); err != nil {
+			return err
+		}
+	}
 	sum := EvidenceSummary{Checkpoint: *ckpt, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res,
-		Bounds: bs, Seconds: time.Since(start).Seconds()}
+		Bounds: bs, ChainVariants: vs, Seconds: time.Since(start).Seconds()}
 	fmt.Fprintf(os.Stderr, "-log evidence per point %.4f ± %.4f (%d points, %d temperatures x %d runs, acceptance %.2f)\n",
 		res.NegLogEvidencePerPoint, res.SE, n, *temps, *runs, res.AcceptRate)
-	for _, b := range bs {
+	for _, b := range append(bs, vs...) {
 		gap := "(gap: estimate every point, --points 0)"
 		if b.Gap != nil {
 			gap = fmt.Sprintf("gap %.4f ± %.4f", *b.Gap, *b.GapSE)
 		}
-		fmt.Fprintf(os.Stderr, "  %-58s -ELBO %.4f ± %.4f  %s\n", b.Reference, b.NegELBO, b.SE, gap)
+		fmt.Fprintf(os.Stderr, "  %-70s -ELBO %.4f ± %.4f  %s\n", b.Reference, b.NegELBO, b.SE, gap)
 	}
 	buf, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
@@ -89,4 +117,15 @@ func runEvidence(args []string) error {
 	}
 	fmt.Println(string(buf))
 	return dir.WriteFile("evidence.json", buf)
+}
+
+// annealedCheckpoint reports whether the checkpoint at path was trained with an annealed bound (an
+// unreadable one is reported by loadCheckpoint later).
+func annealedCheckpoint(path string) bool {
+	cfg, _, err := train.ReadCheckpointInfo(path)
+	if err != nil {
+		return true
+	}
+	m, err := bounds.Lookup(cfg.Method)
+	return err != nil || m.Annealed()
 }

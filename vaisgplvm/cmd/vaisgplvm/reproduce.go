@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -98,7 +99,7 @@ func runReproduce(args []string) error {
 	if set["methods"] {
 		opts.Methods = strings.Split(*methods, ",")
 	}
-	if opts.Ks, err = parseKs(*ks); err != nil {
+	if opts.Ks, err = parseCounts("ks", *ks); err != nil {
 		return err
 	}
 	name := fmt.Sprintf("table%d", *tab)
@@ -208,17 +209,30 @@ func openTableDir(out string, table int) (*rundir.Dir, error) {
 	return dir, nil
 }
 
-// parseKs parses --ks.
-func parseKs(s string) ([]int, error) {
+// parseCounts parses the comma-separated positive integers of flag --name.
+func parseCounts(name, s string) ([]int, error) {
 	var ks []int
 	for _, f := range strings.Split(s, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || k < 1 {
-			return nil, usagef("--ks: %q is not a positive integer", f)
+			return nil, usagef("--%s: %q is not a positive integer", name, f)
 		}
 		ks = append(ks, k)
 	}
 	return ks, nil
+}
+
+// parseFactors parses the comma-separated positive, finite numbers of flag --name.
+func parseFactors(name, s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return nil, usagef("--%s: %q is not a positive number", name, f)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 func joinInts(v []int) string {
