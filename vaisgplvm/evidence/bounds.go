@@ -136,3 +136,19 @@ func withBound(tr *train.Trainer, method string, k int) (*train.Trainer, error) 
 	t.Model = &m
 	return &t, nil
 }
+
+// Unconverged returns one warning per bound of bs that lies above the evidence estimate by more
+// than 3 of its gap's standard errors (Gap < -3 GapSE), nil when none does. A valid bound cannot
+// exceed log p(y); AIS's estimate is itself a stochastic lower bound, biased low when its
+// temperatures are too few for the posterior's sharpness, so such a bound means the estimate has not
+// converged: rerun with more temperatures (Options.Temps).
+func Unconverged(bs []BoundValue) []string {
+	var out []string
+	for _, b := range bs {
+		if b.Gap != nil && b.GapSE != nil && *b.Gap < -3**b.GapSE {
+			out = append(out, fmt.Sprintf("%s is %.3f ± %.3f nats per point above the evidence estimate: "+
+				"the AIS estimate has not converged; rerun with more temperatures (--temps)", b.Reference, -*b.Gap, *b.GapSE))
+		}
+	}
+	return out
+}

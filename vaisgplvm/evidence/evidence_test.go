@@ -259,3 +259,29 @@ func TestChainVariants(t *testing.T) {
 		t.Errorf("MF model: got %v, want the no-annealed-chain error", err)
 	}
 }
+
+// TestUnconverged: a bound more than 3 standard errors above the evidence estimate gets a warning
+// naming it and --temps; one within 3 s.e. (MC noise), below the evidence, or without a gap does
+// not.
+func TestUnconverged(t *testing.T) {
+	gap := func(g, se float64) (*float64, *float64) { return &g, &se }
+	var bs []BoundValue
+	for _, c := range []struct {
+		what    string
+		g, se   float64
+		withGap bool
+	}{{"above", -0.10, 0.02, true}, {"noise", -0.05, 0.02, true}, {"below", 0.3, 0.02, true}, {"no gap", -9, 0.01, false}} {
+		b := BoundValue{Reference: c.what}
+		if c.withGap {
+			b.Gap, b.GapSE = gap(c.g, c.se)
+		}
+		bs = append(bs, b)
+	}
+	w := Unconverged(bs)
+	if len(w) != 1 || !strings.Contains(w[0], "above is 0.100 ± 0.020 nats per point above") || !strings.Contains(w[0], "--temps") {
+		t.Errorf("warnings %q: want one, for the bound 0.1 above the estimate (5 s.e.), naming --temps", w)
+	}
+	if w := Unconverged(bs[1:]); w != nil {
+		t.Errorf("warnings %q for bounds within noise or below the evidence, want none", w)
+	}
+}

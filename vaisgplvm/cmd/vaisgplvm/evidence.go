@@ -24,7 +24,9 @@ type EvidenceSummary struct {
 	Bounds []evidence.BoundValue `json:"bounds"` // q0 alone, IWVI, the trained chain (VAIS)
 	// ChainVariants are the trained chain at --eta-scales and --chains (evidence.ChainVariants).
 	ChainVariants []evidence.BoundValue `json:"chain_variants,omitempty"`
-	Seconds       float64               `json:"seconds"`
+	// Warnings name the bounds above the evidence estimate (evidence.Unconverged).
+	Warnings []string `json:"warnings,omitempty"`
+	Seconds  float64  `json:"seconds"`
 }
 
 // runEvidence estimates the local evidence of a checkpoint (package evidence) and its bounds' gaps
@@ -101,7 +103,7 @@ func runEvidence(args []string) error {
 		}
 	}
 	sum := EvidenceSummary{Checkpoint: *ckpt, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res,
-		Bounds: bs, ChainVariants: vs, Seconds: time.Since(start).Seconds()}
+		Bounds: bs, ChainVariants: vs, Warnings: evidence.Unconverged(append(bs, vs...)), Seconds: time.Since(start).Seconds()}
 	fmt.Fprintf(os.Stderr, "-log evidence per point %.4f ± %.4f (%d points, %d temperatures x %d runs, acceptance %.2f)\n",
 		res.NegLogEvidencePerPoint, res.SE, n, *temps, *runs, res.AcceptRate)
 	for _, b := range append(bs, vs...) {
@@ -111,6 +113,7 @@ func runEvidence(args []string) error {
 		}
 		fmt.Fprintf(os.Stderr, "  %-70s -ELBO %.4f ± %.4f  %s\n", b.Reference, b.NegELBO, b.SE, gap)
 	}
+	printWarnings(sum.Warnings)
 	buf, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return fmt.Errorf("evidence.json: %w", err)
