@@ -48,18 +48,9 @@ func runEvidence(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var scales []float64
-	var counts []int
-	var err error
-	if *etaScales != "" {
-		if scales, err = parseFactors("eta-scales", *etaScales); err != nil {
-			return err
-		}
-	}
-	if *chains != "" {
-		if counts, err = parseCounts("chains", *chains); err != nil {
-			return err
-		}
+	scales, counts, err := variantFlags(*etaScales, *chains)
+	if err != nil {
+		return err
 	}
 	if *ckpt == "" || *out == "" {
 		return usagef("--checkpoint and --out are required")
@@ -131,4 +122,19 @@ func annealedCheckpoint(path string) bool {
 	}
 	m, err := bounds.Lookup(cfg.Method)
 	return err != nil || m.Annealed()
+}
+
+// variantFlags parses --eta-scales and --chains (nil when not given).
+func variantFlags(etaScales, chains string) (scales []float64, counts []int, err error) {
+	if etaScales != "" {
+		if scales, err = parseFactors("eta-scales", etaScales); err != nil {
+			return nil, nil, err
+		}
+	}
+	if chains != "" {
+		if counts, err = parseCounts("chains", chains); err != nil {
+			return nil, nil, err
+		}
+	}
+	return scales, counts, nil
 }
