@@ -10,7 +10,10 @@
 //
 // Estimate uses annealed importance sampling from the prior N(0, I) to the posterior of h_n
 // (package ais: a geometric path, one Metropolis-adjusted Langevin transition per temperature,
-// pilot-tuned step sizes), so that exp(log w) of every run is an unbiased estimate of Z_n.
+// pilot-tuned step sizes), so that exp(log w) of every run is an unbiased estimate of Z_n. Its log
+// is biased low, by an amount that falls with the number of temperatures T (about as 1/T), and
+// that grows with the posterior's sharpness: Estimate checks it by a second estimate at T/4
+// temperatures (Convergence).
 package evidence
 
 import (
@@ -33,6 +36,9 @@ type Options struct {
 	Seed   uint64  // seeds the runs (default 1); the pilot run uses a seed derived from it
 	Points []int   // the points to estimate (default all N)
 	Accept float64 // the pilot's target MALA acceptance rate (default 0.65)
+	// CheckTemps are the temperatures of the convergence check's independent estimate (default
+	// Temps/4, at least 1; negative: no check). It costs CheckTemps/Temps of the main estimate.
+	CheckTemps int
 }
 
 // Result is the evidence estimate at a trained model's global parameters.
@@ -50,6 +56,8 @@ type Result struct {
 	AcceptRate float64 `json:"accept_rate"` // mean MALA acceptance of the main runs
 	Temps      int     `json:"temperatures"`
 	Runs       int     `json:"runs"`
+	// Check is the convergence check (nil when Options.CheckTemps < 0).
+	Check *Convergence `json:"convergence,omitempty"`
 }
 
 // Estimate runs AIS for the points of o (default all) at the trainer's current parameters.
@@ -69,7 +77,8 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	est, err := s.Estimate(ais.Options{Temps: o.Temps, Runs: o.Runs, Seed: o.Seed, Accept: o.Accept})
+	ao := ais.Options{Temps: o.Temps, Runs: o.Runs, Seed: o.Seed, Accept: o.Accept}
+	est, err := s.Estimate(ao)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
@@ -78,10 +87,19 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 	if res.KL, err = kl(tr); err != nil {
 		return nil, err
 	}
-	mean, se := est.Mean()
-	res.NegLogEvidencePerPoint = -mean + res.KL/float64(res.N)
-	res.SE = se
+	res.NegLogEvidencePerPoint, res.SE = res.perPoint(est)
+	if o.CheckTemps >= 0 {
+		if res.Check, err = res.check(s, ao, o.CheckTemps); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
+}
+
+// perPoint returns -(mean log Z_n) + KL / N of est and its standard error.
+func (r *Result) perPoint(est *ais.Result) (float64, float64) {
+	mean, se := est.Mean()
+	return -mean + r.KL/float64(r.N), se
 }
 
 // newSampler returns the AIS sampler of the points' l_n(h) at the trainer's parameters: the

@@ -111,7 +111,8 @@ func TestTrainDataFlags(t *testing.T) {
 
 // TestEvidenceCommand: evidence on a small trained VAIS checkpoint writes evidence.json with a
 // finite -log evidence per point and standard error, and the three bounds with their gaps, each
-// -ELBO above the evidence (gap > -3 s.e.); bad flags exit 2.
+// -ELBO above the evidence (gap > -3 s.e.), and the convergence check at 25 temperatures; bad flags
+// exit 2.
 func TestEvidenceCommand(t *testing.T) {
 	dir := t.TempDir()
 	file, _ := ownData(t, dir, 40)
@@ -138,12 +139,20 @@ func TestEvidenceCommand(t *testing.T) {
 			Gap     *float64 `json:"gap_to_evidence"`
 			GapSE   *float64 `json:"gap_to_evidence_se"`
 		} `json:"bounds"`
+		Check *struct {
+			Temps        int     `json:"temperatures"`
+			Shift        float64 `json:"shift"`
+			Extrapolated float64 `json:"neg_log_evidence_per_point_extrapolated"`
+		} `json:"convergence"`
 	}
 	if err := json.Unmarshal(buf, &sum); err != nil {
 		t.Fatal(err)
 	}
 	if math.IsNaN(sum.NegLogEvidence) || !(sum.SE > 0) || len(sum.Bounds) != 3 {
 		t.Fatalf("evidence.json: %s", buf)
+	}
+	if c := sum.Check; c == nil || c.Temps != 25 || math.Abs(c.Extrapolated-(sum.NegLogEvidence+c.Shift/3)) > 1e-9 {
+		t.Errorf("convergence check %+v: want 25 temperatures and the estimate extrapolated by a third of the shift", c)
 	}
 	for _, b := range sum.Bounds {
 		if b.Gap == nil || !(*b.Gap > -3**b.GapSE) {
@@ -179,6 +188,8 @@ func TestEvidenceCommand(t *testing.T) {
 	for _, bad := range [][]string{
 		{"evidence", "--out", out},
 		{"evidence", "--checkpoint", ck, "--out", out, "--runs", "1"},
+		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e6"), "--temps", "10", "--check-temps", "10"},
+		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e7"), "--tolerance", "0"},
 		{"evidence", "--checkpoint", ck, "--out", out}, // evidence.json is there: --overwrite
 		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e3"), "--eta-scales", "0.5,-1"},
 		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e4"), "--chains", "0"},

@@ -24,7 +24,8 @@ type EvidenceSummary struct {
 	Bounds []evidence.BoundValue `json:"bounds"` // q0 alone, IWVI, the trained chain (VAIS)
 	// ChainVariants are the trained chain at --eta-scales and --chains (evidence.ChainVariants).
 	ChainVariants []evidence.BoundValue `json:"chain_variants,omitempty"`
-	// Warnings name the bounds above the evidence estimate (evidence.Unconverged).
+	// Warnings name the bounds above the evidence estimate (evidence.Unconverged) and an estimate
+	// its convergence check puts more than --tolerance above its limit (evidence.NotConverged).
 	Warnings []string `json:"warnings,omitempty"`
 	Seconds  float64  `json:"seconds"`
 }
@@ -37,6 +38,8 @@ func runEvidence(args []string) error {
 	out := fs.String("out", "", "output directory for evidence.json (required)")
 	temps := fs.Int("temps", 1000, "AIS temperatures")
 	runs := fs.Int("runs", 8, "independent AIS runs per point")
+	checkTemps := fs.Int("check-temps", 0, "temperatures of the convergence check, an independent estimate whose shift extrapolates the AIS bias (0 = temps/4, costing a quarter more; -1 = no check)")
+	tolerance := fs.Float64("tolerance", 0.05, "warn when the convergence check puts the estimate more than this many nats per point above its limit")
 	points := fs.Int("points", 0, "estimate the first this many points only (0 = all): faster, but the gaps to the bounds (which cover all points) are then not given")
 	draws := fs.Int("draws", 5, "noise draws of each bound evaluated beside the evidence")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -58,6 +61,9 @@ func runEvidence(args []string) error {
 	if *temps < 1 || *runs < 2 || *points < 0 || *draws < 2 || *seed == 0 {
 		return usagef("--temps and --seed must be >= 1, --runs and --draws >= 2 (for a standard error), --points >= 0")
 	}
+	if *checkTemps < -1 || *checkTemps >= *temps || (*checkTemps == 0 && *temps < 2) || !(*tolerance > 0) {
+		return usagef("--check-temps must be -1 (no check), 0 (temps/4) or between 1 and --temps - 1, with --temps >= 2 for the check; --tolerance must be > 0")
+	}
 	if (scales != nil || counts != nil) && !annealedCheckpoint(*ckpt) {
 		return usagef("--eta-scales and --chains vary an annealed chain; %s has none", *ckpt)
 	}
@@ -70,7 +76,7 @@ func runEvidence(args []string) error {
 	if err != nil {
 		return err
 	}
-	o := evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed}
+	o := evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps}
 	n := tr.Model.N
 	if *points > 0 {
 		n = min(*points, n)
@@ -93,10 +99,18 @@ func runEvidence(args []string) error {
 			return err
 		}
 	}
+	warnings := evidence.Unconverged(append(bs, vs...))
+	if w := evidence.NotConverged(res, *tolerance); w != "" {
+		warnings = append(warnings, w)
+	}
 	sum := EvidenceSummary{Checkpoint: *ckpt, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res,
-		Bounds: bs, ChainVariants: vs, Warnings: evidence.Unconverged(append(bs, vs...)), Seconds: time.Since(start).Seconds()}
+		Bounds: bs, ChainVariants: vs, Warnings: warnings, Seconds: time.Since(start).Seconds()}
 	fmt.Fprintf(os.Stderr, "-log evidence per point %.4f ± %.4f (%d points, %d temperatures x %d runs, acceptance %.2f)\n",
 		res.NegLogEvidencePerPoint, res.SE, n, *temps, *runs, res.AcceptRate)
+	if c := res.Check; c != nil {
+		fmt.Fprintf(os.Stderr, "  at %d temperatures %.4f ± %.4f: extrapolated to many temperatures %.4f (remaining bias %.4f)\n",
+			c.Temps, c.NegLogEvidencePerPoint, c.SE, c.Extrapolated, c.RemainingBias)
+	}
 	for _, b := range append(bs, vs...) {
 		gap := "(gap: estimate every point, --points 0)"
 		if b.Gap != nil {
