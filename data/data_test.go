@@ -79,7 +79,10 @@ func TestReadOverrideChecksum(t *testing.T) {
 
 func TestStandardize(t *testing.T) {
 	x := [][]float64{{1, 5}, {3, 5}, {5, 5}}
-	out, mean, std := Standardize(x)
+	out, mean, std, err := Standardize(x)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if mean[0] != 3 || std[0] != 2 || out[0][0] != -1 || out[2][0] != 1 || std[1] != 1 || out[1][1] != 0 {
 		t.Errorf("Standardize: out %v mean %v std %v", out, mean, std)
 	}
@@ -104,8 +107,8 @@ func TestMeanStdDevExtremeScales(t *testing.T) {
 		if math.Abs(m/scale-m0) > 1e-12*math.Abs(m0) || math.Abs(s/scale-s0) > 1e-12*s0 {
 			t.Errorf("scale %g: mean %g sd %g, want %g %g", scale, m/scale, s/scale, m0, s0)
 		}
-		out, _, _ := Standardize([][]float64{{y[0]}, {y[1]}, {y[2]}})
-		want, _, _ := Standardize([][]float64{{col[0]}, {col[1]}, {col[2]}})
+		out, _, _, _ := Standardize([][]float64{{y[0]}, {y[1]}, {y[2]}})
+		want, _, _, _ := Standardize([][]float64{{col[0]}, {col[1]}, {col[2]}})
 		for i := range out {
 			if math.Abs(out[i][0]-want[i][0]) > 1e-12 {
 				t.Errorf("scale %g: Standardize gives %v, want %v", scale, out, want)

@@ -99,7 +99,10 @@ func TestReadTableErrors(t *testing.T) {
 func TestStandardizeMissing(t *testing.T) {
 	nan := math.NaN()
 	x := [][]float64{{1, nan}, {nan, 4}, {5, nan}, {3, nan}}
-	out, mean, std := Standardize(x)
+	out, mean, std, err := Standardize(x)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if mean[0] != 3 || std[0] != 2 || mean[1] != 4 || std[1] != 1 {
 		t.Errorf("mean %v std %v, want [3 4] [2 1]", mean, std)
 	}

@@ -162,8 +162,19 @@ func readCSV(name string, in io.Reader, sep rune, cols int) (header []string, ro
 // variance, plus the means and standard deviations used (columns with zero variance, or fewer than
 // two values, keep scale 1). NaN entries (missing values) are left out of the means and variances
 // and stay NaN. Training on standardised data changes the scale of every reported metric; the
-// paper's Table 1 most likely used raw oilflow values (see docs/options.md, "Metrics").
-func Standardize(x [][]float64) (out [][]float64, mean, std []float64) {
+// paper's Table 1 most likely used raw oilflow values (see docs/options.md, "Metrics"). Errors:
+// x empty or not rectangular, an entry ±Inf.
+func Standardize(x [][]float64) (out [][]float64, mean, std []float64, err error) {
+	if err := checkRect("Standardize: x", x); err != nil {
+		return nil, nil, nil, err
+	}
+	for i, r := range x {
+		for j, v := range r {
+			if math.IsInf(v, 0) {
+				return nil, nil, nil, fmt.Errorf("Standardize: x[%d][%d] is %g: want finite values (NaN for missing)", i, j, v)
+			}
+		}
+	}
 	n, d := len(x), len(x[0])
 	mean, std = make([]float64, d), make([]float64, d)
 	for j := 0; j < d; j++ {
@@ -182,10 +193,12 @@ func Standardize(x [][]float64) (out [][]float64, mean, std []float64) {
 	for i := range out {
 		out[i] = make([]float64, d)
 		for j := range out[i] {
-			out[i][j] = (x[i][j] - mean[j]) / std[j]
+			if out[i][j] = (x[i][j] - mean[j]) / std[j]; math.IsInf(out[i][j], 0) { // near the float64 limit
+				out[i][j] = (x[i][j]/2 - mean[j]/2) / std[j] * 2
+			}
 		}
 	}
-	return out, mean, std
+	return out, mean, std, nil
 }
 
 // MeanStdDev returns the mean and the sample standard deviation of col, computed on col / max|col|

@@ -22,6 +22,7 @@ package ais
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"math"
 	"math/rand/v2"
 
@@ -162,7 +163,14 @@ func (s *Sampler) Eval(h *tensors.Tensor) (ll, grad *tensors.Tensor, err error) 
 // Estimate runs the pilot and then o.Runs independent runs for every target.
 // Errors: a backend failure, or a non-finite log weight (the likelihood or the step sizes failed).
 func (s *Sampler) Estimate(o Options) (*Result, error) {
+	if o.Runs == 1 || o.Runs < 0 || o.Temps < 0 {
+		return nil, fmt.Errorf("ais: %d runs and %d temperatures: want at least 2 runs (for a standard error) and 1 temperature, or 0 for the defaults", o.Runs, o.Temps)
+	}
 	o = o.withDefaults()
+	if err := memory.Check(fmt.Sprintf("AIS with %d temperatures and %d runs of %d targets", o.Temps, o.Runs, s.t.B),
+		memory.Floats(o.Temps+1)+8*memory.Floats(s.t.B, o.Runs, s.t.Q), "Temps or Runs", "--temps or --runs"); err != nil {
+		return nil, fmt.Errorf("ais: %w", err)
+	}
 	betas := Schedule(o.Temps)
 	etas, _, _, err := s.run(betas, nil, 2, o.Seed^0x9e3779b97f4a7c15, o.Accept)
 	if err != nil {

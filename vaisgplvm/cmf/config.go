@@ -2,6 +2,7 @@ package cmf
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"math"
 	"slices"
 )
@@ -95,4 +96,17 @@ func (c Config) validate(n, maxM int) error {
 		return fmt.Errorf("cmf: dtype %q: want float64 or float32", c.DType)
 	}
 	return nil
+}
+
+// Bytes estimates, within a small factor, the memory in bytes that a model of c (after
+// WithDefaults) on n points of d values holds while it trains: every parameter four times (value,
+// gradient, Adam's two moments; the decoder, r(X | z) or the encoder, the GP's inducing inputs and
+// q(u), the per-point parameters) and, for each of Batch x Samples draws, every activation about
+// eight times (autodiff). Sizes are multiplied in float64, so that no product overflows.
+func (c Config) Bytes(n, d int) float64 {
+	f := func(v ...int) float64 { return memory.Floats(v...) }
+	dz, r, h, a := c.LatentDim, c.InputDim, c.Hidden, c.AuxHidden
+	params := f(dz+1, h) + f(h+1, d) + f(dz+r+1, a) + f(a+1, 2*(r+dz)) + f(c.M, r+dz) + f(c.M, c.M) + f(n, 2*(r+dz))
+	acts := f(c.Batch, c.Samples) * (float64(h) + float64(d) + float64(a) + float64(c.M) + float64(r) + float64(dz)) * 8
+	return 4*params + acts
 }

@@ -2,6 +2,7 @@ package cmf
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"math"
 	"math/rand/v2"
 
@@ -70,6 +71,10 @@ func checkedModel(cfg Config, y [][]float64, b backends.Backend, maxM int) (*Mod
 		return nil, err
 	}
 	p := len(y[0])
+	if err := memory.Check(fmt.Sprintf("the %s model (%d points of %d values)", cfg.Family, n, p), cfg.Bytes(n, p),
+		"Hidden, AuxHidden, InputDim, LatentDim, M, Batch or Samples", "--hidden, --aux-hidden, --input-dim, --latent-dim, --m, --batch or --samples"); err != nil {
+		return nil, fmt.Errorf("cmf: %w", err)
+	}
 	for i, row := range y {
 		if len(row) != p {
 			return nil, fmt.Errorf("cmf: row %d has %d values, want %d", i, len(row), p)

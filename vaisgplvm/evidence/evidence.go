@@ -18,6 +18,7 @@ package evidence
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -72,6 +73,15 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 		if n < 0 || n >= tr.Model.N {
 			return nil, fmt.Errorf("evidence: point %d out of range [0, %d)", n, tr.Model.N)
 		}
+	}
+	m := tr.Model
+	runs := o.Runs
+	if runs <= 0 {
+		runs = 8
+	}
+	if err := memory.Check(fmt.Sprintf("the evidence's AIS (%d points x %d runs)", len(o.Points), runs),
+		8*memory.Floats(len(o.Points), runs)*float64(m.Cfg.M+m.D+m.Cfg.Q), "Runs or Points", "--runs or --points"); err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
 	}
 	s, err := newSampler(tr, o.Points)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 )
 
@@ -212,4 +213,32 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("jitter = %g: want >= 0", c.Jitter)
 	}
 	return nil
+}
+
+// StepBytes estimates, within a small factor, the memory in bytes that one training step on n
+// points of d columns holds: per latent point at which the bound evaluates the likelihood
+// (bounds.Method.Evaluations) the rows of K_uf [M], the predictive moments [D] and the latents
+// [Q] in float64, for every intermediate that autodiff keeps (about 8 of each). Sizes are
+// multiplied in float64, so that no product overflows.
+func (c *Config) StepBytes(n, d int) float64 {
+	draws := float64(c.Samples) * float64(max(c.K, 1))
+	if b, err := bounds.Lookup(c.Method); err == nil {
+		draws = float64(b.Evaluations(bounds.Sizes{K: c.K, Samples: c.Samples}))
+	}
+	return 8 * memory.Floats(c.batchOf(n)) * draws * float64(c.M+d+c.Q)
+}
+
+// batchOf returns the points per step on n points (Batch, or n for a full batch).
+func (c *Config) batchOf(n int) int {
+	if c.Batch <= 0 || c.Batch > n {
+		return n
+	}
+	return c.Batch
+}
+
+// CheckMemory refuses (*memory.Error) a configuration whose training step on n points of d
+// columns would not fit in this machine's memory (StepBytes).
+func (c *Config) CheckMemory(n, d int) error {
+	what := fmt.Sprintf("a training step (%s, K = %d, %d samples, %d points per step)", c.Method, c.K, c.Samples, c.batchOf(n))
+	return memory.Check(what, c.StepBytes(n, d), "K, Samples or Batch", "--k, --samples or --batch")
 }

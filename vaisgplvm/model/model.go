@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"math"
 	"math/rand/v2"
 
@@ -40,26 +41,10 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	n := len(x)
-	if n == 0 {
-		return nil, fmt.Errorf("model: empty data")
+	if err := data.CheckMatrix(x, mask); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
 	}
-	d := len(x[0])
-	for i, r := range x {
-		if len(r) != d {
-			return nil, fmt.Errorf("model: data row %d has %d columns, want %d", i, len(r), d)
-		}
-		for j, v := range r {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				if mask == nil || mask[i][j] != 0 {
-					return nil, fmt.Errorf("model: data[%d][%d] = %g is not finite (mark it missing in the mask)", i, j, v)
-				}
-			}
-		}
-	}
-	if mask != nil && (len(mask) != n || len(mask[0]) != d) {
-		return nil, fmt.Errorf("model: mask is %dx%d, want %dx%d", len(mask), len(mask[0]), n, d)
-	}
+	n, d := len(x), len(x[0])
 	if cfg.Q > d {
 		return nil, fmt.Errorf("model: Q = %d exceeds the data dimension D = %d", cfg.Q, d)
 	}
@@ -68,6 +53,9 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 	}
 	if cfg.Batch > n {
 		return nil, fmt.Errorf("model: batch %d exceeds N = %d", cfg.Batch, n)
+	}
+	if err := cfg.CheckMemory(n, d); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
 	}
 	mean0, err := latent.PCA(fillMissing(x, mask), cfg.Q)
 	if err != nil {

@@ -78,7 +78,9 @@ func LoadTabular(name string, standardize bool) (*data.Dataset, error) {
 		return nil, err
 	}
 	if standardize {
-		ds.X, _, _ = data.Standardize(ds.X)
+		if ds.X, _, _, err = data.Standardize(ds.X); err != nil {
+			return nil, err
+		}
 	}
 	return ds, nil
 }

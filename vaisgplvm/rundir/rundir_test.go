@@ -8,63 +8,263 @@ import (
 	"testing"
 )
 
-// TestOpenRule: a directory with another run's outputs is refused (and left as it was), overwritten
-// only on request (the old files removed first), accepted for a resume; a second run is locked out
-// while the first holds it; killed runs' temporary files are removed.
-func TestOpenRule(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	names := []string{"metrics.json", "curve.csv"}
-	d, err := Open(dir, names, Options{})
+// write creates file name in dir with content.
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// read returns the content of file name in dir ("<absent>" when it does not exist).
+func read(dir, name string) string {
+	buf, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return "<absent>"
+	}
+	return string(buf)
+}
+
+// visible lists the entries of dir that are not the package's own bookkeeping (lock, manifests).
+func visible(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if n := e.Name(); n != LockName && !strings.HasPrefix(n, ".vaisgplvm-manifest-") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// run opens dir for a train-like run, writes each file of files and commits.
+func run(t *testing.T, dir string, names []string, opt Options, files map[string]string) {
+	t.Helper()
+	d, err := Open(dir, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for n, c := range files {
+		if err := d.WriteFile(n, []byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var names = []string{"metrics.json", "curve.csv", "latent_*.png"}
+
+// TestOpenRule: a directory with another run's outputs is refused (and left as it was), replaced
+// only on request, accepted for a resume; a second run is locked out while the first holds it.
+func TestOpenRule(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	d, err := Open(dir, names, Options{Run: "train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, names, Options{Run: "train"}); !errors.Is(err, ErrInUse) {
+		t.Errorf("second Open while the first holds the lock: %v, want ErrInUse", err)
 	}
 	if err := d.WriteFile("metrics.json", []byte("first")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, names, Options{}); !errors.Is(err, ErrInUse) {
-		t.Errorf("second Open while the first holds the lock: %v, want ErrInUse", err)
+	if got := read(dir, "metrics.json"); got != "<absent>" {
+		t.Errorf("before Commit metrics.json is %q, want it still staged", got)
 	}
-	d.Close()
-
-	_, err = Open(dir, names, Options{})
-	if err == nil || !strings.Contains(err.Error(), "metrics.json") || !strings.Contains(err.Error(), "--overwrite") {
-		t.Errorf("directory with an earlier run: %v, want a refusal naming metrics.json and --overwrite", err)
-	}
-	if buf, _ := os.ReadFile(filepath.Join(dir, "metrics.json")); string(buf) != "first" {
-		t.Errorf("a refused run changed metrics.json: %q", buf)
-	}
-	// Unrelated files (another command's outputs) do not count.
-	if d, err := Open(dir, []string{"infer.json"}, Options{}); err != nil {
-		t.Errorf("other names: %v", err)
-	} else {
-		d.Close()
-	}
-	d, err = Open(dir, names, Options{Resume: true})
-	if err != nil {
-		t.Fatalf("resume: %v", err)
-	}
-	d.Close()
-	for _, n := range []string{".tmp-123", ".ckpt-456"} {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte("partial"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	d, err = Open(dir, names, Options{Overwrite: true})
-	if err != nil {
-		t.Fatalf("overwrite: %v", err)
-	}
-	defer d.Close()
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if e.Name() != LockName {
-			t.Errorf("after Open with Overwrite, %s is left", e.Name())
-		}
-	}
-	if err := d.WriteFile("curve.csv", []byte("x")); err != nil {
+	if err := d.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(d.File("curve.csv")); err != nil || st.Mode().Perm() != 0o644 {
-		t.Errorf("curve.csv: %v %v", st, err)
+	d.Close()
+	if got := read(dir, "metrics.json"); got != "first" {
+		t.Errorf("after Commit metrics.json is %q", got)
+	}
+
+	_, err = Open(dir, names, Options{Run: "train"})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "metrics.json") || !strings.Contains(err.Error(), "--overwrite") {
+		t.Errorf("directory with an earlier run: %v, want a UsageError naming metrics.json and --overwrite", err)
+	}
+	// Other names (another command's outputs) do not count.
+	run(t, dir, []string{"infer.json"}, Options{Run: "infer"}, map[string]string{"infer.json": "i"})
+	run(t, dir, names, Options{Run: "train", Resume: true}, map[string]string{"metrics.json": "resumed"})
+	run(t, dir, names, Options{Run: "train", Overwrite: true}, map[string]string{"curve.csv": "second"})
+	if got := visible(t, dir); strings.Join(got, " ") != "curve.csv infer.json" {
+		t.Errorf("after overwriting, the directory holds %v, want the new run's curve.csv and infer's file", got)
+	}
+}
+
+// TestNeverRemovesForeign: files that match an output name but that no run of this kind wrote
+// (a user's picture, another kind's output, an output edited since) are refused, not removed, with
+// Overwrite and Resume too; files that match no output name are never touched.
+func TestNeverRemovesForeign(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "latent_mine.png", "user's picture")
+	write(t, dir, "notes.txt", "user's notes")
+	write(t, dir, ".tmp-keep", "a user's file named like a temporary file")
+	for _, opt := range []Options{{Run: "train", Overwrite: true}, {Run: "train", Resume: true}, {Run: "table1", Overwrite: true}} {
+		_, err := Open(dir, names, opt)
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "latent_mine.png") || !strings.Contains(err.Error(), "not written") {
+			t.Errorf("%+v over a user's file: %v, want a refusal naming it", opt, err)
+		}
+	}
+	for n, want := range map[string]string{"latent_mine.png": "user's picture", "notes.txt": "user's notes", ".tmp-keep": "a user's file named like a temporary file"} {
+		if got := read(dir, n); got != want {
+			t.Errorf("%s is %q, want %q", n, got, want)
+		}
+	}
+	// An output of a run edited afterwards is no longer provably the run's.
+	own := t.TempDir()
+	run(t, own, names, Options{Run: "train"}, map[string]string{"metrics.json": "m", "latent_a.png": "a"})
+	write(t, own, "latent_a.png", "edited by the user")
+	if _, err := Open(own, names, Options{Run: "train", Overwrite: true}); err == nil || !strings.Contains(err.Error(), "latent_a.png") {
+		t.Errorf("overwrite over an edited output: %v, want a refusal naming latent_a.png", err)
+	}
+	// A run of another kind cannot replace them either.
+	run(t, own, []string{"other.json"}, Options{Run: "evidence"}, map[string]string{"other.json": "e"})
+	if _, err := Open(own, []string{"metrics.json"}, Options{Run: "evidence", Overwrite: true}); err == nil {
+		t.Error("an evidence run replaced train's metrics.json")
+	}
+}
+
+// TestInputAmongOutputs: an input of the run that lies in the directory under one of its output
+// names is refused before anything happens, whatever the options.
+func TestInputAmongOutputs(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, names, Options{Run: "train"}, map[string]string{"curve.csv": "an earlier run's curve, now the user's data"})
+	data := filepath.Join(dir, "curve.csv")
+	for _, opt := range []Options{{Run: "train", Overwrite: true}, {Run: "train", Resume: true}, {Run: "train"}} {
+		opt.Inputs = map[string]string{"--data": data}
+		_, err := Open(dir, names, opt)
+		if err == nil || !strings.Contains(err.Error(), "--data") || !strings.Contains(err.Error(), "replace it") {
+			t.Errorf("%+v with --data among the outputs: %v, want a refusal naming --data", opt, err)
+		}
+	}
+	if got := read(dir, "curve.csv"); got != "an earlier run's curve, now the user's data" {
+		t.Errorf("the input was changed: %q", got)
+	}
+	// Through a symbolic link too.
+	link := filepath.Join(t.TempDir(), "link.csv")
+	if err := os.Symlink(data, link); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(dir, names, Options{Run: "train", Overwrite: true, Inputs: map[string]string{"--data": link}})
+	if err == nil {
+		if err := d.WriteFile("curve.csv", []byte("new")); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Commit(); err == nil {
+			t.Error("an input reached through a link was replaced")
+		}
+		d.Close()
+	}
+	if got := read(dir, "curve.csv"); got != "an earlier run's curve, now the user's data" {
+		t.Errorf("the linked input was changed: %q", got)
+	}
+}
+
+// TestUncommittedLeavesDirAsItWas: a run that stops before Commit (an error, SIGINT) leaves the
+// predecessor's outputs as they were and no staging directory.
+func TestUncommittedLeavesDirAsItWas(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, names, Options{Run: "table1"}, map[string]string{"metrics.json": "old", "latent_a.png": "old a"})
+	d, err := Open(dir, names, Options{Run: "table1", Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFile("metrics.json", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := d.Promote("metrics.json"); moved || err != nil {
+		t.Errorf("Promote over a predecessor's outputs: moved %v, %v; want it kept staged", moved, err)
+	}
+	d.Close()
+	if got := strings.Join(visible(t, dir), " "); got != "latent_a.png metrics.json" {
+		t.Errorf("directory after an uncommitted run: %s", got)
+	}
+	if read(dir, "metrics.json") != "old" || read(dir, "latent_a.png") != "old a" {
+		t.Error("an uncommitted run changed the predecessor's outputs")
+	}
+}
+
+// TestCommitReplacesPredecessor: Commit removes the predecessor's outputs that this run did not
+// rewrite (so one run's outputs never mix with another's), and nothing else.
+func TestCommitReplacesPredecessor(t *testing.T) {
+	dir := t.TempDir()
+	run(t, dir, names, Options{Run: "train"}, map[string]string{"metrics.json": "old", "latent_a.png": "a", "latent_b.png": "b"})
+	write(t, dir, "mine.txt", "user")
+	run(t, dir, names, Options{Run: "train", Overwrite: true}, map[string]string{"metrics.json": "new", "latent_c.png": "c"})
+	if got := strings.Join(visible(t, dir), " "); got != "latent_c.png metrics.json mine.txt" {
+		t.Errorf("after the second run: %s", got)
+	}
+	// The second run's files are provably its own: a third run replaces them.
+	run(t, dir, names, Options{Run: "train", Overwrite: true}, map[string]string{"metrics.json": "third"})
+	if got := strings.Join(visible(t, dir), " "); got != "metrics.json mine.txt" || read(dir, "metrics.json") != "third" {
+		t.Errorf("after the third run: %s", got)
+	}
+}
+
+// TestPromote: into a fresh directory a promoted file is in place at once and stays, provably the
+// run's, when the run then stops without Commit (kill -9 after a checkpoint).
+func TestPromote(t *testing.T) {
+	dir := t.TempDir()
+	d, err := Open(dir, []string{"checkpoint.gob", "metrics.json"}, Options{Run: "train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFile("checkpoint.gob", []byte("iteration 500")); err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := d.Promote("checkpoint.gob"); !moved || err != nil {
+		t.Fatalf("Promote into a fresh directory: %v %v", moved, err)
+	}
+	if got := read(dir, "checkpoint.gob"); got != "iteration 500" {
+		t.Errorf("promoted checkpoint: %q", got)
+	}
+	d.Close()
+	run(t, dir, []string{"checkpoint.gob", "metrics.json"}, Options{Run: "train", Overwrite: true}, map[string]string{"metrics.json": "m"})
+	if got := strings.Join(visible(t, dir), " "); got != "metrics.json" {
+		t.Errorf("after overwriting the killed run: %s", got)
+	}
+}
+
+// TestStaleStaging: a killed run's staging directory (with the marker) is removed by the next
+// Open; a directory that merely has the same kind of name is not.
+func TestStaleStaging(t *testing.T) {
+	dir := t.TempDir()
+	d, err := Open(dir, names, Options{Run: "train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := d.Stage
+	if err := d.WriteFile("metrics.json", []byte("partial")); err != nil {
+		t.Fatal(err)
+	}
+	unlock(d.lock) // as if killed: the lock goes, the staging directory stays
+	d.lock.Close()
+	d.lock = nil
+	fake := filepath.Join(dir, stagePrefix+"users")
+	if err := os.Mkdir(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, fake, "keep", "user")
+	d2, err := Open(dir, names, Options{Run: "train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2.Close()
+	if _, err := os.Stat(stage); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed run's staging directory is left: %v", err)
+	}
+	if read(fake, "keep") != "user" {
+		t.Error("a directory named like a staging directory, without the marker, was removed")
 	}
 }
 
@@ -75,7 +275,7 @@ func TestOpenUncreatable(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(filepath.Join(file, "sub"), nil, Options{Flag: "--out"}); err == nil || !strings.HasPrefix(err.Error(), "--out ") {
+	if _, err := Open(filepath.Join(file, "sub"), nil, Options{Run: "train", Flag: "--out"}); err == nil || !strings.HasPrefix(err.Error(), "--out ") {
 		t.Errorf("uncreatable directory: %v", err)
 	}
 }

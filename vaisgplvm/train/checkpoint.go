@@ -7,11 +7,13 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
@@ -100,6 +102,9 @@ type savedVar struct {
 // Save writes all parameters and optimiser state to path atomically (temporary file + rename), so
 // an interrupted save never destroys the previous checkpoint.
 func (t *Trainer) Save(path string) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	ck := checkpoint{Config: toSaved(t.Model.Cfg), DataTag: t.DataTag, Iter: t.Iter, Curve: t.Curve}
 	var err error
 	t.Ctx.EnumerateVariables(func(v *context.Variable) {
@@ -166,6 +171,9 @@ func ReadCheckpointInfo(path string) (model.Config, string, error) {
 // Save for the same model configuration. Call it before the first Step. A checkpoint of other
 // data (its DataTag differs from t.DataTag, both set) is a *DataMismatchError.
 func (t *Trainer) Load(path string) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -190,6 +198,11 @@ func (t *Trainer) Load(path string) error {
 	vals, err := ck.values(t.Ctx)
 	if err != nil {
 		return fmt.Errorf("checkpoint %s is corrupt: %w", path, err)
+	}
+	if ck.Iter == 0 && len(ck.Vars) == 0 {
+		// Saved before the first step: the model starts from its initial values, as without Load.
+	} else if err := t.checkComplete(ck.Vars); err != nil {
+		return fmt.Errorf("checkpoint %s is incomplete: %w; use the checkpoint the run wrote", path, err)
 	}
 	for i, sv := range ck.Vars {
 		t.Ctx.InAbsPath(sv.Scope).VariableWithValue(sv.Name, vals[i])
@@ -276,4 +289,62 @@ type DataMismatchError struct {
 
 func (e *DataMismatchError) Error() string {
 	return fmt.Sprintf("checkpoint %s was trained on other data (checkpoint: %s; this run: %s)", e.Path, e.Saved, e.Now)
+}
+
+// checkComplete checks that saved holds every variable the model's training step uses, with its
+// shape: a variable missing from a checkpoint would otherwise be created afresh, at its initial
+// value, and the model silently used half-trained.
+func (t *Trainer) checkComplete(saved []savedVar) error {
+	need, err := t.requiredVariables()
+	if err != nil {
+		return err
+	}
+	have := map[string][]int{}
+	for _, sv := range saved {
+		have[path.Join(sv.Scope, sv.Name)] = sv.Dims
+	}
+	for _, name := range slices.Sorted(maps.Keys(need)) {
+		dims, ok := have[name]
+		switch {
+		case !ok:
+			return fmt.Errorf("it lacks the variable %s (shape %v)", name, need[name])
+		case !slices.Equal(dims, need[name]):
+			return fmt.Errorf("variable %s has shape %v, the model's is %v", name, dims, need[name])
+		}
+	}
+	return nil
+}
+
+// requiredVariables returns the dimensions of every variable the training step creates, by scope
+// path and name, found by building (not compiling) the step's graph on a scratch context.
+func (t *Trainer) requiredVariables() (vs map[string][]int, err error) {
+	args, err := buildInputs(inputKey{model: t.Model, seed: t.Model.Cfg.Seed})
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.New().Checked(false)
+	if err := vars.SetDType(ctx, t.Model.DType()); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("building the model's graph to list its variables: %v", r)
+		}
+	}()
+	g := NewGraph(t.Backend, "variables")
+	defer g.Finalize()
+	nodes := make([]*Node, len(args))
+	for i, a := range args {
+		at, ok := a.(*tensors.Tensor)
+		if !ok {
+			at = tensors.FromAnyValue(a)
+		}
+		nodes[i] = Parameter(g, fmt.Sprintf("arg%d", i), at.Shape())
+	}
+	t.stepFn(ctx, nodes[0], nodes[1], nodes[2], nodes[3], nodes[4])
+	vs = map[string][]int{}
+	ctx.EnumerateVariables(func(v *context.Variable) {
+		vs[path.Join(v.Scope(), v.Name())] = v.Shape().Dimensions
+	})
+	return vs, nil
 }

@@ -34,16 +34,34 @@ type Evaluation struct {
 // Trainer.ReconChains overrides it.
 const ReconChains = 16
 
+// MaxDraws bounds the noise draws of one evaluation: beyond it the Monte Carlo standard error is
+// far below any difference worth reporting, and the time is unbounded.
+const MaxDraws = 100000
+
 // Evaluate computes the metrics on all N points. The bound is the training bound (same K, S)
 // averaged over draws noise draws (iteration seeds far from the training ones), with its Monte
 // Carlo standard error when draws >= 2. The latent used
 // for the reconstruction, the MSE, NELL and 1-NN error is the q0 mean a_n (MF), the
 // self-normalised importance-weighted mean of the K samples (IWVI), or the weighted mean of the
 // chain ends H_K of ReconChains independent chains (VAIS). labels may be nil.
+// Errors: draws outside 1..MaxDraws, labels of another length than N, an evaluation that would
+// not fit in memory (*memory.Error), a non-finite value.
 func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	m := t.Model
+	if draws < 1 || draws > MaxDraws {
+		return nil, fmt.Errorf("train: Evaluate with %d noise draws: want 1..%d", draws, MaxDraws)
+	}
+	if labels != nil && len(labels) != m.N {
+		return nil, fmt.Errorf("train: Evaluate with %d labels for %d points: want one label per point, or nil", len(labels), m.N)
+	}
 	full := *m
 	full.Cfg.Batch = 0
+	if err := full.Cfg.CheckMemory(m.N, m.D); err != nil {
+		return nil, fmt.Errorf("train: evaluating on all %d points: %w", m.N, err)
+	}
 	bound, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
 		if !m.HasMask() {
 			mask = nil

@@ -24,6 +24,9 @@ type MissingScores struct {
 // reconstruction latents ev.Latent [N, Q]: predictive means and per-entry variances of f, and the
 // learned noise variance. An error when the model has no mask or truth has the wrong shape.
 func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScores, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	m := t.Model
 	if m.Mask == nil {
 		return nil, fmt.Errorf("score missing: the model has no observation mask")

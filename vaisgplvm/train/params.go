@@ -37,6 +37,9 @@ type Params struct {
 // Params reads the fitted values out of the trainer's variables (creating them from their
 // initial values if no step ran yet).
 func (t *Trainer) Params() (*Params, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	m := t.Model
 	annealed := m.Method.Annealed()
 	exec, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, idx *Node) []*Node {
@@ -85,6 +88,9 @@ func (t *Trainer) Params() (*Params, error) {
 // returns its states H_0..H_K [K+1, Q] in latent coordinates, with the chain's log weight
 // log w = log p(x_n, H_K) - log q0(H_0) - sum_k R_{k-1} (nats).
 func (t *Trainer) ChainPath(n int, seed uint64) (path [][]float64, logW float64, err error) {
+	if err = t.check(); err != nil {
+		return nil, 0, err
+	}
 	m := *t.Model
 	if !m.Method.Annealed() {
 		return nil, 0, fmt.Errorf("chain path: method %q has no annealed chain", m.Cfg.Method)

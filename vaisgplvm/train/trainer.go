@@ -52,13 +52,18 @@ type Trainer struct {
 	Stop <-chan struct{}
 
 	step   *context.Exec
-	graphs map[*Graph]bool // distinct training graphs built so far
-	last   *Graph          // the graph of the last step
-	ahead  *pending        // the next iteration's inputs, being prepared (nil with NoPrefetch)
+	stepFn func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node // the graph of step
+	graphs map[*Graph]bool                                                     // distinct training graphs built so far
+	last   *Graph                                                              // the graph of the last step
+	ahead  *pending                                                            // the next iteration's inputs, being prepared (nil with NoPrefetch)
 }
 
-// New prepares a trainer; graphs are compiled on the first Step.
+// New prepares a trainer; graphs are compiled on the first Step. A nil model or backend gives a
+// trainer whose every method returns an error saying so.
 func New(m *model.Model, b backends.Backend) *Trainer {
+	if m == nil || b == nil {
+		return &Trainer{Model: m, Backend: b}
+	}
 	ctx := context.New().Checked(false)
 	if err := vars.SetDType(ctx, m.DType()); err != nil {
 		panic(err) // Config.Validate accepts only float64 and float32
@@ -69,7 +74,7 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		beta2 = model.DefaultAdamBeta2
 	}
 	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Betas(0.9, beta2).Done()
-	t.step = context.MustNewExec(b, ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
+	t.stepFn = func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
 		if !m.HasMask() {
 			mask = nil
 		}
@@ -86,8 +91,22 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 			m.AdaptStep(ctx, c, idx)
 		}
 		return []*Node{loss, nonFinite(ctx, x.Graph())}
-	})
+	}
+	t.step = context.MustNewExec(b, ctx, t.stepFn)
 	return t
+}
+
+// check returns an error when t cannot work: nil, or made by New without a model or a backend.
+func (t *Trainer) check() error {
+	switch {
+	case t == nil:
+		return fmt.Errorf("train: nil Trainer: make one with train.New(model, backend)")
+	case t.Model == nil:
+		return fmt.Errorf("train: the Trainer has no model: pass model.New's result to train.New")
+	case t.Backend == nil || t.step == nil:
+		return fmt.Errorf("train: the Trainer has no backend: pass backend.New(\"auto\") to train.New")
+	}
+	return nil
 }
 
 // gradientUpdater is the part of GoMLX's Adam that applies given gradients (used to clip them).
@@ -99,6 +118,9 @@ type gradientUpdater interface {
 // non-finite value, or a bound above model.BoundCeiling, stops with an error naming the iteration
 // (the parameters are then unusable; the last checkpoint is untouched).
 func (t *Trainer) Step() (float64, error) {
+	if err := t.check(); err != nil {
+		return math.NaN(), err
+	}
 	start := time.Now()
 	args, err := t.stepInputs(t.Iter)
 	if err != nil {
@@ -196,6 +218,9 @@ var ErrInterrupted = errors.New("interrupted")
 // current -ELBO per point. every > 0 calls hook after every `every` iterations (checkpoints,
 // snapshots); a hook error stops the run.
 func (t *Trainer) Run(iters int, progress io.Writer, every int, hook func(*Trainer) error) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	var bar *progressbar.ProgressBar
 	if progress != nil {
 		bar = progressbar.NewOptions(iters, progressbar.OptionSetWriter(progress),

@@ -33,6 +33,9 @@ type WeightStats struct {
 // annealed chains per point (the model's K annealing steps each), and for MF an error (it has no
 // weights). The noise is drawn from PCG(seed).
 func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	m := *t.Model
 	sizes, ok := m.Method.Particles(bounds.Sizes{K: m.Cfg.K, Samples: m.Cfg.Samples}, k)
 	if !ok {

@@ -78,9 +78,9 @@ func runCMF(args []string) error {
 	for _, f := range o.Families {
 		names = append(names, f+"_latents.png", f+"_samples.png", f+"_reconstructions.png")
 	}
-	dir, err := rundir.Open(*out, names, rundir.Options{Overwrite: *overwrite})
+	dir, err := openRunDir(*out, names, rundir.Options{Run: "cmf", Overwrite: *overwrite})
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	defer dir.Close()
 	if o.Backend, err = openBackend(*backendName, c.DType, 1, 1); err != nil {
@@ -98,7 +98,10 @@ func runCMF(args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeCMF(dir, res, !*noFigures)
+	if err := writeCMF(dir, res, !*noFigures); err != nil {
+		return err
+	}
+	return dir.Commit()
 }
 
 // checkCMFSizes refuses sizes that are usage errors before any data is read: a model option the

@@ -67,9 +67,10 @@ func runEvidence(args []string) error {
 	if (scales != nil || counts != nil) && !annealedCheckpoint(*ckpt) {
 		return usagef("--eta-scales and --chains vary an annealed chain; %s has none", *ckpt)
 	}
-	dir, err := rundir.Open(*out, []string{"evidence.json"}, rundir.Options{Overwrite: *overwrite})
+	dir, err := openRunDir(*out, []string{"evidence.json"}, rundir.Options{Run: "evidence", Overwrite: *overwrite,
+		Inputs: map[string]string{"--checkpoint": *ckpt, "--train-data": *trainData}})
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	defer dir.Close()
 	tr, _, err := loadCheckpoint(*ckpt, *backendName, *trainData)
@@ -124,7 +125,10 @@ func runEvidence(args []string) error {
 		return fmt.Errorf("evidence.json: %w", err)
 	}
 	fmt.Println(string(buf))
-	return dir.WriteFile("evidence.json", buf)
+	if err := dir.WriteFile("evidence.json", buf); err != nil {
+		return err
+	}
+	return dir.Commit()
 }
 
 // annealedCheckpoint reports whether the checkpoint at path was trained with an annealed bound (an

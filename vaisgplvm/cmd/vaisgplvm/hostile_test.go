@@ -104,7 +104,7 @@ func TestHostileInputs(t *testing.T) {
 	}
 	oilflowHead(t, changed, 39, false, 1)
 	// A run that holds its directory's lock while the cases run.
-	held, err := rundir.Open(o("held"), []string{"metrics.json"}, rundir.Options{})
+	held, err := rundir.Open(o("held"), []string{"metrics.json"}, rundir.Options{Run: "train"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,9 +56,10 @@ func runInfer(args []string) error {
 	if !(*lr >= 0) || math.IsInf(*lr, 0) {
 		return usagef("--lr %g: want a positive finite learning rate, or 0 for the trained model's", *lr)
 	}
-	dir, err := rundir.Open(*out, inferOutputs, rundir.Options{Overwrite: *overwrite})
+	dir, err := openRunDir(*out, inferOutputs, rundir.Options{Run: "infer", Overwrite: *overwrite,
+		Inputs: map[string]string{"--checkpoint": *ckpt, "--data": *dataPath, "--train-data": *trainData}})
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	defer dir.Close()
 	tr, td, err := loadCheckpoint(*ckpt, *backendName, *trainData)
@@ -97,7 +98,10 @@ func runInfer(args []string) error {
 		return fmt.Errorf("infer.json: %w", err)
 	}
 	fmt.Println(string(buf))
-	return dir.WriteFile("infer.json", buf)
+	if err := dir.WriteFile("infer.json", buf); err != nil {
+		return err
+	}
+	return dir.Commit()
 }
 
 // inferOutputs names the files infer writes into --out: its own names, so that infer into a

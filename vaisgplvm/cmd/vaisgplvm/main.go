@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 )
 
 // usageError marks errors caused by bad command-line input (exit status 2).
@@ -52,6 +54,10 @@ func run(args []string, stderr io.Writer) int {
 		err = runCMF(args[1:])
 	default:
 		err = usagef("unknown command %q: want train, reproduce, bench, infer, evidence or cmf", args[0])
+	}
+	var me *memory.Error
+	if errors.As(err, &me) { // sizes that cannot fit: a usage error naming the flags
+		err = usageError{me.FlagError()}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "vaisgplvm:", err)

@@ -58,3 +58,14 @@ func columnHeader(ds *data.Dataset) []string {
 	}
 	return h
 }
+
+// openRunDir opens the output directory out for a run writing names (package rundir: refused when
+// it holds files the run cannot prove it may replace, or when an input is among the outputs);
+// every refusal is a usage error.
+func openRunDir(out string, names []string, opt rundir.Options) (*rundir.Dir, error) {
+	d, err := rundir.Open(out, names, opt)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return d, nil
+}

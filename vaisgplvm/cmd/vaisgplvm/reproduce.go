@@ -113,6 +113,10 @@ func runReproduce(args []string) error {
 			return err
 		}
 		opts.Data = own.Dataset
+		n, d := own.Dims()
+		if err := mf.fitToData(set, n, d); err != nil {
+			return err
+		}
 		if !set["out"] {
 			*out = filepath.Join("out", "table1-"+own.Name)
 		}
@@ -132,7 +136,7 @@ func runReproduce(args []string) error {
 		}
 		return err // Configure's errors are usage errors already
 	}
-	dir, err := openTableDir(*out, *tab)
+	dir, err := openTableDir(*out, *tab, *file)
 	if err != nil {
 		return err
 	}
@@ -156,9 +160,12 @@ func runReproduce(args []string) error {
 	md := res.Markdown()
 	fmt.Print(md)
 	if r, ok := res.(*paper.Result); ok && !*noFigures {
-		files, err := r.WriteFigures(*out)
+		files, err := r.WriteFigures(dir.Stage)
 		if err != nil {
 			return fmt.Errorf("figures: %w", err)
+		}
+		for i, f := range files {
+			files[i] = dir.Final(filepath.Base(f))
 		}
 		fmt.Fprintf(os.Stderr, "figures: %s\n", strings.Join(files, " "))
 	}
@@ -170,7 +177,10 @@ func runReproduce(args []string) error {
 	if err := dir.WriteFile(name+".json", buf); err != nil {
 		return err
 	}
-	return dir.WriteFile(name+".md", []byte(md))
+	if err := dir.WriteFile(name+".md", []byte(md)); err != nil {
+		return err
+	}
+	return dir.Commit()
 }
 
 // runTable runs paper table t and returns it with its settings map (nil for table 6).
@@ -198,16 +208,17 @@ func runTable(ctx context.Context, t int, o paper.Options) (table, map[string]an
 }
 
 // openTableDir checks, before any training, that a table's --out can be created and written, and
-// holds it (rundir) for the run. The previous run's tableN.md, tableN.json and figures there are
-// removed first: a table's outputs are always those of one run.
-func openTableDir(out string, table int) (*rundir.Dir, error) {
+// holds it (rundir) for the run. The outputs of the previous run of the same table there are
+// replaced when this run has written its own (rundir.Dir.Commit): a table's outputs are always
+// those of one run, and files it did not write are never replaced. file is --data, if given.
+func openTableDir(out string, table int, file string) (*rundir.Dir, error) {
 	name := fmt.Sprintf("table%d", table)
-	dir, err := rundir.Open(out, []string{name + ".md", name + ".json", "*.png"}, rundir.Options{Overwrite: true})
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	return dir, nil
+	return openRunDir(out, append([]string{name + ".md", name + ".json"}, tableFigures...),
+		rundir.Options{Run: name, Overwrite: true, Inputs: map[string]string{"--data": file}})
 }
+
+// tableFigures are the names of paper.Result.WriteFigures' files.
+var tableFigures = []string{"curves_*.png", "latent_*.png", "ard_*.png", "images_*.png", "ess_*.png"}
 
 // parseCounts parses the comma-separated positive integers of flag --name.
 func parseCounts(name, s string) ([]int, error) {

@@ -142,7 +142,9 @@ func (s *dataSource) load() (*trainingData, error) {
 		}
 	}
 	if s.Standardize {
-		ds.X, td.Mean, td.Std = data.Standardize(ds.X)
+		if ds.X, td.Mean, td.Std, err = data.Standardize(ds.X); err != nil {
+			return nil, err
+		}
 	}
 	if s.HiddenSeed != 0 {
 		td.Truth = td.toModelUnits(truth)

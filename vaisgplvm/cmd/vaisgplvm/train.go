@@ -149,10 +149,12 @@ func runTrain(args []string) error {
 		return err
 	}
 	// The output directory is checked (and locked) before any work: see package rundir.
-	dir, err := rundir.Open(*out, trainOutputs, rundir.Options{Overwrite: *overwrite,
-		Resume: *resume != "" && sameFile(filepath.Dir(*resume), *out)})
+	resuming := *resume != "" && sameFile(filepath.Dir(*resume), *out)
+	dir, err := openRunDir(*out, trainOutputs, rundir.Options{Run: "train", Overwrite: *overwrite,
+		Resume: resuming, ResumeFile: map[bool]string{true: *resume}[resuming],
+		Inputs: map[string]string{"--data": *file, "--resume": *resume}})
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	defer dir.Close()
 	td, err := src.load()
@@ -165,7 +167,7 @@ func runTrain(args []string) error {
 	} else if mf.q == 0 {
 		mf.q = cfg.Q
 	}
-	if err := mf.fitToData(set, *method, n, d); err != nil {
+	if err := mf.fitToData(set, n, d); err != nil {
 		return err
 	}
 	if cfg, err = mf.config(*method, src.Dataset, *seed); err != nil {
@@ -182,10 +184,13 @@ func runTrain(args []string) error {
 			return mismatchError(err)
 		}
 	}
-	ckpt := dir.File("checkpoint.gob")
-	saved := *resume != "" && sameFile(*resume, ckpt) // a checkpoint of this run exists
+	ckpt := dir.Final("checkpoint.gob")
+	saved := resuming && sameFile(*resume, ckpt) // a checkpoint of this run exists
 	save := func(t *train.Trainer) error {
-		if err := t.Save(ckpt); err != nil {
+		if err := t.Save(dir.File("checkpoint.gob")); err != nil {
+			return err
+		}
+		if _, err := dir.Promote("checkpoint.gob"); err != nil {
 			return err
 		}
 		saved = true
@@ -207,22 +212,32 @@ func runTrain(args []string) error {
 		if err := writeCurve(dir, tr.Curve); err != nil {
 			return err
 		}
+		if err := dir.Commit(); err != nil {
+			return err
+		}
 		return interruptedError{fmt.Sprintf("%v: wrote %s and curve.csv; resume with: vaisgplvm train %s",
 			runErr, ckpt, resumeArgs(args, ckpt))}
 	}
 	if runErr == nil {
 		runErr = evaluateAndWrite(dir, tr, td, src, cfg, *seed, !*noFigures, mf.standardize, warnings, save)
 	}
-	if runErr != nil {
-		if err := writeCurve(dir, tr.Curve); err != nil {
-			return fmt.Errorf("%w (and curve.csv: %v)", runErr, err)
-		}
-		if saved {
-			return fmt.Errorf("%w; the last good checkpoint of this run is %s (iteration %d or earlier)", runErr, ckpt, tr.Iter)
-		}
-		return fmt.Errorf("%w; no checkpoint was written", runErr)
+	if runErr == nil {
+		return dir.Commit()
 	}
-	return nil
+	// A failed run leaves its curve and its last good checkpoint, nothing half-written.
+	if err := writeCurve(dir, tr.Curve); err != nil {
+		return fmt.Errorf("%w (and curve.csv: %v)", runErr, err)
+	}
+	if err := dir.Keep("curve.csv", "checkpoint.gob"); err != nil {
+		return fmt.Errorf("%w (and writing its outputs: %v)", runErr, err)
+	}
+	if err := dir.Commit(); err != nil {
+		return fmt.Errorf("%w (and writing its outputs: %v)", runErr, err)
+	}
+	if saved {
+		return fmt.Errorf("%w; the last good checkpoint of this run is %s (iteration %d or earlier)", runErr, ckpt, tr.Iter)
+	}
+	return fmt.Errorf("%w; no checkpoint was written", runErr)
 }
 
 // evaluateAndWrite evaluates the trained model and, when every value is finite, writes its
@@ -350,7 +365,7 @@ func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *trainingData, ev 
 	if err != nil {
 		return err
 	}
-	_, err = paper.LatentFigures(dir.Path, td.Name, method, params, td.Labels, paper.LabelNames(td.Dataset))
+	_, err = paper.LatentFigures(dir.Stage, td.Name, method, params, td.Labels, paper.LabelNames(td.Dataset))
 	return err
 }
 

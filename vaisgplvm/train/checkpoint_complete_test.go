@@ -1,0 +1,90 @@
+package train
+
+import (
+	"encoding/gob"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+)
+
+// TestLoadRefusesIncompleteCheckpoint: a checkpoint missing any one variable the model needs (the
+// inducing inputs Z, q(u)'s mean, a kernel parameter, Adam's moments ...), or holding one of the
+// wrong shape, is refused naming that variable, for every method; the complete one loads.
+func TestLoadRefusesIncompleteCheckpoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := vars.Normal(rng, 12, 3).Value().([][]float64)
+	for _, method := range []string{"mf", "iwvi", "vais"} {
+		cfg := model.DefaultConfig(method, 2)
+		cfg.M, cfg.K, cfg.Batch = 4, 2, 6
+		newTrainer := func() *Trainer {
+			m, err := model.New(cfg, x, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return New(m, testutil.Backend())
+		}
+		tr := newTrainer()
+		if err := tr.Run(2, nil, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		good := filepath.Join(dir, "good.gob")
+		if err := tr.Save(good); err != nil {
+			t.Fatal(err)
+		}
+		if err := newTrainer().Load(good); err != nil {
+			t.Fatalf("%s: the complete checkpoint: %v", method, err)
+		}
+		var ck checkpoint
+		f, err := os.Open(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		names := map[string]bool{}
+		for i, sv := range ck.Vars {
+			name := sv.Scope + "/" + sv.Name
+			names[sv.Name] = true
+			for _, damage := range []string{"missing", "reshaped"} {
+				bad := ck
+				bad.Vars = slices.Delete(slices.Clone(ck.Vars), i, i+1)
+				if damage == "reshaped" {
+					if len(sv.Dims) == 0 || sv.Dims[0] < 2 || len(sv.I64) > 0 {
+						continue
+					}
+					r := sv
+					r.Dims = slices.Clone(sv.Dims)
+					r.Dims[0]--
+					r.F64 = sv.F64[:len(sv.F64)/sv.Dims[0]*r.Dims[0]]
+					bad.Vars = slices.Insert(bad.Vars, i, r)
+				}
+				p := filepath.Join(dir, "bad.gob")
+				f, err := os.Create(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := gob.NewEncoder(f).Encode(&bad); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+				err = newTrainer().Load(p)
+				if err == nil || !strings.Contains(err.Error(), sv.Name) {
+					t.Errorf("%s: checkpoint with %s %s: %v, want an error naming it", method, damage, name, err)
+				}
+			}
+		}
+		if !names["z"] || !names["q_mu"] {
+			t.Errorf("%s: the checkpoint lacks Z or q(u)'s mean: %v", method, names)
+		}
+	}
+}
