@@ -164,7 +164,12 @@ func cacheDir() (string, error) {
 
 // readVerified reads the file at p and checks its sha256.
 func readVerified(p, want string) ([]byte, error) {
-	buf, err := os.ReadFile(p)
+	f, err := openRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("reading data file: %w", err)
 	}
@@ -190,9 +195,9 @@ func sum256(buf []byte) string {
 
 // SHA256 returns the hex sha256 of the file at p.
 func SHA256(p string) (string, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
-		return "", fmt.Errorf("opening data file: %w", err)
+		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
@@ -240,4 +245,21 @@ func download(url, p, sum string) error {
 		return fmt.Errorf("GET %s: the downloaded file has sha256 %s, want %s (a different version or a broken transfer)", url, got, sum)
 	}
 	return os.Rename(tmp.Name(), p)
+}
+
+// openRegular opens the regular file at p for reading, refusing, before opening it, anything else
+// (a FIFO, whose open would block until a writer comes, a device, a directory).
+func openRegular(p string) (*os.File, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("opening data file: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("data file %s is not a regular file (%s): give a file", p, st.Mode().Type())
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("opening data file: %w", err)
+	}
+	return f, nil
 }

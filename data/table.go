@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -41,9 +42,9 @@ type TableOptions struct {
 // number or not finite (Inf), a missing or unknown label column, a missing label, a feature column
 // or a row with no observed value, or a file with no data rows.
 func ReadTable(path string, opt TableOptions) (*Dataset, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", path, err)
+		return nil, err
 	}
 	defer f.Close()
 	sep := opt.Sep
@@ -105,7 +106,11 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 			}
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s line %d column %d (%s): %q is not a finite number (missing values: empty, NaN, NA or ?)", path, line, j+1, header[j], s)
+				hint := ""
+				if err != nil && opt.LabelColumn == "" {
+					hint = fmt.Sprintf("; if column %q holds class labels, name it as the label column (--labels %s)", header[j], header[j])
+				}
+				return nil, fmt.Errorf("%s line %d column %d (%s): %q is not a finite number (missing values: empty, NaN, NA or ?)%s", path, line, j+1, header[j], s, hint)
 			}
 			row, mrow = append(row, v), append(mrow, 1)
 		}
@@ -136,6 +141,9 @@ func detectSeparator(f *os.File) (rune, error) {
 	n, err := f.Read(buf)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, err
+	}
+	if bytes.HasPrefix(buf[:n], []byte{0xff, 0xfe}) || bytes.HasPrefix(buf[:n], []byte{0xfe, 0xff}) || bytes.Count(buf[:n], []byte{0}) > n/4 {
+		return 0, errors.New("the file is UTF-16 (or binary), not text in UTF-8: save it as UTF-8 (CSV UTF-8 in a spreadsheet)")
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0, err

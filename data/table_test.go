@@ -82,6 +82,9 @@ func TestReadTableErrors(t *testing.T) {
 		{"emptycol.csv", "a,b\n1,\n2,?\n", "", "column 2 (b) has no observed value"},
 		{"norows.csv", "a,b\n", "", "no data rows"},
 		{"onlylabel.csv", "a\n1\n", "a", "no feature columns"},
+		{"classes.csv", "a,kind\n1,B\n", "", "--labels kind"},
+		{"utf16.csv", "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", "", "UTF-16"},
+		{"utf16be.csv", "\xfe\xff\x00a\x00,\x00b\x00\n\x001\x00,\x002\n", "", "save it as UTF-8"},
 	} {
 		_, err := ReadTable(writeFile(t, c.name, c.body), TableOptions{LabelColumn: c.label})
 		if err == nil || !strings.Contains(err.Error(), c.name) || !strings.Contains(err.Error(), c.want) {

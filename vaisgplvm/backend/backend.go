@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
@@ -258,6 +259,9 @@ func pureGo() (backends.Backend, error) {
 // newSimpleGo starts simplego with config. simplego.New prints a line to standard output when
 // config sets parallelism, which would corrupt the commands' JSON output; it is discarded.
 func newSimpleGo(config string) (backends.Backend, error) {
+	if err := checkGoConfig(config); err != nil {
+		return nil, err
+	}
 	if !strings.Contains(config, "parallelism") {
 		return simplego.New(config)
 	}
@@ -270,4 +274,27 @@ func newSimpleGo(config string) (backends.Backend, error) {
 	os.Stdout = devNull
 	defer func() { os.Stdout = stdout }()
 	return simplego.New(config)
+}
+
+// checkGoConfig refuses a simplego configuration known to deadlock in GoMLX v0.26.0: ops run in
+// parallel (ops_parallel, or simplego's default, which runs them in parallel when one graph runs
+// alone) on a bounded worker pool (simplego's default, or parallelism=N with N > 0); see GoConfig.
+func checkGoConfig(config string) error {
+	parallel, bounded := true, true
+	for _, part := range strings.Split(config, ",") {
+		key, value, _ := strings.Cut(part, "=")
+		switch key {
+		case "ops_sequential":
+			parallel = false
+		case "ops_parallel":
+			parallel = true
+		case "parallelism":
+			n, err := strconv.Atoi(value)
+			bounded = err != nil || n > 0
+		}
+	}
+	if parallel && bounded {
+		return fmt.Errorf("go:%s runs ops in parallel on a bounded worker pool, which can deadlock (GoMLX v0.26.0): add parallelism=-1 (unbounded, as the go spec does) or use ops_sequential", config)
+	}
+	return nil
 }

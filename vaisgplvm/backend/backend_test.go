@@ -239,3 +239,19 @@ func TestOpenShared(t *testing.T) {
 		t.Error("bad spec: want an error")
 	}
 }
+
+// TestRefusesDeadlockingGoConfig: simplego configurations that run ops in parallel on a bounded
+// worker pool (known to deadlock in GoMLX v0.26.0 on 2 cores) are refused, naming the fix; the
+// sequential and unbounded ones start.
+func TestRefusesDeadlockingGoConfig(t *testing.T) {
+	for _, spec := range []string{"go:ops_parallel", "go:ops_parallel,parallelism=2", "go:parallelism=4", "go:dotgeneral_small"} {
+		if _, err := Open(spec); err == nil || !strings.Contains(err.Error(), "deadlock") || !strings.Contains(err.Error(), "parallelism=-1") {
+			t.Errorf("%s: %v, want a refusal naming the deadlock and parallelism=-1", spec, err)
+		}
+	}
+	for _, spec := range []string{"go:ops_sequential", "go:ops_parallel,parallelism=-1", "go:parallelism=0", "go:ops_sequential,parallelism=2"} {
+		if _, err := Open(spec); err != nil {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+}

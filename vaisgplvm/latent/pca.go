@@ -2,6 +2,7 @@ package latent
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -12,11 +13,32 @@ import (
 // component scaled to unit variance, [N, q]: the usual initialisation of the latent means.
 // Errors when q exceeds D or N.
 func PCA(x [][]float64, q int) ([][]float64, error) {
-	n := len(x)
-	if n == 0 || q <= 0 || q > len(x[0]) || q > n {
-		return nil, fmt.Errorf("latent: PCA needs 0 < q <= min(N, D); got q=%d for data %dx%d", q, n, len(x[0]))
+	if err := data.CheckMatrix(x, nil); err != nil {
+		return nil, fmt.Errorf("latent: PCA: %w", err)
 	}
-	d := len(x[0])
+	n, d := len(x), len(x[0])
+	if q <= 0 || q > d || q > n {
+		return nil, fmt.Errorf("latent: PCA needs 0 < q <= min(N, D); got q=%d for data %dx%d", q, n, d)
+	}
+	// The scores are standardised, so one common factor on x changes nothing but rounding: data
+	// near the float64 limits (whose centring or squares overflow, and on which the SVD never
+	// converges) is brought to |x| <= 1 first.
+	scale := 0.0
+	for _, r := range x {
+		for _, v := range r {
+			scale = max(scale, math.Abs(v))
+		}
+	}
+	if scale > 1e100 || (scale > 0 && scale < 1e-100) {
+		y := make([][]float64, n)
+		for i, r := range x {
+			y[i] = make([]float64, d)
+			for j, v := range r {
+				y[i][j] = v / scale
+			}
+		}
+		x = y
+	}
 	m := mat.NewDense(n, d, nil)
 	for i, r := range x {
 		m.SetRow(i, r)
