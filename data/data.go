@@ -67,6 +67,8 @@ type Dataset struct {
 	LabelNames []string
 	// Columns names the features (may be nil).
 	Columns []string
+	// LabelColumn is the header name of the column the labels came from ("" when none had one).
+	LabelColumn string
 	// ImageRows, ImageCols give the image shape when each row of X is an image (row-major).
 	ImageRows, ImageCols int
 }

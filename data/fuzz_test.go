@@ -1,6 +1,7 @@
 package data
 
 import (
+	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
@@ -50,6 +51,62 @@ func FuzzReadTable(f *testing.F) {
 		}
 		if label != "" && len(ds.Labels) != n {
 			t.Fatalf("%d labels for %d rows", len(ds.Labels), n)
+		}
+	})
+}
+
+// floatsFrom decodes in as float64 values, 8 bytes each (little-endian bits: any value, NaN and
+// ±Inf included), into rows of width w; with ragged set, every third row loses its last value.
+func floatsFrom(in []byte, w int, ragged bool) [][]float64 {
+	var x [][]float64
+	var row []float64
+	for i := 0; i+8 <= len(in); i += 8 {
+		row = append(row, math.Float64frombits(binary.LittleEndian.Uint64(in[i:])))
+		if len(row) == w {
+			if ragged && len(x)%3 == 2 {
+				row = row[:w-1]
+			}
+			x, row = append(x, row), nil
+		}
+	}
+	return x
+}
+
+// FuzzStandardize: any matrix a caller can pass (empty, ragged, NaN, ±Inf, values near the float64
+// limits) gives either an error or a result of the same shape whose entries are finite where the
+// input's are, NaN where the input's are NaN; never a panic.
+func FuzzStandardize(f *testing.F) {
+	enc := func(v ...float64) []byte {
+		b := make([]byte, 0, 8*len(v))
+		for _, x := range v {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+		return b
+	}
+	f.Add(enc(1, 2, 3, 4, 5, 6), uint8(2), false)
+	f.Add(enc(1.7e308, -1.7e308, 1e-320, 0, math.NaN(), 3), uint8(2), false)
+	f.Add(enc(1, math.Inf(1), 3, 4), uint8(1), false)
+	f.Add(enc(1, 2, 3, 4, 5, 6, 7, 8, 9), uint8(3), true)
+	f.Add([]byte{}, uint8(0), false)
+	f.Fuzz(func(t *testing.T, in []byte, width uint8, ragged bool) {
+		w := 1 + int(width%6)
+		x := floatsFrom(in, w, ragged && w > 1)
+		out, mean, std, err := Standardize(x)
+		if err != nil {
+			return
+		}
+		if len(out) != len(x) || len(mean) != w || len(std) != w {
+			t.Fatalf("shapes: out %d rows for %d, mean %d, std %d, width %d", len(out), len(x), len(mean), len(std), w)
+		}
+		for i := range x {
+			for j, v := range x[i] {
+				switch {
+				case math.IsNaN(v) != math.IsNaN(out[i][j]):
+					t.Fatalf("x[%d][%d] = %g standardised to %g", i, j, v, out[i][j])
+				case !math.IsNaN(v) && math.IsInf(out[i][j], 0):
+					t.Fatalf("x[%d][%d] = %g standardised to %g (mean %g, std %g)", i, j, v, out[i][j], mean[j], std[j])
+				}
+			}
 		}
 	})
 }

@@ -69,7 +69,7 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 			return nil, fmt.Errorf("%s: no column named %q for the labels (the header has %s)", path, opt.LabelColumn, strings.Join(header, ", "))
 		}
 	}
-	ds := &Dataset{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	ds := &Dataset{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), LabelColumn: opt.LabelColumn}
 	for j, h := range header {
 		if j != labelCol {
 			ds.Columns = append(ds.Columns, h)

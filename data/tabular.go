@@ -81,7 +81,7 @@ func wineQuality(f File, name string, n int) (*Dataset, error) {
 		x[i] = r[:11]
 		labels[i] = int(r[11])
 	}
-	return &Dataset{Name: name, X: x, Labels: labels, Columns: header[:11]}, nil
+	return &Dataset{Name: name, X: x, Labels: labels, Columns: header[:11], LabelColumn: header[11]}, nil
 }
 
 // Names lists the datasets Load knows, the paper's four first.

@@ -29,6 +29,9 @@ type BoundValue struct {
 // over draws noise draws. The gaps to ev are set when ev covers all N points. The differences
 // between consecutive lines are the importance-weighting gain and the chain's gain over q0.
 func Decompose(tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
+	if err := checkArgs(tr, draws); err != nil {
+		return nil, err
+	}
 	m := tr.Model
 	type variant struct {
 		method, what string
@@ -64,6 +67,9 @@ func Decompose(tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
 // near 0 gives q0 alone (the chain does not move), scale 1 and one chain the trained bound.
 // Errors: a model without an annealed chain, a scale that is not positive and finite, c < 1.
 func ChainVariants(tr *train.Trainer, ev *Result, draws int, etaScales []float64, chains []int) ([]BoundValue, error) {
+	if err := checkArgs(tr, draws); err != nil {
+		return nil, err
+	}
 	m := tr.Model
 	if !m.Method.Annealed() {
 		return nil, fmt.Errorf("evidence: the %s bound has no annealed chain to vary", m.Cfg.Method)
@@ -151,4 +157,15 @@ func Unconverged(bs []BoundValue) []string {
 		}
 	}
 	return out
+}
+
+// checkArgs checks the trainer and the noise draws of Decompose and ChainVariants.
+func checkArgs(tr *train.Trainer, draws int) error {
+	if err := tr.Ready(); err != nil {
+		return fmt.Errorf("evidence: %w", err)
+	}
+	if draws < 2 || draws > train.MaxDraws {
+		return fmt.Errorf("evidence: %d noise draws: want 2..%d (two at least, for a standard error)", draws, train.MaxDraws)
+	}
+	return nil
 }

@@ -64,6 +64,12 @@ type Result struct {
 // Estimate runs AIS for the points of o (default all) at the trainer's current parameters.
 // Errors: a point out of range, or a non-finite weight (the model or the step sizes failed).
 func Estimate(tr *train.Trainer, o Options) (*Result, error) {
+	if err := tr.Ready(); err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
+	if o.Temps < 0 || o.Runs < 0 || o.Runs == 1 {
+		return nil, fmt.Errorf("evidence: %d temperatures and %d runs: want temperatures >= 0 and runs >= 2 (for a standard error; 0 = the defaults)", o.Temps, o.Runs)
+	}
 	if o.Points == nil {
 		for i := 0; i < tr.Model.N; i++ {
 			o.Points = append(o.Points, i)

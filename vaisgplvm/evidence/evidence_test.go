@@ -255,7 +255,7 @@ func TestChainVariants(t *testing.T) {
 		}
 	}
 	mf := trained(t, 2, 25, func(c *model.Config) { c.Method = "mf" })
-	if _, err := ChainVariants(mf, nil, 1, []float64{2}, nil); err == nil || !strings.Contains(err.Error(), "no annealed chain") {
+	if _, err := ChainVariants(mf, nil, 2, []float64{2}, nil); err == nil || !strings.Contains(err.Error(), "no annealed chain") {
 		t.Errorf("MF model: got %v, want the no-annealed-chain error", err)
 	}
 }

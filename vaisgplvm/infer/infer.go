@@ -55,9 +55,15 @@ func (r *Result) ScoreMissing(truth [][]float64) (*train.MissingScores, error) {
 // model of tr. Errors: wrong number of columns, non-finite observed values, a row with no
 // observed entry, or a failure of the optimisation (reported with its iteration).
 func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, error) {
+	if err := tr.Ready(); err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
 	m := tr.Model
 	if err := check(m, x, mask); err != nil {
 		return nil, err
+	}
+	if opt.Iters < 0 || !(opt.LR >= 0) || math.IsInf(opt.LR, 0) {
+		return nil, fmt.Errorf("infer: %d iterations at learning rate %g: want iterations >= 0 (0 = 500) and a finite rate >= 0 (0 = the model's)", opt.Iters, opt.LR)
 	}
 	if opt.Iters == 0 {
 		opt.Iters = 500
@@ -113,6 +119,9 @@ func check(m *model.Model, x, mask [][]float64) error {
 		for j, v := range r {
 			if mask != nil && mask[i][j] == 0 {
 				continue
+			}
+			if mask != nil && mask[i][j] != 1 {
+				return fmt.Errorf("infer: mask[%d][%d] = %g: want 0 (missing) or 1 (observed)", i, j, mask[i][j])
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("infer: x[%d][%d] = %g is observed but not finite (set its mask to 0)", i, j, v)

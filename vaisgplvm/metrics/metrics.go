@@ -11,16 +11,24 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 )
 
-// MSE returns the mean squared error over observed entries (mask nil = all observed).
-func MSE(x, pred, mask [][]float64) float64 {
+// MSE returns the mean squared error between x [N, D] and pred [N, D] over the entries the mask
+// [N, D] observes (1; nil = all observed). Errors: shapes that differ, no observed entry.
+func MSE(x, pred, mask [][]float64) (float64, error) {
+	if len(pred) != len(x) || (mask != nil && len(mask) != len(x)) {
+		return math.NaN(), fmt.Errorf("metrics: MSE of %d rows against %d predicted rows and a mask of %d", len(x), len(pred), len(mask))
+	}
 	s, c := 0.0, 0.0
 	for i := range x {
+		if len(pred[i]) != len(x[i]) || (mask != nil && len(mask[i]) != len(x[i])) {
+			return math.NaN(), fmt.Errorf("metrics: MSE row %d has %d values, its prediction %d", i, len(x[i]), len(pred[i]))
+		}
 		for j := range x[i] {
 			if mask != nil && mask[i][j] == 0 {
 				continue
@@ -30,7 +38,10 @@ func MSE(x, pred, mask [][]float64) float64 {
 			c++
 		}
 	}
-	return s / c
+	if c == 0 {
+		return math.NaN(), fmt.Errorf("metrics: MSE over no observed entry")
+	}
+	return s / c, nil
 }
 
 // OneNNError returns the leave-one-out 1-nearest-neighbour error rate of labels [N] using the
@@ -75,8 +86,12 @@ func MeanAndTwoSE(v []float64) (mean, twoSE float64) {
 	return mean, 2 * sd / math.Sqrt(float64(len(v)))
 }
 
-// NormalizedWeights returns w_k = exp(logW_k) / sum_j exp(logW_j), computed stably.
+// NormalizedWeights returns w_k = exp(logW_k) / sum_j exp(logW_j), computed stably (nil for no
+// weights; NaN weights when a log weight is NaN or every one is -Inf).
 func NormalizedWeights(logW []float64) []float64 {
+	if len(logW) == 0 {
+		return nil
+	}
 	lse := floats.LogSumExp(logW)
 	w := make([]float64, len(logW))
 	for i, l := range logW {
@@ -86,14 +101,20 @@ func NormalizedWeights(logW []float64) []float64 {
 }
 
 // ESS returns the effective sample size 1 / sum_k w_k^2 of the normalised weights of logW [K]:
-// K for equal weights, 1 when one weight takes everything.
+// K for equal weights, 1 when one weight takes everything; NaN for no weights.
 func ESS(logW []float64) float64 {
+	if len(logW) == 0 {
+		return math.NaN()
+	}
 	w := NormalizedWeights(logW)
 	return 1 / floats.Dot(w, w)
 }
 
 // WeightEntropy returns -sum_k w_k log w_k of the normalised weights of logW [K], in nats: log K
-// for equal weights, 0 when one weight takes everything.
+// for equal weights, 0 when one weight takes everything; NaN for no weights.
 func WeightEntropy(logW []float64) float64 {
+	if len(logW) == 0 {
+		return math.NaN()
+	}
 	return stat.Entropy(NormalizedWeights(logW))
 }

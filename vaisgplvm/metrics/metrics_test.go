@@ -8,11 +8,37 @@ import (
 func TestMSEWithMask(t *testing.T) {
 	x := [][]float64{{1, 2}, {3, 4}}
 	p := [][]float64{{1, 0}, {0, 4}}
-	if got := MSE(x, p, nil); got != (4+9)/4.0 {
+	if got, err := MSE(x, p, nil); err != nil || got != (4+9)/4.0 {
 		t.Errorf("MSE = %g, want 3.25", got)
 	}
-	if got := MSE(x, p, [][]float64{{1, 0}, {1, 1}}); got != 9/3.0 {
+	if got, err := MSE(x, p, [][]float64{{1, 0}, {1, 1}}); err != nil || got != 9/3.0 {
 		t.Errorf("masked MSE = %g, want 3", got)
+	}
+}
+
+// TestBadArguments: shapes that differ, no observed entry and no weights give an error or a
+// documented NaN, never a panic.
+func TestBadArguments(t *testing.T) {
+	x := [][]float64{{1, 2}, {3, 4}}
+	for name, c := range map[string][3][][]float64{
+		"short prediction":  {x, {{1, 2}}, nil},
+		"ragged prediction": {x, {{1, 2}, {3}}, nil},
+		"short mask":        {x, x, {{1, 1}}},
+		"ragged mask":       {x, x, {{1, 1}, {1}}},
+		"nothing observed":  {x, x, {{0, 0}, {0, 0}}},
+		"nil":               {nil, nil, nil},
+	} {
+		if v, err := MSE(c[0], c[1], c[2]); err == nil || !math.IsNaN(v) {
+			t.Errorf("MSE with a %s: %g, %v; want NaN and an error", name, v, err)
+		}
+	}
+	for _, lw := range [][]float64{nil, {}} {
+		if !math.IsNaN(ESS(lw)) || !math.IsNaN(WeightEntropy(lw)) || NormalizedWeights(lw) != nil {
+			t.Errorf("no weights %v: ESS %g entropy %g", lw, ESS(lw), WeightEntropy(lw))
+		}
+	}
+	if got := OneNNError([][]float64{{0}, {1}}, []int{1}); !math.IsNaN(got) {
+		t.Errorf("labels shorter than the latents: %g, want NaN", got)
 	}
 }
 

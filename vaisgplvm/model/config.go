@@ -209,7 +209,7 @@ func (c *Config) Validate() error {
 	if !(c.ClipGrad == 0 || c.ClipGrad >= 1) || math.IsInf(c.ClipGrad, 0) {
 		return fmt.Errorf("clip-grad = %g: want 0 (off) or a finite factor >= 1", c.ClipGrad)
 	}
-	if c.Jitter < 0 {
+	if !(c.Jitter >= 0) || math.IsInf(c.Jitter, 0) {
 		return fmt.Errorf("jitter = %g: want >= 0", c.Jitter)
 	}
 	return nil

@@ -46,7 +46,11 @@ func latentBaselines(dataset string, x, mask [][]float64, labels []int, q int) (
 		if err != nil {
 			return nil, err
 		}
-		mse := [2]float64{metrics.MSE(x, recon, mask), 0}
+		e, err := metrics.MSE(x, recon, mask)
+		if err != nil {
+			return nil, err
+		}
+		mse := [2]float64{e, 0}
 		pca := Baseline{Dataset: dataset, Method: fmt.Sprintf("PCA (%d components)", c), Runs: 1, MSE: &mse}
 		if labels != nil {
 			pca.OneNNError = oneValue(metrics.OneNNError(scores, labels))
@@ -69,7 +73,11 @@ func imputationMSE(truth, hidden, mask, ref, refMask [][]float64, self bool) (me
 		return 0, 0, err
 	}
 	inv := invertMask(mask)
-	return metrics.MSE(truth, m, inv), metrics.MSE(truth, k, inv), nil
+	if mean, err = metrics.MSE(truth, m, inv); err != nil {
+		return 0, 0, err
+	}
+	knn, err = metrics.MSE(truth, k, inv)
+	return mean, knn, err
 }
 
 // imputationRows summarises per-run imputation MSEs of one dataset as two Baseline lines.

@@ -152,10 +152,16 @@ func HoldOut(x [][]float64, labels []int, seed uint64) Split {
 }
 
 // SubsetRows returns n rows of ds (and their labels) chosen by PCG(seed), in their original order;
-// all rows when n is 0 or at least N.
-func SubsetRows(ds *data.Dataset, n int, seed uint64) ([][]float64, []int) {
+// all rows when n is 0 or at least N. Errors: ds nil, n < 0, labels of another length than the rows.
+func SubsetRows(ds *data.Dataset, n int, seed uint64) ([][]float64, []int, error) {
+	if ds == nil || n < 0 {
+		return nil, nil, fmt.Errorf("paper: SubsetRows of %d rows of %v: want a dataset and n >= 0 (0 = all)", n, ds)
+	}
+	if ds.Labels != nil && len(ds.Labels) != len(ds.X) {
+		return nil, nil, fmt.Errorf("paper: SubsetRows: %d labels for %d rows", len(ds.Labels), len(ds.X))
+	}
 	if n == 0 || n >= len(ds.X) {
-		return ds.X, ds.Labels
+		return ds.X, ds.Labels, nil
 	}
 	idx := rand.New(rand.NewPCG(seed, 0x5b5e7)).Perm(len(ds.X))[:n]
 	sort.Ints(idx)
@@ -167,7 +173,7 @@ func SubsetRows(ds *data.Dataset, n int, seed uint64) ([][]float64, []int) {
 			labels = append(labels, ds.Labels[j])
 		}
 	}
-	return x, labels
+	return x, labels, nil
 }
 
 // OptionError is a bad option of a table (a dataset it does not have, a count below 1 ...); the

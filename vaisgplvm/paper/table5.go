@@ -104,11 +104,13 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	}
 	start := time.Now()
 	err = runJobs(ctx, list, o.Jobs, func(j *job5) string { return j.method }, func(j *job5) error {
-		all, allLabels := SubsetRows(sets[j.dataset], sizeOf(j.dataset), j.seed)
+		all, allLabels, err := SubsetRows(sets[j.dataset], sizeOf(j.dataset), j.seed)
+		if err != nil {
+			return err
+		}
 		s := HoldOut(all, allLabels, j.seed)
 		j.n, j.test = len(all), len(s.Test)
 		j.run.Seed = j.seed
-		var err error
 		if j.method == "standard" {
 			err = fitStandard(j, s, o, b)
 		} else {
@@ -141,7 +143,10 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	for _, name := range o.Datasets {
 		var mean, knn []float64
 		for r := 1; r <= o.Runs; r++ {
-			all, labels := SubsetRows(sets[name], sizeOf(name), uint64(r))
+			all, labels, err := SubsetRows(sets[name], sizeOf(name), uint64(r))
+			if err != nil {
+				return nil, err
+			}
 			s := HoldOut(all, labels, uint64(r))
 			m, k, err := imputationMSE(s.Test, s.Hidden, s.Mask, s.Train, nil, false)
 			if err != nil {

@@ -174,7 +174,9 @@ func (m *Model) Evaluate(labels []int) (*Evaluation, error) {
 		ev.NELL -= v / n
 	}
 	ev.Recon, ev.Latent = rows(out[2].Shape().Dim(1), vars.Flat64(out[2])), rows(m.Cfg.Q, vars.Flat64(out[3]))
-	ev.MSE = metrics.MSE(m.X, ev.Recon, nil)
+	if ev.MSE, err = metrics.MSE(m.X, ev.Recon, nil); err != nil {
+		return nil, err
+	}
 	if labels != nil {
 		e := metrics.OneNNError(ev.Latent, labels)
 		ev.OneNNError = &e

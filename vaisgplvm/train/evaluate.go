@@ -124,7 +124,9 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	for _, v := range vars.Flat64(out[2]) {
 		ev.NELL -= v / float64(m.N)
 	}
-	ev.MSE = metrics.MSE(m.X, ev.Recon, m.Mask)
+	if ev.MSE, err = metrics.MSE(m.X, ev.Recon, m.Mask); err != nil {
+		return nil, err
+	}
 	if err := ev.checkFinite(t.Iter); err != nil {
 		return nil, err
 	}

@@ -302,7 +302,7 @@ func TestScoreMissing(t *testing.T) {
 			inv[i][j] = 1 - mask[i][j]
 		}
 	}
-	if want := metrics.MSE(truth, ev.Recon, inv); math.Abs(sc.MSE-want) > 1e-9 || sc.Entries != 12 || sc.Rows != 6 {
+	if want, _ := metrics.MSE(truth, ev.Recon, inv); math.Abs(sc.MSE-want) > 1e-9 || sc.Entries != 12 || sc.Rows != 6 {
 		t.Errorf("missing MSE %g (entries %d, rows %d), want %g over 12 entries in 6 rows", sc.MSE, sc.Entries, sc.Rows, want)
 	}
 	out := context.MustExecOnce(tr.Backend, tr.Ctx, func(ctx *context.Context, xt, mk, h *Node) *Node {

@@ -96,6 +96,10 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 	return t
 }
 
+// Ready returns an error when t cannot train or evaluate: nil, or made by New without a model or
+// a backend. Functions that take a *Trainer call it first.
+func (t *Trainer) Ready() error { return t.check() }
+
 // check returns an error when t cannot work: nil, or made by New without a model or a backend.
 func (t *Trainer) check() error {
 	switch {
@@ -140,12 +144,17 @@ func (t *Trainer) Step() (float64, error) {
 		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
 	}
 	v := scalar(out[0])
-	if err := checkBound(t.Iter+1, v, t.Model.BoundCeiling()); err != nil {
+	if err := checkBound(t.Iter+1, v, t.Model.BoundCeiling(), t.Model.Cfg.DType); err != nil {
 		return v, err
 	}
 	if bad := scalar(out[1]); bad != 0 {
+		advice := fmt.Sprintf("lower the learning rate --lr (now %g)", t.Model.Cfg.LR)
+		if t.Iter == 0 && math.Abs(v) > 1e10 {
+			advice = "the bound was already extreme before the first update, which no learning rate changes: " +
+				"the data's scale is extreme; standardise it (--standardize)"
+		}
 		return v, fmt.Errorf("diverged at iteration %d: the update left %s with non-finite values (the bound before it "+
-			"was %g per point); lower the learning rate --lr (now %g)", t.Iter+1, t.nonFiniteNames(), v, t.Model.Cfg.LR)
+			"was %g per point); %s", t.Iter+1, t.nonFiniteNames(), v, advice)
 	}
 	t.Iter++
 	t.Curve = append(t.Curve, v)
@@ -197,16 +206,24 @@ func (t *Trainer) nonFiniteNames() string {
 }
 
 // checkBound returns an error naming iteration iter when the batch -ELBO per point v is not finite
-// or when the bound -v exceeds ceiling (see model.Model.BoundCeiling).
-func checkBound(iter int, v, ceiling float64) error {
+// or when the bound -v exceeds ceiling (see model.Model.BoundCeiling); dtype is the model's.
+func checkBound(iter int, v, ceiling float64, dtype string) error {
+	if (math.IsNaN(v) || math.IsInf(v, 0)) && iter == 1 {
+		return fmt.Errorf("the bound is not finite (-ELBO per point %g) at the initial parameters, before any update: "+
+			"the data's scale is extreme (standardise it with --standardize) or an initial setting is (--q0-scale, --noise0, --eta)", v)
+	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("diverged at iteration %d: -ELBO per point is %g (a non-finite bound: a Kuu that is "+
 			"not positive definite after jitter, or a too large step size eta or learning rate)", iter, v)
 	}
 	if -v > ceiling {
+		fix := "try --dtype float64"
+		if dtype != "float32" {
+			fix = "standardise the data (--standardize) or lower --lr"
+		}
 		return fmt.Errorf("diverged at iteration %d: -ELBO per point is %g, below -%.4g, the lowest any correctly "+
 			"computed bound of this model can reach (noise variance >= %g); a numerical failure that the optimiser "+
-			"exploits (try --dtype float64), not a fit", iter, v, ceiling, gp.NoiseVarianceFloor)
+			"exploits (%s), not a fit", iter, v, ceiling, gp.NoiseVarianceFloor, fix)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -58,8 +60,8 @@ func runEvidence(args []string) error {
 	if *ckpt == "" || *out == "" {
 		return usagef("--checkpoint and --out are required")
 	}
-	if *temps < 1 || *runs < 2 || *points < 0 || *draws < 2 || *seed == 0 {
-		return usagef("--temps and --seed must be >= 1, --runs and --draws >= 2 (for a standard error), --points >= 0")
+	if *temps < 1 || *runs < 2 || *points < 0 || *draws < 2 || *draws > train.MaxDraws || *seed == 0 {
+		return usagef("--temps and --seed must be >= 1, --runs and --draws >= 2 (for a standard error), --draws <= %d, --points >= 0", train.MaxDraws)
 	}
 	if *checkTemps < -1 || *checkTemps >= *temps || (*checkTemps == 0 && *temps < 2) || !(*tolerance > 0) {
 		return usagef("--check-temps must be -1 (no check), 0 (temps/4) or between 1 and --temps - 1, with --temps >= 2 for the check; --tolerance must be > 0")
@@ -77,6 +79,16 @@ func runEvidence(args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, c := range counts { // refused now, not after the AIS runs
+		cfg := tr.Model.Cfg
+		cfg.Samples, cfg.Batch = c, 0
+		var me *memory.Error
+		if err := cfg.CheckMemory(tr.Model.N, tr.Model.D); errors.As(err, &me) {
+			return usagef("--chains %d: evaluating that many chains on all %d points needs about %.3g GiB, more than this machine's %.3g GiB; lower --chains",
+				c, tr.Model.N, me.Need/(1<<30), me.Have/(1<<30))
+		}
+	}
+	defer exitOnSignal("evidence", *out)()
 	o := evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps}
 	n := tr.Model.N
 	if *points > 0 {

@@ -67,10 +67,12 @@ func runInfer(args []string) error {
 		return err
 	}
 	m := tr.Model
-	x, mask, missing, columns, err := readPoints(*dataPath, m.D)
+	pts, err := data.ReadPoints(*dataPath, namedColumns(td.Dataset), td.LabelColumn, m.D)
 	if err != nil {
-		return err
+		return fmt.Errorf("--data: %w", err)
 	}
+	x, mask, missing, columns := pts.X, pts.Mask, pts.Missing(), columnHeader(td.Dataset)
+	defer exitOnSignal("infer", *out)()
 	// A model trained on standardised data takes standardised points; its reconstruction goes back
 	// to the file's units.
 	res, err := infer.Latents(tr, td.toModelUnits(x), mask, infer.Options{Iters: *iters, Seed: *seed, LR: *lr})
@@ -88,8 +90,12 @@ func runInfer(args []string) error {
 			return err
 		}
 	}
+	mse, err := metrics.MSE(x, res.Recon, mask)
+	if err != nil {
+		return err
+	}
 	sum := InferSummary{Checkpoint: *ckpt, Data: *dataPath, Points: len(x), Missing: missing, Iterations: *iters,
-		NegBound: res.NegELBO, NegBoundSE: res.NegELBOSE, MSEObs: metrics.MSE(x, res.Recon, mask)}
+		NegBound: res.NegELBO, NegBoundSE: res.NegELBOSE, MSEObs: mse}
 	if sum.Baselines, err = writeImputationBaselines(dir, td, x, mask, columns); err != nil {
 		return err
 	}
@@ -143,15 +149,12 @@ func writeImputationBaselines(dir *rundir.Dir, td *trainingData, x, mask [][]flo
 	return files, nil
 }
 
-// readPoints reads new points with d feature columns (data.ReadTable: a header line; empty, NaN,
-// NA or ? fields are missing, mask 0; a column may be entirely missing, to be predicted). The mask
-// is nil when nothing is missing.
-func readPoints(path string, d int) (x, mask [][]float64, missing int, columns []string, err error) {
-	ds, err := data.ReadTable(path, data.TableOptions{Columns: d, AllowUnobservedColumns: true})
-	if err != nil {
-		return nil, nil, 0, nil, fmt.Errorf("--data: %w", err)
+// namedColumns returns the training data's feature names, nil when it has none (the images).
+func namedColumns(ds *data.Dataset) []string {
+	if _, d := ds.Dims(); len(ds.Columns) == d {
+		return ds.Columns
 	}
-	return ds.X, ds.Mask, ds.Missing(), ds.Columns, nil
+	return nil
 }
 
 const trainDataHelp = "where the training file the checkpoint records is now, when it has moved (its sha256 must match the recorded one)"

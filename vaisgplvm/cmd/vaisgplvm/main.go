@@ -9,9 +9,11 @@
 //	vaisgplvm evidence --checkpoint FILE --out DIR [--temps 1000] [--runs 8] [--points N]
 //	vaisgplvm cmf --dataset frey|mnist [--latent-dim 5] [--families cmf,meanfield,amortised] [--out DIR]
 //
-// Exit status: 0 success, 1 a runtime failure (a one-line error naming the problem and the fix),
-// 2 bad usage (a flag value, checked before any data is read or anything built), 130 a run
-// stopped by SIGINT or SIGTERM after writing its checkpoint (the message says how to resume).
+// Exit status: 0 success; 2 the command line is wrong (a flag value or combination, a size that
+// does not fit the data or memory, an unusable output directory), checked before any training; 1
+// what it points at cannot be used (a data file, a checkpoint) or the run fails; 130 a run stopped
+// by SIGINT or SIGTERM (train writes its checkpoint first and says how to resume). Errors are one
+// line naming the problem and the fix.
 package main
 
 import (
@@ -22,6 +24,24 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 )
+
+const usageLine = "usage: vaisgplvm train|reproduce|bench|infer|evidence|cmf [flags]; vaisgplvm COMMAND -h lists a command's flags"
+
+// helpText is what vaisgplvm -h, --help and help print.
+const helpText = `vaisgplvm: Bayesian GPLVMs trained with the MF, IWVI and VAIS bounds (Xu et al., UAI 2025).
+
+Commands:
+  train      fit one model (--dataset NAME or --data FILE.csv) and write metrics, figures, a checkpoint
+  reproduce  one of the paper's tables (--table 1, 2, 3, 5 or 6) with its numbers beside ours
+  bench      time training iterations (JSON)
+  infer      latents and reconstructions of new, partly observed points under a trained checkpoint
+  evidence   the AIS estimate of a checkpoint's evidence and each bound's gap to it
+  cmf        GP-LVM-CMF beside mean-field and amortised baselines on held-out points
+
+vaisgplvm COMMAND -h lists a command's flags. Exit status: 0 success, 1 a failure while running
+(data, checkpoint, divergence), 2 a wrong command line (checked before any work), 130 interrupted.
+Documentation: docs/options.md in the repository.
+`
 
 // usageError marks errors caused by bad command-line input (exit status 2).
 type usageError struct{ msg string }
@@ -35,11 +55,14 @@ func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
 // run executes one command and returns the exit status: 0, 1 (a failure) or 2 (bad usage).
 func run(args []string, stderr io.Writer) int {
 	if len(args) < 1 {
-		fmt.Fprintln(stderr, "usage: vaisgplvm train|reproduce|bench|infer|evidence|cmf [flags] (use -h after a command for its flags)")
+		fmt.Fprintln(stderr, "vaisgplvm: no command: "+usageLine)
 		return 2
 	}
 	var err error
 	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(os.Stdout, helpText)
+		return 0
 	case "train":
 		err = runTrain(args[1:])
 	case "reproduce":

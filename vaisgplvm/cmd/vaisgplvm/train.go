@@ -183,6 +183,10 @@ func runTrain(args []string) error {
 		if err := tr.Load(*resume); err != nil {
 			return mismatchError(err)
 		}
+		if *iters < tr.Iter {
+			return usagef("--iters %d is below the %d iterations %s has done: give --iters %d or more to continue it (--iters %d only evaluates it)",
+				*iters, tr.Iter, *resume, tr.Iter+1, tr.Iter)
+		}
 	}
 	ckpt := dir.Final("checkpoint.gob")
 	saved := resuming && sameFile(*resume, ckpt) // a checkpoint of this run exists
@@ -219,6 +223,7 @@ func runTrain(args []string) error {
 			runErr, ckpt, resumeArgs(args, ckpt))}
 	}
 	if runErr == nil {
+		stop.setPhase("training is over: finishing the final evaluation and writing the outputs")
 		runErr = evaluateAndWrite(dir, tr, td, src, cfg, *seed, !*noFigures, mf.standardize, warnings, save)
 	}
 	if runErr == nil {
