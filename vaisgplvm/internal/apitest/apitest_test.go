@@ -105,7 +105,10 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 			return err
 		}, "no backend"},
 		{"infer.Latents(nil trainer)", func() error { _, err := infer.Latents(nil, good, nil, infer.Options{}); return err }, "nil Trainer"},
-		{"infer.Latents(mask 0.5)", func() error { _, err := infer.Latents(tr, good[:2], [][]float64{{1, 0.5, 1}, {1, 1, 1}}, infer.Options{}); return err }, "0.5"},
+		{"infer.Latents(mask 0.5)", func() error {
+			_, err := infer.Latents(tr, good[:2], [][]float64{{1, 0.5, 1}, {1, 1, 1}}, infer.Options{})
+			return err
+		}, "0.5"},
 		{"evidence.Estimate(nil)", func() error { _, err := evidence.Estimate(nil, evidence.Options{}); return err }, "nil Trainer"},
 		{"evidence.Estimate(one run)", func() error { _, err := evidence.Estimate(tr, evidence.Options{Temps: 3, Runs: 1}); return err }, "runs >= 2"},
 		{"evidence.Decompose(0 draws)", func() error { _, err := evidence.Decompose(tr, nil, 0); return err }, "0 noise draws"},
