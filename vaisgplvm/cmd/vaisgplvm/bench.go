@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -82,10 +84,19 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
+	if mf.q == 0 {
+		mf.q = paper.Q(*dataset)
+	}
+	if err := mf.fitToData(set, len(x), len(x[0])); err != nil {
+		return err
+	}
 	var results []BenchResult
 	var prof *os.File
 	if *cpuProfile != "" {
-		if prof, err = os.Create(*cpuProfile); err != nil {
+		// A new file only: a run never replaces a file it did not write.
+		if prof, err = os.OpenFile(*cpuProfile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); errors.Is(err, iofs.ErrExist) {
+			return usagef("--cpuprofile %s exists: give the name of a new file", *cpuProfile)
+		} else if err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		defer prof.Close()

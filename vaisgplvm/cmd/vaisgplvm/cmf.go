@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -95,6 +96,10 @@ func runCMF(args []string) error {
 	if ctx.Err() != nil {
 		return interruptedError{fmt.Sprintf("cmf interrupted: nothing written to %s", *out)}
 	}
+	var ce *cmf.ConfigError
+	if errors.As(err, &ce) && cmfFlags[ce.Field] != "" { // a size that does not fit the data
+		return usagef("%s: %v", cmfFlags[ce.Field], err)
+	}
 	if err != nil {
 		return err
 	}
@@ -103,6 +108,9 @@ func runCMF(args []string) error {
 	}
 	return dir.Commit()
 }
+
+// cmfFlags names the flag of each cmf.Config field whose value the data can make wrong.
+var cmfFlags = map[string]string{"M": "--m", "Batch": "--batch"}
 
 // checkCMFSizes refuses sizes that are usage errors before any data is read: a model option the
 // cmf.Config would refuse for any data set.

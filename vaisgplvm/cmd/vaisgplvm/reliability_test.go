@@ -335,12 +335,18 @@ func TestExitCodesAndMessages(t *testing.T) {
 			"--resume", ck, "--out", filepath.Dir(ck)}, 2, []string{"--iters 1", "2 iterations"}},
 		{"float64 run: no --dtype float64 advice", []string{"train", "--data", base, "--m", "5", "--iters", "3", "--lr", "1e300", "--quiet", "--out", o("lr")}, 1,
 			[]string{"diverged"}},
+		{"bench --m above N", []string{"bench", "--m", "2000", "--methods", "mf", "--iters", "1"}, 2, []string{"--m 2000", "--m 1000 or less"}},
+		{"cmf --m above N", []string{"cmf", "--m", "5000", "--quiet", "--out", o("cm")}, 2, []string{"--m", "M = 5000"}},
+		{"bench --cpuprofile over a file", []string{"bench", "--methods", "mf", "--iters", "1", "--cpuprofile", base}, 2, []string{"--cpuprofile", "exists"}},
 		{"help", []string{"help"}, 0, nil},
 		{"-h", []string{"-h"}, 0, nil},
 		{"--help", []string{"--help"}, 0, nil},
 		{"a missing data file: 1", []string{"train", "--data", o("absent.csv"), "--out", o("m")}, 1, []string{"absent.csv"}},
 		{"a bad flag value: 2", []string{"train", "--data", base, "--m", "0", "--out", o("m0")}, 2, []string{"m = 0"}},
 	})
+	if buf, _ := os.ReadFile(base); !strings.HasPrefix(string(buf), "f1,") {
+		t.Errorf("bench --cpuprofile replaced the data file: %.40q", buf)
+	}
 	if buf, err := os.ReadFile(filepath.Join(o("t1"), "table1.json")); err != nil || !strings.Contains(string(buf), `"m": 40`) {
 		t.Errorf("reproduce on 40 rows: table1.json does not record M = 40 (%v): %.300s", err, buf)
 	}
