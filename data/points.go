@@ -1,10 +1,7 @@
 package data
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
@@ -76,24 +73,10 @@ func ReadPoints(path string, columns []string, label string, d int) (*Dataset, e
 
 // readHeader returns the header line's fields of the delimited file at path.
 func readHeader(path string) ([]string, error) {
-	f, err := openRegular(path)
+	f, _, header, err := openTable(path, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sep, err := detectSeparator(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	r := csv.NewReader(f)
-	r.Comma = sep
-	header, err := r.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s is empty: a table needs a header line and at least one data row", path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the header line: %w", path, err)
-	}
-	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	f.Close()
 	return header, nil
 }

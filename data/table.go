@@ -42,27 +42,11 @@ type TableOptions struct {
 // number or not finite (Inf), a missing or unknown label column, a missing label, a feature column
 // or a row with no observed value, or a file with no data rows.
 func ReadTable(path string, opt TableOptions) (*Dataset, error) {
-	f, err := openRegular(path)
+	f, r, header, err := openTable(path, opt.Sep)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	sep := opt.Sep
-	if sep == 0 {
-		if sep, err = detectSeparator(f); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	r := csv.NewReader(f)
-	r.Comma = sep
-	header, err := r.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s is empty: a table needs a header line and at least one data row", path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the header line: %w", path, err)
-	}
-	header[0] = strings.TrimPrefix(header[0], "\ufeff") // the byte-order mark spreadsheets write
 	labelCol := -1
 	if opt.LabelColumn != "" {
 		if labelCol = slices.Index(header, opt.LabelColumn); labelCol < 0 {
@@ -132,6 +116,35 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 		ds.Labels, ds.LabelNames = parseLabels(rawLabels)
 	}
 	return ds, nil
+}
+
+// openTable opens the delimited file at path (sep: its separator, 0 to detect it) and reads its
+// header line; the caller closes the file and reads the rows from r.
+func openTable(path string, sep rune) (f *os.File, r *csv.Reader, header []string, err error) {
+	if f, err = openRegular(path); err != nil {
+		return nil, nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	if sep == 0 {
+		if sep, err = detectSeparator(f); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	r = csv.NewReader(f)
+	r.Comma = sep
+	header, err = r.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, nil, nil, fmt.Errorf("%s is empty: a table needs a header line and at least one data row", path)
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: reading the header line: %w", path, err)
+	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff") // the byte-order mark spreadsheets write
+	return f, r, header, nil
 }
 
 // detectSeparator reads the header line of f and rewinds it: tab, semicolon or comma, whichever

@@ -82,6 +82,18 @@ func checkCases(t *testing.T, cases []reliabilityCase) {
 	}
 }
 
+// trainedSetup clears the data and backend variables and returns a temporary directory, base.csv
+// in it (the first 40 oil-flow rows) and the checkpoint of a small model trained on it.
+func trainedSetup(t *testing.T) (dir, base, ck string) {
+	t.Helper()
+	t.Setenv(data.EnvVar, "")
+	t.Setenv("VAISGPLVM_BACKEND", "")
+	dir = t.TempDir()
+	base = filepath.Join(dir, "base.csv")
+	oilflowHead(t, base, 40, false, 1)
+	return dir, base, trainSmall(t, base, filepath.Join(dir, "run"))
+}
+
 // trainSmall trains a 2-iteration MF model on file into out and returns its checkpoint.
 func trainSmall(t *testing.T, file, out string, extra ...string) string {
 	t.Helper()
@@ -229,12 +241,7 @@ func damage(t *testing.T, src, dst, drop string) string {
 // mean, is refused by infer, evidence and train --resume, naming the variable; the same checkpoint
 // rewritten whole (the mirror of its format) still works.
 func TestIncompleteCheckpoint(t *testing.T) {
-	t.Setenv(data.EnvVar, "")
-	t.Setenv("VAISGPLVM_BACKEND", "")
-	dir := t.TempDir()
-	base := filepath.Join(dir, "base.csv")
-	oilflowHead(t, base, 40, false, 1)
-	ck := trainSmall(t, base, filepath.Join(dir, "run"))
+	dir, base, ck := trainedSetup(t)
 	whole := damage(t, ck, filepath.Join(dir, "whole"), "")
 	if code, msg := runQuiet("train", "--data", base, "--method", "mf", "--m", "5", "--iters", "3", "--quiet", "--no-figures",
 		"--resume", whole, "--out", filepath.Join(dir, "whole")); code != 0 {
@@ -258,12 +265,7 @@ func TestIncompleteCheckpoint(t *testing.T) {
 // would run without bound, are refused with exit status 2 naming the flags and the memory, before
 // anything is allocated, by every command; settings known to hang are refused or cannot hang.
 func TestSizesRefusedBeforeAllocating(t *testing.T) {
-	t.Setenv(data.EnvVar, "")
-	t.Setenv("VAISGPLVM_BACKEND", "")
-	dir := t.TempDir()
-	base := filepath.Join(dir, "base.csv")
-	oilflowHead(t, base, 40, false, 1)
-	ck := trainSmall(t, base, filepath.Join(dir, "run"))
+	dir, base, ck := trainedSetup(t)
 	// A column at the float64 limit: PCA's SVD used to spin forever on it.
 	huge := filepath.Join(dir, "huge.csv")
 	var hb strings.Builder
@@ -313,13 +315,9 @@ func TestSizesRefusedBeforeAllocating(t *testing.T) {
 // is wrong, checked before any work; 1: what it points at cannot be used, or the run fails), and
 // each message says what applies.
 func TestExitCodesAndMessages(t *testing.T) {
-	t.Setenv(data.EnvVar, "")
-	t.Setenv("VAISGPLVM_BACKEND", "")
-	dir := t.TempDir()
-	base, lab := filepath.Join(dir, "base.csv"), filepath.Join(dir, "lab.csv")
-	oilflowHead(t, base, 40, false, 1)
+	dir, base, ck := trainedSetup(t)
+	lab := filepath.Join(dir, "lab.csv")
 	oilflowHead(t, lab, 40, true, 1)
-	ck := trainSmall(t, base, filepath.Join(dir, "run"))
 	utf16 := filepath.Join(dir, "utf16.csv")
 	if err := os.WriteFile(utf16, []byte("\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00"), 0o644); err != nil {
 		t.Fatal(err)
