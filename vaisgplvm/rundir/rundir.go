@@ -152,8 +152,12 @@ func (d *Dir) open() error {
 		return &UsageError{fmt.Sprintf("%s %s holds another run's outputs (%s): choose a new directory, or add --overwrite to replace them",
 			d.opt.Flag, d.Path, strings.Join(found, ", "))}
 	case len(foreign) > 0:
+		hint := ""
+		if len(d.before) == 0 {
+			hint = fmt.Sprintf(" (%s has no manifest of %s runs: if an older vaisgplvm wrote them, resume or overwrite into a new directory)", d.Path, d.opt.Run)
+		}
 		return &UsageError{fmt.Sprintf("%s %s: %s match this run's output names but were not written there by a vaisgplvm %s run (or were changed since), "+
-			"so they are not replaced: move them away or choose another directory", d.opt.Flag, d.Path, strings.Join(foreign, ", "), d.opt.Run)}
+			"so they are not replaced: move them away or choose another directory%s", d.opt.Flag, d.Path, strings.Join(foreign, ", "), d.opt.Run, hint)}
 	default:
 		d.live = d.opt.Resume
 	}
