@@ -26,11 +26,11 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	backends "github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -40,12 +40,12 @@ import (
 type Target struct {
 	Backend backends.Backend
 	// Ctx holds the variables LogLik reads; AIS never changes them.
-	Ctx   *context.Context
+	Ctx   *mlmodel.Scope
 	DType dtypes.DType // of h and of LogLik's value (float64 or float32)
 	B, Q  int          // targets and latent dimensions
 	// LogLik builds l_b(h) [R, B] for states h [R, B, Q] (R runs of each target). It must be
 	// differentiable in h; constants (data) may be built into the graph with ConstTensor.
-	LogLik func(ctx *context.Context, h *Node) *Node
+	LogLik func(ctx *mlmodel.Scope, h *Node) *Node
 }
 
 // Options of Estimate; zero values take the defaults.
@@ -97,7 +97,7 @@ func (r *Result) Mean() (mean, se float64) {
 // Sampler evaluates l(h), its gradient and MALA transitions for one Target.
 type Sampler struct {
 	t          Target
-	eval, step *context.Exec
+	eval, step *mlmodel.Exec
 }
 
 // New compiles nothing yet: graphs are built on first use.
@@ -110,12 +110,12 @@ func New(t Target) (*Sampler, error) {
 		return nil, fmt.Errorf("ais: dtype %s: want float64 or float32", t.DType)
 	}
 	s := &Sampler{t: t}
-	logLik := func(ctx *context.Context, h *Node) (*Node, *Node) {
+	logLik := func(ctx *mlmodel.Scope, h *Node) (*Node, *Node) {
 		ll := t.LogLik(ctx, h)
 		return ll, Gradient(ReduceAllSum(ll), h)[0]
 	}
 	var err error
-	s.eval, err = context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, h *Node) []*Node {
+	s.eval, err = mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, h *Node) []*Node {
 		ll, g := logLik(ctx, h)
 		return []*Node{ll, g}
 	})
@@ -125,7 +125,7 @@ func New(t Target) (*Sampler, error) {
 	// step is one MALA transition at temperature beta with step sizes eta [B]: the proposal
 	// h' = h + eta grad log pi(h) + sqrt(2 eta) xi, accepted when log u < log pi(h') - log pi(h) +
 	// log q(h | h') - log q(h' | h), log pi(h) = -|h|^2/2 + beta l(h).
-	s.step, err = context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, in []*Node) []*Node {
+	s.step, err = mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, in []*Node) []*Node {
 		h, ll, g, beta, eta, xi, logU := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
 		e := InsertAxes(InsertAxes(eta, 0), -1) // [1, B, 1]
 		drift := func(h, g *Node) *Node { return Add(Neg(h), Mul(beta, g)) }

@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distmv"
 
@@ -52,8 +52,8 @@ func (lg *linearGaussian) target() Target {
 	d, q, b := len(lg.a), len(lg.a[0]), len(lg.y)
 	a := tensors.FromFlatDataAndDimensions(testutil.FlattenRows(lg.a), d, q)
 	y := tensors.FromFlatDataAndDimensions(testutil.FlattenRows(lg.y), b, d)
-	return Target{Backend: testutil.Backend(), Ctx: context.New(), DType: dtypes.Float64, B: b, Q: q,
-		LogLik: func(ctx *context.Context, h *Node) *Node {
+	return Target{Backend: testutil.Backend(), Ctx: mlmodel.NewStore().RootScope(), DType: dtypes.Float64, B: b, Q: q,
+		LogLik: func(ctx *mlmodel.Scope, h *Node) *Node {
 			g := h.Graph()
 			mean := Einsum("rbq,dq->rbd", h, ConstTensor(g, a))
 			r := Sub(mean, InsertAxes(ConstTensor(g, y), 0))

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
@@ -21,8 +21,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	s, err := ais.New(ais.Target{Backend: b, Ctx: context.New(), DType: dtypes.Float64, B: 1, Q: 1,
-		LogLik: func(_ *context.Context, h *Node) *Node { // h [R, B, Q] -> l(h) [R, B]
+	s, err := ais.New(ais.Target{Backend: b, Ctx: mlmodel.NewStore().RootScope(), DType: dtypes.Float64, B: 1, Q: 1,
+		LogLik: func(_ *mlmodel.Scope, h *Node) *Node { // h [R, B, Q] -> l(h) [R, B]
 			d := AddScalar(Squeeze(h, -1), -y)
 			return AddScalar(MulScalar(Square(d), -0.5/s2), -0.5*math.Log(2*math.Pi*s2))
 		}})

@@ -1,7 +1,7 @@
 package anneal
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 )
 
 // LogDensity evaluates a per-point log density at h [S, B, Q], returning [S, B].

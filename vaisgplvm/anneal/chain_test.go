@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -93,7 +93,7 @@ func TestSchedules(t *testing.T) {
 		t.Error("a decreasing custom schedule should be rejected")
 	}
 	// The learned schedule starts as the linear one and ends at 1.
-	out := context.MustExecOnce(testutil.Backend(), context.New(), func(ctx *context.Context, g *Graph) *Node {
+	out := mlmodel.MustExecOnce(testutil.Backend(), mlmodel.NewStore(), func(ctx *mlmodel.Scope, g *Graph) *Node {
 		return anneal.Learned{}.Betas(ctx, g, 4)
 	})
 	if d := testutil.MaxAbsDiff(vars.Flat64(out), []float64{0.25, 0.5, 0.75, 1}); d > 1e-12 {

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -55,8 +55,8 @@ func TestPaperDAdapt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	e0, ek := vars.Normal(rng, s, 1, accDim), vars.Normal(rng, k, s, 1, accDim)
 	betas, _ := anneal.Fixed{Kind: "linear"}.BetaValues(k)
-	ctx := context.New()
-	exec := context.MustNewExec(testutil.Backend(), ctx, func(ctx *context.Context, e0, ek *Node) []*Node {
+	ctx := mlmodel.NewStore().RootScope()
+	exec := mlmodel.MustNewExec(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, e0, ek *Node) []*Node {
 		g := e0.Graph()
 		var eps []*Node
 		for i := 0; i < k; i++ {
@@ -107,8 +107,8 @@ func TestStepSizeScale(t *testing.T) {
 		for _, scale := range []float64{0, 1, 0.25, 3} {
 			scaled := rule
 			scaled.Scale = scale
-			ctx := context.New()
-			out := context.MustNewExec(testutil.Backend(), ctx, func(ctx *context.Context, x *Node) []*Node {
+			ctx := mlmodel.NewStore().RootScope()
+			out := mlmodel.MustNewExec(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, x *Node) []*Node {
 				return []*Node{rule.Etas(ctx, x.Graph(), k), scaled.Etas(ctx, x.Graph(), k)}
 			}).MustExec(float64(0))
 			base, got := vars.Flat64(out[0]), vars.Flat64(out[1])

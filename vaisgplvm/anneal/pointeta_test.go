@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -81,8 +81,8 @@ func TestAdaptPointsRule(t *testing.T) {
 	if err := step.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.New()
-	exec := context.MustNewExec(testutil.Backend(), ctx, func(ctx *context.Context, idx *Node) *Node {
+	ctx := mlmodel.NewStore().RootScope()
+	exec := mlmodel.MustNewExec(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, idx *Node) *Node {
 		c := &anneal.Chain{}
 		for _, l := range la {
 			c.LogAccept = append(c.LogAccept, Const(idx.Graph(), l))
@@ -135,8 +135,8 @@ func TestPerPointFactorsEqualiseAcceptance(t *testing.T) {
 	betas, _ := anneal.Fixed{Kind: "linear"}.BetaValues(k)
 	adapt := func(perPoint bool) [2]float64 {
 		step := anneal.StepSize{Eta0: 0.5, Adaptive: true, TargetAccept: 0.7, AdaptRate: 0.05, PerPoint: perPoint}
-		ctx := context.New()
-		exec := context.MustNewExec(testutil.Backend(), ctx, func(ctx *context.Context, e0, ek *Node) *Node {
+		ctx := mlmodel.NewStore().RootScope()
+		exec := mlmodel.MustNewExec(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, e0, ek *Node) *Node {
 			g := e0.Graph()
 			var eps []*Node
 			for i := 0; i < k; i++ {
@@ -162,7 +162,7 @@ func TestPerPointFactorsEqualiseAcceptance(t *testing.T) {
 		for it := 0; it < iters; it++ {
 			exec.MustExec(vars.Normal(rng, s, 2, accDim), vars.Normal(rng, k, s, 2, accDim))
 		}
-		logEta := vars.Flat64(ctx.In("anneal").GetVariable("log_eta").MustValue())
+		logEta := vars.Flat64(ctx.At("anneal").GetVariable("log_eta").MustValue())
 		logS := []float64{0, 0}
 		if perPoint {
 			logS = vars.Flat64(ctx.GetVariable("log_eta_scale").MustValue())

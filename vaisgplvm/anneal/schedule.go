@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
@@ -20,7 +20,7 @@ type Schedule interface {
 	// Name is the command-line name.
 	Name() string
 	// Betas returns the schedule as a [K] node (K >= 1).
-	Betas(ctx *context.Context, g *Graph, k int) *Node
+	Betas(ctx *mlmodel.Scope, g *Graph, k int) *Node
 }
 
 // Fixed is a hand-written or closed-form schedule that is not learned.
@@ -89,7 +89,7 @@ func (f Fixed) BetaValues(k int) ([]float64, error) {
 }
 
 // Betas implements Schedule. It panics on an invalid schedule: call BetaValues first to validate.
-func (f Fixed) Betas(_ *context.Context, g *Graph, k int) *Node {
+func (f Fixed) Betas(_ *mlmodel.Scope, g *Graph, k int) *Node {
 	v, err := f.BetaValues(k)
 	if err != nil {
 		panic(err)
@@ -106,8 +106,8 @@ type Learned struct{}
 func (Learned) Name() string { return "learned" }
 
 // Betas implements Schedule.
-func (Learned) Betas(ctx *context.Context, g *Graph, k int) *Node {
-	raw := vars.New(ctx.In("anneal"), "raw_beta_increments", make([]float64, k)).ValueGraph(g)
+func (Learned) Betas(ctx *mlmodel.Scope, g *Graph, k int) *Node {
+	raw := vars.New(ctx.At("anneal"), "raw_beta_increments", make([]float64, k)).ValueGraph(g)
 	w := Softmax(raw, 0)
 	cum := MatMul(InsertAxes(w, 0), ConvertDType(upperOnes(g, k), w.DType())) // [1, K]: cumulative sums
 	return Reshape(cum, k)

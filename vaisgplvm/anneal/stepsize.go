@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
@@ -103,7 +103,7 @@ func (s StepSize) Validate() error {
 }
 
 // Etas returns eta_1..eta_K as a [K] node, times Scale when it is set.
-func (s StepSize) Etas(ctx *context.Context, g *Graph, k int) *Node {
+func (s StepSize) Etas(ctx *mlmodel.Scope, g *Graph, k int) *Node {
 	var etas *Node
 	switch {
 	case s.PaperD:
@@ -122,7 +122,7 @@ func (s StepSize) Etas(ctx *context.Context, g *Graph, k int) *Node {
 // Adapt adds to the graph the adaptive rule's update of log eta_k from the chain's acceptance rates
 // (a no-op unless Adaptive, or when the chain has no transitions). Call it only in the training
 // step: the new values are stored when the step's graph runs.
-func (s StepSize) Adapt(ctx *context.Context, c *Chain) {
+func (s StepSize) Adapt(ctx *mlmodel.Scope, c *Chain) {
 	if s.PaperD {
 		if m := c.MeanSqScore(); m != nil {
 			v := meanSqScoreVar(ctx, m.Shape().Dim(0))
@@ -148,14 +148,14 @@ func (s StepSize) Adapt(ctx *context.Context, c *Chain) {
 // variable "log_eta_scale" [n] in ctx's scope (not trainable; created at 0, i.e. s_n = 1). The
 // caller chooses the scope: the factors belong to the points, not to the model (model.Model keeps
 // them with the latents, so that a model fitted to new points starts them afresh).
-func PointScales(ctx *context.Context, g *Graph, n int, idx *Node) *Node {
+func PointScales(ctx *mlmodel.Scope, g *Graph, n int, idx *Node) *Node {
 	return Exp(Gather(pointScaleVar(ctx, n).ValueGraph(g), InsertAxes(idx, -1)))
 }
 
 // AdaptPoints adds to the graph the update of log s_n for the points idx [B] of the batch (see
 // PerPoint; a no-op unless PerPoint, or when the chain has no transitions). Call it only in the
 // training step, with the ctx given to PointScales.
-func (s StepSize) AdaptPoints(ctx *context.Context, c *Chain, idx *Node, n int) {
+func (s StepSize) AdaptPoints(ctx *mlmodel.Scope, c *Chain, idx *Node, n int) {
 	if !s.PerPoint || len(c.LogAccept) == 0 {
 		return
 	}
@@ -206,8 +206,8 @@ func PaperDEtas(m *Node, eta0 float64) *Node {
 
 // meanSqScoreVar returns the variable "anneal/mean_sq_score" [k] (App. D's m_k), created at 1 if
 // new, not trainable.
-func meanSqScoreVar(ctx *context.Context, k int) *context.Variable {
-	scope := ctx.In("anneal")
+func meanSqScoreVar(ctx *mlmodel.Scope, k int) *mlmodel.Variable {
+	scope := ctx.At("anneal")
 	v := scope.GetVariable("mean_sq_score")
 	if v == nil {
 		init := make([]float64, k)
@@ -221,7 +221,7 @@ func meanSqScoreVar(ctx *context.Context, k int) *context.Variable {
 }
 
 // pointScaleVar returns the variable "log_eta_scale" [n] of ctx's scope, created at 0 if new.
-func pointScaleVar(ctx *context.Context, n int) *context.Variable {
+func pointScaleVar(ctx *mlmodel.Scope, n int) *mlmodel.Variable {
 	v := ctx.GetVariable("log_eta_scale")
 	if v == nil {
 		v = vars.New(ctx, "log_eta_scale", make([]float64, n))
@@ -232,8 +232,8 @@ func pointScaleVar(ctx *context.Context, n int) *context.Variable {
 
 // logEtaVar returns the variable "anneal/log_eta" [k], created at log Eta0 if new (not trainable
 // when Adaptive).
-func (s StepSize) logEtaVar(ctx *context.Context, k int) *context.Variable {
-	scope := ctx.In("anneal")
+func (s StepSize) logEtaVar(ctx *mlmodel.Scope, k int) *mlmodel.Variable {
+	scope := ctx.At("anneal")
 	v := scope.GetVariable("log_eta")
 	if v == nil {
 		v = vars.New(scope, "log_eta", s.initLogEta(k))

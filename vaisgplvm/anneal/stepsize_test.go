@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -148,8 +148,8 @@ func TestAdaptiveStepSizeReachesTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	betas, _ := anneal.Fixed{Kind: "linear"}.BetaValues(k)
-	ctx := context.New()
-	exec := context.MustNewExec(testutil.Backend(), ctx, func(ctx *context.Context, e0, ek *Node) *Node {
+	ctx := mlmodel.NewStore().RootScope()
+	exec := mlmodel.MustNewExec(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, e0, ek *Node) *Node {
 		var eps []*Node
 		for i := 0; i < k; i++ {
 			eps = append(eps, Squeeze(Slice(ek, AxisElem(i)), 0))
@@ -169,7 +169,7 @@ func TestAdaptiveStepSizeReachesTarget(t *testing.T) {
 			first = vars.Flat64(out[0])
 		}
 	}
-	v := ctx.In("anneal").GetVariable("log_eta")
+	v := ctx.At("anneal").GetVariable("log_eta")
 	if v == nil {
 		t.Fatal("adaptive step size created no anneal/log_eta variable")
 	}

@@ -4,10 +4,10 @@
 //
 //	go              the pure-Go backend, always available, runs offline, started with GoConfig:
 //	                independent ops run concurrently, on unbounded goroutines.
-//	go:CONFIG       the pure-Go backend with GoMLX's simplego CONFIG instead (comma-separated:
-//	                ops_sequential, ops_parallel, parallelism=N, dotgeneral_small, ...), e.g.
-//	                go:ops_sequential to run one op at a time. A bounded parallelism=N with
-//	                ops_parallel can deadlock in GoMLX v0.26.0 (see GoConfig).
+//	go:CONFIG       the pure-Go backend (github.com/gomlx/compute/gobackend) with CONFIG
+//	                instead (comma-separated: ops_sequential, ops_parallel, parallelism=N,
+//	                dependency_order, creation_order), e.g. go:ops_sequential to run one op at
+//	                a time. Parallel ops on a bounded pool are refused (see GoConfig).
 //	auto            XLA when this binary has XLA support and a PJRT plugin starts, otherwise go;
 //	                Open says which it chose and why. Plugins are tried in this order: GoMLX's
 //	                plugin named cuda on $PJRT_PLUGIN_LIBRARY_PATH, JAX's CUDA plugin in a
@@ -45,16 +45,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/backends/simplego"
+	backends "github.com/gomlx/compute"
+	simplego "github.com/gomlx/compute/gobackend"
 )
 
 // EnvVar names the environment variable read when no spec is given.
 const EnvVar = "VAISGPLVM_BACKEND"
 
-// GoConfig is the simplego configuration of the go spec. Ops run in parallel and the worker pool is
-// unbounded (parallelism=-1): with GoMLX v0.26.0's default bounded pool (2 x NumCPU goroutines) the
-// parallel scheduler deadlocks on 2-core machines when a DotGeneral waits for workers that other
+// GoConfig is the pure-Go backend's configuration of the go spec. Ops run in parallel and the worker
+// pool is unbounded (parallelism=-1): with GoMLX v0.26.0's default bounded pool (2 x NumCPU
+// goroutines) the parallel scheduler deadlocked on 2-core machines (not re-tested with GoMLX
+// v0.28.6's gobackend) when a DotGeneral waits for workers that other
 // ops hold, and a one-op-at-a-time schedule (ops_sequential) leaves the second core idle. Every op
 // computes the same sums in the same order under either schedule, so results are bit-identical
 // (tested); a Frey VAIS step (K = 25, batch 100) takes about 30% less time on 2 cores.
@@ -294,7 +295,7 @@ func checkGoConfig(config string) error {
 		}
 	}
 	if parallel && bounded {
-		return fmt.Errorf("go:%s runs ops in parallel on a bounded worker pool, which can deadlock (GoMLX v0.26.0): add parallelism=-1 (unbounded, as the go spec does) or use ops_sequential", config)
+		return fmt.Errorf("go:%s runs ops in parallel on a bounded worker pool, which deadlocked on 2 cores (GoMLX v0.26.0): add parallelism=-1 (unbounded, as the go spec does) or use ops_sequential", config)
 	}
 	return nil
 }

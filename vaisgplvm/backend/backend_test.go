@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/graph"
 )
 
 func TestOpenSpecs(t *testing.T) {
@@ -244,7 +244,7 @@ func TestOpenShared(t *testing.T) {
 // worker pool (known to deadlock in GoMLX v0.26.0 on 2 cores) are refused, naming the fix; the
 // sequential and unbounded ones start.
 func TestRefusesDeadlockingGoConfig(t *testing.T) {
-	for _, spec := range []string{"go:ops_parallel", "go:ops_parallel,parallelism=2", "go:parallelism=4", "go:dotgeneral_small"} {
+	for _, spec := range []string{"go:ops_parallel", "go:ops_parallel,parallelism=2", "go:parallelism=4", "go:dependency_order"} {
 		if _, err := Open(spec); err == nil || !strings.Contains(err.Error(), "deadlock") || !strings.Contains(err.Error(), "parallelism=-1") {
 			t.Errorf("%s: %v, want a refusal naming the deadlock and parallelism=-1", spec, err)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/gomlx/backends"
+	backends "github.com/gomlx/compute"
 )
 
 // fakeXLA replaces xlaSupport for the test: open records the environment each plugin starts

@@ -3,8 +3,8 @@
 package backend
 
 import (
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/backends/xla"
+	backends "github.com/gomlx/compute"
+	xla "github.com/gomlx/go-xla/compute/xla"
 )
 
 // Compiled with -tags xla: XLA through PJRT plugins loaded with dlopen, never downloaded.

@@ -12,7 +12,7 @@ package bounds
 import (
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 )

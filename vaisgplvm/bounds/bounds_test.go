@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
@@ -37,9 +37,9 @@ var tinyX = [][]float64{{0.9, -0.4, 0.3}, {-0.7, 0.5, -0.2}}
 func TestBoundIdentities(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	m := tinyModel(t, tinyX, "vais", 0)
-	ctx := context.New().Checked(false)
+	ctx := mlmodel.NewStore().RootScope()
 	eps := noise(rng, 1, 2, 1)
-	out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, x, idx, e *Node) []*Node {
+	out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, x, idx, e *Node) []*Node {
 		b := m.BatchFor(ctx, x, nil, idx)
 		mfRes := bounds.MF(b, e, true)
 		iw := bounds.IWVI(b, e)
@@ -62,8 +62,8 @@ func TestAnalyticKLMatchesMonteCarlo(t *testing.T) {
 	m := tinyModel(t, tinyX, "mf", 1)
 	const s = 20000
 	eps := noise(rng, s, 2, 1)
-	out := context.MustExecOnceN(testutil.Backend(), context.New().Checked(false),
-		func(ctx *context.Context, x, idx, e *Node) []*Node {
+	out := mlmodel.MustExecOnceN(testutil.Backend(), mlmodel.NewStore(),
+		func(ctx *mlmodel.Scope, x, idx, e *Node) []*Node {
 			b := m.BatchFor(ctx, x, nil, idx)
 			h := b.Q0.Sample(e)
 			return []*Node{b.Q0.KLToPrior(), Sub(b.Q0.LogProb(h), logPrior(h))}
@@ -132,10 +132,10 @@ func TestBoundsAreBounds(t *testing.T) {
 	const s = 4000 // Monte Carlo draws per estimate
 	estimate := func(method string, k int, opt anneal.Options) (mean, se float64) {
 		m := tinyModel(t, tinyX, method, k)
-		ctx := context.New().Checked(false)
+		ctx := mlmodel.NewStore().RootScope()
 		var vals []float64
 		// Per-draw total bound: sum_n L_n - KL(q(u)||p(u)), with S = 1 per draw.
-		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, x, idx, e0, ek *Node) []*Node {
+		out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, x, idx, e0, ek *Node) []*Node {
 			b := m.BatchFor(ctx, x, nil, idx)
 			var logW *Node
 			switch method {

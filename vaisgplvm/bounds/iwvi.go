@@ -1,7 +1,7 @@
 package bounds
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 )
 
 // IWVI is the importance-weighted bound with K samples h_k ~ q0(h_n) (eps [K, B, Q]) and one

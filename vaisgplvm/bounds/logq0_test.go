@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -45,14 +45,14 @@ func TestLogQ0ExactForIllConditionedScale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.New().Checked(false)
+		ctx := mlmodel.NewStore().RootScope()
 		if err := vars.SetDType(ctx, m.DType()); err != nil {
 			t.Fatal(err)
 		}
-		vars.New(ctx.In("latent"), "raw_scale", raw)
-		conv := func(v any) *tensors.Tensor { return vars.Convert(tensors.FromAnyValue(v), m.DType()) }
+		vars.New(ctx.At("latent"), "raw_scale", raw)
+		conv := func(v any) *tensors.Tensor { return vars.Convert(tensors.MustFromAnyValue(v), m.DType()) }
 		eps := conv(tensors.FromFlatDataAndDimensions(epsVals, s, b, q))
-		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, x, idx, e *Node) []*Node {
+		out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, x, idx, e *Node) []*Node {
 			b := m.BatchFor(ctx, x, nil, idx)
 			h := b.Q0.Sample(e)
 			logJoint := Add(b.LogLik(h), latent.LogPrior(h))

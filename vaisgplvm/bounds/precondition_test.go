@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
@@ -22,8 +22,8 @@ func TestPreconditionedEqualsPlainWhenLIsIdentity(t *testing.T) {
 	const k = 4
 	m := tinyModel(t, tinyX, "vais", k)
 	m.Latent.Scale0 = 1 // L_n = I at initialisation
-	ctx := context.New().Checked(false)
-	out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, x, idx, e0, ek *Node) []*Node {
+	ctx := mlmodel.NewStore().RootScope()
+	out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, x, idx, e0, ek *Node) []*Node {
 		b := m.BatchFor(ctx, x, nil, idx)
 		var eps []*Node
 		for i := 0; i < k; i++ {

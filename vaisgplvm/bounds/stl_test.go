@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
@@ -34,7 +34,7 @@ func TestSTLKeepsValueAndExpectedGradient(t *testing.T) {
 		var diffs [][]float64 // [reps][params]
 		for r := 0; r < reps; r++ {
 			eps0, chain := noise(rng, s, 2, 1), noise(rng, k, s, 2, 1)
-			out := context.MustExecOnceN(testutil.Backend(), context.New().Checked(false), func(ctx *context.Context, x, idx, e0, ce *Node) []*Node {
+			out := mlmodel.MustExecOnceN(testutil.Backend(), mlmodel.NewStore(), func(ctx *mlmodel.Scope, x, idx, e0, ce *Node) []*Node {
 				b := m.BatchFor(ctx, x, nil, idx)
 				g := x.Graph()
 				in := bounds.Inputs{Sizes: bounds.Sizes{K: k, Samples: s}, Eps0: e0, ChainEps: ce,
@@ -45,7 +45,7 @@ func TestSTLKeepsValueAndExpectedGradient(t *testing.T) {
 				full, _ := vais.Evaluate(b, in)
 				in.STL = true
 				stl, _ := vais.Evaluate(b, in)
-				lc := ctx.InAbsPath("/latent")
+				lc := ctx.Store().Scope("/latent")
 				params := []*Node{lc.GetVariable("mean").ValueGraph(g), lc.GetVariable("raw_scale").ValueGraph(g)}
 				gf := Gradient(ReduceAllMean(full.LogW), params...)
 				gs := Gradient(ReduceAllMean(stl.LogW), params...)

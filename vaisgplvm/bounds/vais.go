@@ -1,7 +1,7 @@
 package bounds
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 )

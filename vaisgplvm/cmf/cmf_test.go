@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	gctx "github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -126,7 +126,7 @@ func quadratureLogLik(t *testing.T, m *Model) []float64 {
 	}
 	yt, _ := vars.Matrix(m.Y, m.dtype())
 	zt := vars.Convert(tensors.FromFlatDataAndDimensions(grid, g, m.N, 1), m.dtype())
-	out := gctx.MustExecOnceN(m.Backend, m.Ctx, func(ctx *gctx.Context, z, y *Node) []*Node {
+	out := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, z, y *Node) []*Node {
 		return []*Node{m.logLik(ctx, z, y)}
 	}, zt, yt)
 	ll := vars.Flat64(out[0])
@@ -200,10 +200,10 @@ func TestDegenerateFamilyIsMeanField(t *testing.T) {
 	z := [][]float64{{0, 0}, {3, 0}, {0, 3}, {3, 3}, {6, 0}, {0, 6}} // well-conditioned K_uu
 	mean := testutil.NormalRows(rng, 6, 2, 1)
 	m.init.mean, m.init.inducing, m.init.logVar = z, z, filled(6, 2, math.Log(1e-12))
-	m.Ctx.In("gp").In("kernel").VariableWithValue("raw_variance", vars.InvSoftplus(kvar))
+	m.Ctx.At("gp").At("kernel").VariableWithValue("raw_variance", vars.InvSoftplus(kvar))
 	// The kernel variance as the graph computes it (softplus of its raw value).
-	kv := vars.Flat64(gctx.MustExecOnceN(m.Backend, m.Ctx, func(ctx *gctx.Context, x *Node) []*Node {
-		return []*Node{m.kernel.Diag(ctx.In("gp"), x)}
+	kv := vars.Flat64(mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, x *Node) []*Node {
+		return []*Node{m.kernel.Diag(ctx.At("gp"), x)}
 	}, [][]float64{{0, 0}})[0])[0]
 	// kappa~ = L^T K_uu^-1 mean, with L the Cholesky factor of K_uu + jitter (float64, gonum), so
 	// that f's mean at Z, K_uu L^-T kappa~, is mean exactly.
@@ -236,7 +236,7 @@ func TestDegenerateFamilyIsMeanField(t *testing.T) {
 	yt, _ := vars.Matrix(y, dtypes.Float64)
 	meanT, _ := vars.Matrix(mean, dtypes.Float64)
 	nz := []*tensors.Tensor{vars.Normal(rng, s, 6, 2), vars.Normal(rng, s, 6, 2), vars.Normal(rng, s, 6, 2), vars.Normal(rng, s, 6, 2)}
-	out := gctx.MustExecOnceN(m.Backend, m.Ctx, func(ctx *gctx.Context, in []*Node) []*Node {
+	out := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, in []*Node) []*Node {
 		y, ids, mu := in[0], in[1], in[2]
 		d := m.cmfDraw(ctx, ids, noise{in[3], in[4], in[5], in[6]})
 		mf := gaussianDraw(mu, Log(MulScalar(OnesLike(mu), s2)), in[6])

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	gctx "github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
@@ -37,7 +37,7 @@ func TestDecodeMatchesTheLikelihood(t *testing.T) {
 			continue
 		}
 		ones := [][]float64{{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}}
-		out := gctx.MustExecOnceN(m.Backend, m.Ctx, func(ctx *gctx.Context, z, y *Node) []*Node {
+		out := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, z, y *Node) []*Node {
 			return []*Node{m.logLik(ctx, InsertAxes(z, 1), y)} // [2, 1] per z
 		}, z, ones[:1])
 		ll := vars.Flat64(out[0])

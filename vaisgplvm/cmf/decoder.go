@@ -3,27 +3,27 @@ package cmf
 import (
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/layers"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/ml/layers"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // mlp is a one-hidden-layer tanh network from x [..., In] to outputs of the given widths
 // [..., out_j], under ctx's scope name: h = tanh(W1 x + b1), out_j = W_j h + b_j (eqs. 9-11 and
 // 19 of the derivation; r(X | z) and the encoder have the same form).
-func mlp(ctx *context.Context, name string, x *Node, hidden int, outs ...int) []*Node {
-	ctx = ctx.In(name)
-	h := Tanh(layers.Dense(ctx.In("hidden"), x, true, hidden))
+func mlp(ctx *mlmodel.Scope, name string, x *Node, hidden int, outs ...int) []*Node {
+	ctx = ctx.At("%s", name)
+	h := Tanh(layers.Dense(ctx.At("hidden"), x, true, hidden))
 	res := make([]*Node, len(outs))
 	for j, w := range outs {
-		res[j] = layers.Dense(ctx.In("out"+string(rune('0'+j))), h, true, w)
+		res[j] = layers.Dense(ctx.At("out%d", j), h, true, w)
 	}
 	return res
 }
 
 // decode returns the decoder's outputs for latents z [..., Dz]: the Gaussian decoder's mean and
 // log variance [..., P] (eqs. 9-11), or the Bernoulli decoder's logits [..., P] and nil (eq. 19).
-func (m *Model) decode(ctx *context.Context, z *Node) (mean, logVar *Node) {
+func (m *Model) decode(ctx *mlmodel.Scope, z *Node) (mean, logVar *Node) {
 	if m.Cfg.Likelihood == "bernoulli" {
 		return mlp(ctx, "decoder", z, m.Cfg.Hidden, m.P)[0], nil
 	}
@@ -32,7 +32,7 @@ func (m *Model) decode(ctx *context.Context, z *Node) (mean, logVar *Node) {
 }
 
 // logLik returns log p(y | z) [S, B] for latents z [S, B, Dz] and data y [B, P] (eqs. 8 and 18).
-func (m *Model) logLik(ctx *context.Context, z, y *Node) *Node {
+func (m *Model) logLik(ctx *mlmodel.Scope, z, y *Node) *Node {
 	mean, logVar := m.decode(ctx, z)
 	yb := InsertAxes(y, 0) // [1, B, P]
 	if logVar == nil {     // Bernoulli with logits a: y a - log(1 + e^a)

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 
@@ -145,7 +145,7 @@ func (m *Model) Decode(z [][]float64) ([][]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	exec, err := context.NewExec(m.Backend, m.Ctx, func(ctx *context.Context, z *Node) []*Node {
+	exec, err := mlmodel.NewExec(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, z *Node) []*Node {
 		mean, logVar := m.decode(ctx, z)
 		if logVar == nil {
 			return []*Node{Sigmoid(mean)}
@@ -189,7 +189,7 @@ func (m *Model) LogLikelihood(points []int, o ais.Options) (Estimate, *ais.Resul
 		return Estimate{}, nil, err
 	}
 	s, err := ais.New(ais.Target{Backend: m.Backend, Ctx: m.Ctx, DType: m.dtype(), B: len(points), Q: m.Cfg.LatentDim,
-		LogLik: func(ctx *context.Context, h *Node) *Node { return m.logLik(ctx, h, ConstTensor(h.Graph(), yt)) }})
+		LogLik: func(ctx *mlmodel.Scope, h *Node) *Node { return m.logLik(ctx, h, ConstTensor(h.Graph(), yt)) }})
 	if err != nil {
 		return Estimate{}, nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gomlx/gomlx/backends"
+	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"

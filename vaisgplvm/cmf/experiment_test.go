@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	gcontext "github.com/gomlx/gomlx/pkg/ml/context"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
@@ -79,11 +79,11 @@ func TestFitFreezesGlobals(t *testing.T) {
 			t.Fatalf("%s: held-out M %d, N %d, steps %d", fam, held.Cfg.M, held.N, held.Iter)
 		}
 		globals := 0
-		m.Ctx.EnumerateVariables(func(v *gcontext.Variable) {
+		vars.Each(m.Ctx, func(v *mlmodel.Variable) {
 			if strings.HasPrefix(v.Scope(), "/local") || strings.HasPrefix(v.Scope(), "/AdamOptimizer") || !v.Shape().DType.IsFloat() {
 				return // locals, optimiser state, the RNG state
 			}
-			hv := held.Ctx.InAbsPath(v.Scope()).GetVariable(v.Name())
+			hv := held.Ctx.Store().Scope(v.Scope()).GetVariable(v.Name())
 			if hv == nil {
 				t.Errorf("%s: %s/%s missing from the held-out model", fam, v.Scope(), v.Name())
 				return

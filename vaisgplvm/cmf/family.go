@@ -3,8 +3,8 @@ package cmf
 import (
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
@@ -28,11 +28,11 @@ type draw struct {
 }
 
 // draw evaluates the model's family at the points idx [B] with data y [B, P].
-func (m *Model) draw(ctx *context.Context, y, idx *Node, nz noise) *draw {
+func (m *Model) draw(ctx *mlmodel.Scope, y, idx *Node, nz noise) *draw {
 	switch m.Cfg.Family {
 	case "meanfield":
 		g := y.Graph()
-		local := ctx.In("local")
+		local := ctx.At("local")
 		mean := gatherRows(vars.New(local, "mean", m.init.mean).ValueGraph(g), idx)
 		logVar := gatherRows(vars.New(local, "log_var", m.init.logVar).ValueGraph(g), idx)
 		return gaussianDraw(mean, logVar, nz.eta)
@@ -65,12 +65,12 @@ func logNormalStd(e, logVar *Node) *Node {
 func gatherRows(v, idx *Node) *Node { return Gather(v, InsertAxes(idx, -1)) }
 
 // cmfDraw is the GP-LVM-CMF family (see the package doc for the sampling path and the terms).
-func (m *Model) cmfDraw(ctx *context.Context, idx *Node, nz noise) *draw {
+func (m *Model) cmfDraw(ctx *mlmodel.Scope, idx *Node, nz noise) *draw {
 	c := m.Cfg
 	g, dt := idx.Graph(), nz.eta.DType()
 	s, b := nz.beta.Shape().Dim(0), nz.beta.Shape().Dim(1)
 	dz, r := float64(c.LatentDim), c.InputDim
-	gpc, local := ctx.In("gp"), ctx.In("local")
+	gpc, local := ctx.At("gp"), ctx.At("local")
 
 	zu := vars.New(gpc, "inducing", m.init.inducing).ValueGraph(g) // [M, R]
 	kvar := ReduceMean(m.kernel.Diag(gpc, zu))                     // the kernel variance s_k^2

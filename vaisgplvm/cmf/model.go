@@ -6,12 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	backends "github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+	optimizers "github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
@@ -24,16 +24,16 @@ type Model struct {
 	N, P    int         // data points and data dimensions
 	Y       [][]float64 // the data [N, P]
 	Backend backends.Backend
-	Ctx     *context.Context // every variable: decoder, gp, aux, encoder, local
-	Iter    int              // Adam steps taken
-	Curve   []float64        // -bound per point, per step (mini-batch estimates)
-	Seconds float64          // time spent in Train
+	Ctx     *mlmodel.Scope // every variable: decoder, gp, aux, encoder, local
+	Iter    int            // Adam steps taken
+	Curve   []float64      // -bound per point, per step (mini-batch estimates)
+	Seconds float64        // time spent in Train
 
 	kernel     kernels.Kernel
 	init       initial
 	rng        *rand.Rand
 	order      []int // this epoch's permutation of the points
-	step, eval *context.Exec
+	step, eval *mlmodel.Exec
 	frozen     bool // globals frozen (a model of held-out points made by Fit)
 }
 
@@ -93,11 +93,11 @@ func checkedModel(cfg Config, y [][]float64, b backends.Backend, maxM int) (*Mod
 	if m.kernel, err = kernels.New("se", kernels.Config{Q: cfg.InputDim, Variance: 1, Lengthscale: 1}); err != nil {
 		return nil, err
 	}
-	m.Ctx = context.New().Checked(false)
+	m.Ctx = mlmodel.NewStore().RootScope()
 	if err := vars.SetDType(m.Ctx, m.dtype()); err != nil {
 		return nil, err
 	}
-	if err := m.Ctx.SetRNGStateFromSeed(int64(cfg.Seed)); err != nil {
+	if err := m.Ctx.Store().SetRNGStateFromSeed(int64(cfg.Seed)); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -172,7 +172,7 @@ func filled(n, d int, v float64) [][]float64 {
 
 // perPoint builds, for the points idx [B] with data y [B, P], the bound per point and sample
 // log p(y | z) - reg [S, B], the log importance weights [S, B] and the samples z [S, B, Dz].
-func (m *Model) perPoint(ctx *context.Context, y, idx *Node, nz noise) (bound, logW, z *Node) {
+func (m *Model) perPoint(ctx *mlmodel.Scope, y, idx *Node, nz noise) (bound, logW, z *Node) {
 	d := m.draw(ctx, y, idx, nz)
 	ll := m.logLik(ctx, d.z, y)
 	return Sub(ll, d.reg), Sub(Add(ll, logStdNormal(d.z)), d.logQ), d.z
@@ -185,13 +185,13 @@ func (m *Model) build() {
 		return
 	}
 	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Done()
-	m.step = context.MustNewExec(m.Backend, m.Ctx, func(ctx *context.Context, in []*Node) *Node {
+	m.step = mlmodel.MustNewExec(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, in []*Node) *Node {
 		bound, _, _ := m.perPoint(ctx, in[0], in[1], noise{in[2], in[3], in[4], in[5]})
 		loss := Neg(ReduceAllMean(bound)) // -bound per point: N/B sum_b over N
 		opt.UpdateGraph(ctx, loss.Graph(), loss)
 		return loss
 	})
-	m.eval = context.MustNewExec(m.Backend, m.Ctx, func(ctx *context.Context, in []*Node) []*Node {
+	m.eval = mlmodel.MustNewExec(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, in []*Node) []*Node {
 		bound, logW, z := m.perPoint(ctx, in[0], in[1], noise{in[2], in[3], in[4], in[5]})
 		return []*Node{bound, logW, z}
 	})

@@ -119,7 +119,7 @@ func (m *Model) locals() (mean, logVar [][]float64, err error) {
 	}
 	out := [2][][]float64{m.init.mean, m.init.logVar}
 	for k, name := range names {
-		v := m.Ctx.InAbsPath("/local").GetVariable(name)
+		v := m.Ctx.Store().Scope("/local").GetVariable(name)
 		if v == nil {
 			continue
 		}

@@ -20,9 +20,9 @@ import (
 	"fmt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
@@ -145,7 +145,7 @@ func newSampler(tr *train.Trainer, points []int) (*ais.Sampler, error) {
 	}
 	idxT := tensors.FromValue(idx)
 	return ais.New(ais.Target{Backend: tr.Backend, Ctx: tr.Ctx, DType: m.DType(), B: len(points), Q: m.Cfg.Q,
-		LogLik: func(ctx *context.Context, h *Node) *Node {
+		LogLik: func(ctx *mlmodel.Scope, h *Node) *Node {
 			g := h.Graph()
 			var mkN *Node
 			if m.HasMask() {
@@ -158,7 +158,7 @@ func newSampler(tr *train.Trainer, points []int) (*ais.Sampler, error) {
 // kl returns KL(q(u) || p(u)) at the trainer's parameters.
 func kl(tr *train.Trainer) (float64, error) {
 	m := tr.Model
-	exec, err := context.NewExec(tr.Backend, tr.Ctx, func(ctx *context.Context, x *Node) *Node {
+	exec, err := mlmodel.NewExec(tr.Backend, tr.Ctx.Store(), func(ctx *mlmodel.Scope, x *Node) *Node {
 		return ConvertDType(gp.NewPosterior(ctx, x.Graph(), m.Inducing, m.Kernel).KL(), x.DType())
 	})
 	if err != nil {

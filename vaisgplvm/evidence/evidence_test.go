@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/core/tensors"
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"

@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
@@ -30,11 +30,11 @@ type problem struct {
 
 // setup returns the tests' SE kernel (variance kvar, lengthscales lscale) and a float64 context
 // holding q(u): mean p.mu and square roots qSqrt.
-func (p *problem) setup(qSqrt [][][]float64) (kernels.Kernel, *context.Context) {
+func (p *problem) setup(qSqrt [][][]float64) (kernels.Kernel, *mlmodel.Scope) {
 	kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
-	ctx := context.New().Checked(false)
-	ctx.In("inducing").VariableWithValue("q_mu", p.mu)
-	ctx.In("inducing").VariableWithValue("q_sqrt", qSqrt)
+	ctx := mlmodel.NewStore().RootScope()
+	ctx.At("inducing").VariableWithValue("q_mu", p.mu)
+	ctx.At("inducing").VariableWithValue("q_sqrt", qSqrt)
 	return kern, ctx
 }
 
@@ -161,7 +161,7 @@ func TestPosteriorMatchesGonum(t *testing.T) {
 		in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: whitened, Z0: p.z, UnwhitenedScale: 1}
 		lik := &gp.Gaussian{NoiseVariance0: noise}
 		kern, ctx := p.setup(p.s)
-		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
+		out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h, x, mask *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 			per := post.Predict(h, true)
 			sum := post.Predict(h, false)
@@ -207,7 +207,7 @@ func TestUnmaskedELLMatchesAllOnesMask(t *testing.T) {
 	in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: true, Z0: p.z}
 	lik := &gp.Gaussian{NoiseVariance0: noise}
 	kern, ctx := p.setup(p.s)
-	out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
+	out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h, x, mask *Node) []*Node {
 		post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 		return []*Node{lik.ExpectedLogLik(ctx, post, x, nil, h), lik.ExpectedLogLik(ctx, post, x, mask, h)}
 	}, p.h, p.x, ones)
@@ -231,7 +231,7 @@ func TestSharedSqrtEqualsRepeatedS(t *testing.T) {
 			qSqrt = p.s[:1]
 		}
 		kern, ctx := p.setup(qSqrt)
-		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
+		out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h, x, mask *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 			per := post.Predict(h, true)
 			sum := post.Predict(h, false)
@@ -270,7 +270,7 @@ func TestMeanBias(t *testing.T) {
 	eval := func(b0 []float64, x [][]float64) [][]float64 {
 		in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: true, Z0: p.z, Bias0: b0}
 		kern, ctx := p.setup(p.s)
-		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
+		out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h, x, mask *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 			per := post.Predict(h, true)
 			return []*Node{per.Mean, per.Var, lik.ExpectedLogLik(ctx, post, x, mask, h)}
@@ -304,14 +304,14 @@ func TestSummedVarianceFloat32IllConditioned(t *testing.T) {
 		_, vr, _, _ := reference(p, whitened)
 		in := &gp.Inducing{M: mTest, D: dTest, Q: qTest, Whitened: whitened, Z0: p.z, UnwhitenedScale: 1}
 		kern, _ := kernels.New("se", kernels.Config{Q: qTest, Variance: kvar, Lengthscale: lscale})
-		ctx := context.New().Checked(false)
+		ctx := mlmodel.NewStore().RootScope()
 		if err := vars.SetDType(ctx, dtypes.Float32); err != nil {
 			t.Fatal(err)
 		}
-		ctx.In("inducing").VariableWithValue("q_mu", vars.Convert(tensors.FromValue(p.mu), dtypes.Float32))
-		ctx.In("inducing").VariableWithValue("q_sqrt", vars.Convert(tensors.FromValue(p.s), dtypes.Float32))
+		ctx.At("inducing").VariableWithValue("q_mu", vars.Convert(tensors.FromValue(p.mu), dtypes.Float32))
+		ctx.At("inducing").VariableWithValue("q_sqrt", vars.Convert(tensors.FromValue(p.s), dtypes.Float32))
 		h := vars.Convert(tensors.FromValue(p.h), dtypes.Float32)
-		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h *Node) []*Node {
+		out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 			return []*Node{post.Predict(h, false).VarSum, post.Predict(h, true).VarSum}
 		}, h)

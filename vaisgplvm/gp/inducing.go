@@ -10,8 +10,8 @@ package gp
 import (
 	"fmt"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
@@ -56,7 +56,7 @@ func (in *Inducing) Validate() error {
 type Posterior struct {
 	In     *Inducing
 	Kernel kernels.Kernel
-	ctx    *context.Context
+	ctx    *mlmodel.Scope
 	Z      *Node // [M, Q]
 	L      *Node // Cholesky factor of Kuu + jitter I: [M, M]
 	LInv   *Node // L^-1: [M, M]
@@ -74,8 +74,8 @@ type Posterior struct {
 }
 
 // NewPosterior reads the inducing variables from ctx and factorises Kuu.
-func NewPosterior(ctx *context.Context, g *Graph, in *Inducing, k kernels.Kernel) *Posterior {
-	c := ctx.In("inducing")
+func NewPosterior(ctx *mlmodel.Scope, g *Graph, in *Inducing, k kernels.Kernel) *Posterior {
+	c := ctx.At("inducing")
 	p := &Posterior{In: in, Kernel: k, ctx: ctx}
 	p.Z = vars.New(c, "z", in.Z0).ValueGraph(g)
 	mu0 := make([][]float64, in.M)

@@ -3,8 +3,8 @@ package gp
 import (
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
@@ -20,8 +20,8 @@ type Gaussian struct {
 const NoiseVarianceFloor = 1e-6
 
 // NoiseVariance returns s^2 (a scalar node), at least NoiseVarianceFloor.
-func (lk *Gaussian) NoiseVariance(ctx *context.Context, g *Graph) *Node {
-	v := vars.New(ctx.In("likelihood"), "raw_noise_variance", vars.InvSoftplus(lk.NoiseVariance0))
+func (lk *Gaussian) NoiseVariance(ctx *mlmodel.Scope, g *Graph) *Node {
+	v := vars.New(ctx.At("likelihood"), "raw_noise_variance", vars.InvSoftplus(lk.NoiseVariance0))
 	return AddScalar(Softplus(v.ValueGraph(g)), NoiseVarianceFloor)
 }
 
@@ -37,18 +37,18 @@ type GaussianTerms struct {
 }
 
 // Terms builds the GaussianTerms of graph g (variables under ctx, as NoiseVariance).
-func (lk *Gaussian) Terms(ctx *context.Context, g *Graph) *GaussianTerms {
+func (lk *Gaussian) Terms(ctx *mlmodel.Scope, g *Graph) *GaussianTerms {
 	s2 := lk.NoiseVariance(ctx, g)
 	return &GaussianTerms{NoiseVariance: s2, LogNorm: MulScalar(Log(MulScalar(s2, 2*math.Pi)), -0.5), twoS2: MulScalar(s2, 2)}
 }
 
 // ExpectedLogLik is GaussianTerms.ExpectedLogLik with terms built for this call (see Terms).
-func (lk *Gaussian) ExpectedLogLik(ctx *context.Context, p *Posterior, x, mask, h *Node) *Node {
+func (lk *Gaussian) ExpectedLogLik(ctx *mlmodel.Scope, p *Posterior, x, mask, h *Node) *Node {
 	return lk.Terms(ctx, h.Graph()).ExpectedLogLik(p, x, mask, h)
 }
 
 // ExpectedLogLikProjected is GaussianTerms.ExpectedLogLikProjected with terms built for this call.
-func (lk *Gaussian) ExpectedLogLikProjected(ctx *context.Context, p *Posterior, pr *Projected, h *Node) *Node {
+func (lk *Gaussian) ExpectedLogLikProjected(ctx *mlmodel.Scope, p *Posterior, pr *Projected, h *Node) *Node {
 	return lk.Terms(ctx, h.Graph()).ExpectedLogLikProjected(p, pr, h)
 }
 

@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -49,19 +49,19 @@ func newWideProblem(seed uint64, nS int, offset float64) wideProblem {
 
 // setup returns the SE kernel, Gaussian likelihood and a context holding the problem's q(u) (mu,
 // s) that the projected-fit tests evaluate.
-func (p wideProblem) setup() (kernels.Kernel, *gp.Gaussian, *context.Context) {
+func (p wideProblem) setup() (kernels.Kernel, *gp.Gaussian, *mlmodel.Scope) {
 	kern, _ := kernels.New("se", kernels.Config{Q: wideQ, Variance: kvar, Lengthscale: lscale})
-	ctx := context.New().Checked(false)
-	ctx.In("inducing").VariableWithValue("q_mu", p.mu)
-	ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
+	ctx := mlmodel.NewStore().RootScope()
+	ctx.At("inducing").VariableWithValue("q_mu", p.mu)
+	ctx.At("inducing").VariableWithValue("q_sqrt", p.s)
 	return kern, &gp.Gaussian{NoiseVariance0: noise}, ctx
 }
 
 // withGradients returns ell [N] and the gradients of a weighted sum of it (each point's weight
 // different) with respect to h and every variable of ctx.
-func withGradients(ctx *context.Context, h, ell *Node) []*Node {
+func withGradients(ctx *mlmodel.Scope, h, ell *Node) []*Node {
 	wrt := []*Node{h}
-	ctx.EnumerateVariables(func(v *context.Variable) {
+	vars.Each(ctx, func(v *mlmodel.Variable) {
 		wrt = append(wrt, v.ValueGraph(h.Graph()))
 	})
 	w := AddScalar(MulScalar(Iota(h.Graph(), ell.Shape(), 0), 0.3), 1)
@@ -114,7 +114,7 @@ func TestProjectedMatchesDirect(t *testing.T) {
 				}
 				kern, lik, ctx := p.setup()
 				eval := func(projected bool) [][]float64 {
-					out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x *Node) []*Node {
+					out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h, x *Node) []*Node {
 						post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 						var ell *Node
 						if projected {
@@ -192,7 +192,7 @@ func TestProjectedMaskedMatchesDirect(t *testing.T) {
 					}
 					kern, lik, ctx := p.setup()
 					eval := func(projected bool) [][]float64 {
-						out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x, mask *Node) []*Node {
+						out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h, x, mask *Node) []*Node {
 							post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 							var ell *Node
 							if projected {
@@ -238,15 +238,15 @@ func TestProjectedFloat32(t *testing.T) {
 	kern, _ := kernels.New("se", kernels.Config{Q: wideQ, Variance: kvar, Lengthscale: lscale})
 	lik := &gp.Gaussian{NoiseVariance0: 0.0025}
 	run := func(dt dtypes.DType, x [][]float64, projected bool) []float64 {
-		ctx := context.New().Checked(false)
+		ctx := mlmodel.NewStore().RootScope()
 		if err := vars.SetDType(ctx, dt); err != nil {
 			t.Fatal(err)
 		}
-		ctx.In("inducing").VariableWithValue("q_mu", vars.Convert(tensors.FromValue(p.mu), dt))
-		ctx.In("inducing").VariableWithValue("q_sqrt", vars.Convert(tensors.FromValue(p.s), dt))
+		ctx.At("inducing").VariableWithValue("q_mu", vars.Convert(tensors.FromValue(p.mu), dt))
+		ctx.At("inducing").VariableWithValue("q_sqrt", vars.Convert(tensors.FromValue(p.s), dt))
 		h := vars.Convert(tensors.FromValue(p.h), dt)
 		xt := vars.Convert(tensors.FromValue(x), dt)
-		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x *Node) []*Node {
+		out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h, x *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 			if projected {
 				pr := post.Project(x)
@@ -259,10 +259,10 @@ func TestProjectedFloat32(t *testing.T) {
 		}, h, xt)
 		return vars.Flat64(out[0])
 	}
-	ctx := context.New().Checked(false)
-	ctx.In("inducing").VariableWithValue("q_mu", p.mu)
-	ctx.In("inducing").VariableWithValue("q_sqrt", p.s)
-	means := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h *Node) []*Node {
+	ctx := mlmodel.NewStore().RootScope()
+	ctx.At("inducing").VariableWithValue("q_mu", p.mu)
+	ctx.At("inducing").VariableWithValue("q_sqrt", p.s)
+	means := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h *Node) []*Node {
 		return []*Node{gp.NewPosterior(ctx, h.Graph(), in, kern).Predict(h, false).Mean}
 	}, p.h)
 	rng := rand.New(rand.NewPCG(13, 0))
@@ -310,7 +310,7 @@ func TestProjectedKernelSpaceConditioning(t *testing.T) {
 	in := &gp.Inducing{M: wideM, D: wideD, Q: wideQ, Whitened: true, Z0: p.z, SharedSqrt: true}
 	kern, lik, ctx := p.setup()
 	eval := func(projected bool) [][]float64 {
-		out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, h, x *Node) []*Node {
+		out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, h, x *Node) []*Node {
 			post := gp.NewPosterior(ctx, h.Graph(), in, kern)
 			if projected {
 				pr := post.Project(x)

@@ -14,7 +14,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
@@ -147,8 +147,8 @@ func isModelScope(scope string) bool {
 }
 
 // variable reads a [N, Q] float64 variable.
-func variable(ctx *context.Context, scope, name string) ([][]float64, error) {
-	v := ctx.InspectVariable(scope, name)
+func variable(ctx *mlmodel.Scope, scope, name string) ([][]float64, error) {
+	v := ctx.Store().Scope(scope).GetVariable(name)
 	if v == nil {
 		return nil, fmt.Errorf("infer: the model has no variable %s/%s (train it first)", scope, name)
 	}

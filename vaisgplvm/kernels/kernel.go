@@ -8,8 +8,8 @@ package kernels
 import (
 	"fmt"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
@@ -19,15 +19,15 @@ type Kernel interface {
 	// Name is the short name used on the command line ("se", "matern32", "matern52", "linear").
 	Name() string
 	// Matrix returns k(x1, x2): x1 [N1, Q], x2 [N2, Q] -> [N1, N2].
-	Matrix(ctx *context.Context, x1, x2 *Node) *Node
+	Matrix(ctx *mlmodel.Scope, x1, x2 *Node) *Node
 	// Diag returns k(x_n, x_n): x [N, Q] -> [N].
-	Diag(ctx *context.Context, x *Node) *Node
+	Diag(ctx *mlmodel.Scope, x *Node) *Node
 	// Lengthscales returns the ARD lengthscales [Q] (for the linear kernel, 1/sqrt(variance_q)).
-	Lengthscales(ctx *context.Context, g *Graph) *Node
+	Lengthscales(ctx *mlmodel.Scope, g *Graph) *Node
 	// Prepare fixes the second argument x2 [N2, Q] (the inducing inputs Z) and builds everything
 	// that depends only on x2 and the hyperparameters once: the annealed chain evaluates k(h, Z)
 	// K+1 times per graph, and each repeat would also be differentiated.
-	Prepare(ctx *context.Context, x2 *Node) Prepared
+	Prepare(ctx *mlmodel.Scope, x2 *Node) Prepared
 }
 
 // Prepared is a kernel with its hyperparameters and its second argument x2 [N2, Q] fixed.
@@ -63,9 +63,9 @@ func New(name string, cfg Config) (Kernel, error) {
 
 // positive returns softplus of the unconstrained variable "raw_<name>" under ctx, initialised so
 // that its value is init (a scalar or a [Q] vector).
-func positive(ctx *context.Context, g *Graph, name string, init float64, q int) *Node {
+func positive(ctx *mlmodel.Scope, g *Graph, name string, init float64, q int) *Node {
 	raw := vars.InvSoftplus(init)
-	var v *context.Variable
+	var v *mlmodel.Variable
 	if q == 0 {
 		v = vars.New(ctx, "raw_"+name, raw)
 	} else {

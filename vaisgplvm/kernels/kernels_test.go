@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -43,7 +43,7 @@ func TestKernelsAgainstDirectFormulas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := context.MustExecOnceN(testutil.Backend(), context.New().Checked(false), func(ctx *context.Context, a, b *Node) []*Node {
+		out := mlmodel.MustExecOnceN(testutil.Backend(), mlmodel.NewStore(), func(ctx *mlmodel.Scope, a, b *Node) []*Node {
 			km := k.Matrix(ctx, a, b)
 			prep := k.Prepare(ctx, b)
 			// The gradient must be finite even at zero distance.

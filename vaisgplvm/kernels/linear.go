@@ -1,8 +1,8 @@
 package kernels
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // Linear is the ARD linear kernel k(h, h') = sum_q v_q h_q h'_q with one variance v_q per latent
@@ -12,23 +12,23 @@ type Linear struct{ Config }
 // Name implements Kernel.
 func (k *Linear) Name() string { return "linear" }
 
-func (k *Linear) variances(ctx *context.Context, g *Graph) *Node {
-	return positive(ctx.In("kernel"), g, "variances", k.Variance, k.Q)
+func (k *Linear) variances(ctx *mlmodel.Scope, g *Graph) *Node {
+	return positive(ctx.At("kernel"), g, "variances", k.Variance, k.Q)
 }
 
 // Lengthscales implements Kernel: 1/sqrt(v_q), so that small values mean relevant dimensions as
 // for the stationary kernels.
-func (k *Linear) Lengthscales(ctx *context.Context, g *Graph) *Node {
+func (k *Linear) Lengthscales(ctx *mlmodel.Scope, g *Graph) *Node {
 	return Rsqrt(k.variances(ctx, g))
 }
 
 // Matrix implements Kernel: [N1, Q] x [N2, Q] -> [N1, N2] (Prepare(ctx, x2).Cross(x1)).
-func (k *Linear) Matrix(ctx *context.Context, x1, x2 *Node) *Node {
+func (k *Linear) Matrix(ctx *mlmodel.Scope, x1, x2 *Node) *Node {
 	return k.Prepare(ctx, x2).Cross(x1)
 }
 
 // Diag implements Kernel: [N, Q] -> [N].
-func (k *Linear) Diag(ctx *context.Context, x *Node) *Node {
+func (k *Linear) Diag(ctx *mlmodel.Scope, x *Node) *Node {
 	return linearDiag(x, InsertAxes(k.variances(ctx, x.Graph()), 0))
 }
 
@@ -36,7 +36,7 @@ func (k *Linear) Diag(ctx *context.Context, x *Node) *Node {
 func linearDiag(x, v *Node) *Node { return ReduceSum(Mul(Square(x), v), -1) }
 
 // Prepare implements Kernel: the variances and x2^T are built once.
-func (k *Linear) Prepare(ctx *context.Context, x2 *Node) Prepared {
+func (k *Linear) Prepare(ctx *mlmodel.Scope, x2 *Node) Prepared {
 	return &linearAt{v: InsertAxes(k.variances(ctx, x2.Graph()), 0), x2T: Transpose(x2, 0, 1)}
 }
 

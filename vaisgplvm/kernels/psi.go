@@ -3,8 +3,8 @@ package kernels
 import (
 	"fmt"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // Psi holds the SE-ARD kernel's expectations under Gaussian inputs q(x_n) = N(mu_n, diag s_n)
@@ -26,7 +26,7 @@ type Psi struct {
 // PsiStatistics returns the psi statistics of the SE-ARD kernel for input means mu [N, Q], input
 // variances s [N, Q] (> 0) and inducing inputs z [M, Q]. Errors: a kernel other than SE (the
 // Matérn and linear kernels have no closed form here), or shapes that do not match.
-func PsiStatistics(ctx *context.Context, k Kernel, mu, s, z *Node) (*Psi, error) {
+func PsiStatistics(ctx *mlmodel.Scope, k Kernel, mu, s, z *Node) (*Psi, error) {
 	st, ok := k.(*Stationary)
 	if !ok || st.Kind != "se" {
 		return nil, fmt.Errorf("kernels: psi statistics need the SE kernel, not %q", k.Name())

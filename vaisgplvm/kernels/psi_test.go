@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -37,9 +37,9 @@ func TestPsiStatisticsAgainstMonteCarlo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.New().Checked(false)
-	ctx.In("kernel").VariableWithValue("raw_lengthscale", []float64{vars.InvSoftplus(ls[0]), vars.InvSoftplus(ls[1])})
-	out := context.MustExecOnceN(testutil.Backend(), ctx, func(ctx *context.Context, mu, s, z *Node) []*Node {
+	ctx := mlmodel.NewStore().RootScope()
+	ctx.At("kernel").VariableWithValue("raw_lengthscale", []float64{vars.InvSoftplus(ls[0]), vars.InvSoftplus(ls[1])})
+	out := mlmodel.MustExecOnceN(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, mu, s, z *Node) []*Node {
 		p, err := kernels.PsiStatistics(ctx, k, mu, s, z)
 		if err != nil {
 			panic(err)
@@ -87,7 +87,7 @@ func TestPsiStatisticsAgainstMonteCarlo(t *testing.T) {
 		}
 	}
 	mat, _ := kernels.New("matern32", kernels.Config{Q: q, Variance: 1, Lengthscale: 1})
-	context.MustExecOnceN(testutil.Backend(), context.New(), func(ctx *context.Context, mu, s, z *Node) []*Node {
+	mlmodel.MustExecOnceN(testutil.Backend(), mlmodel.NewStore(), func(ctx *mlmodel.Scope, mu, s, z *Node) []*Node {
 		if _, err := kernels.PsiStatistics(ctx, mat, mu, s, z); err == nil {
 			t.Errorf("Matérn psi statistics accepted")
 		}
@@ -102,7 +102,7 @@ func TestPsiStatisticsPointMass(t *testing.T) {
 	mu, z := testutil.NormalRows(rng, 2, 3, 1), testutil.NormalRows(rng, 4, 3, 1)
 	s := [][]float64{{1e-12, 1e-12, 1e-12}, {1e-12, 1e-12, 1e-12}}
 	k, _ := kernels.New("se", kernels.Config{Q: 3, Variance: 0.9, Lengthscale: 0.7})
-	out := context.MustExecOnceN(testutil.Backend(), context.New().Checked(false), func(ctx *context.Context, mu, s, z *Node) []*Node {
+	out := mlmodel.MustExecOnceN(testutil.Backend(), mlmodel.NewStore(), func(ctx *mlmodel.Scope, mu, s, z *Node) []*Node {
 		p, err := kernels.PsiStatistics(ctx, k, mu, s, z)
 		if err != nil {
 			panic(err)

@@ -3,8 +3,8 @@ package kernels
 import (
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // Stationary is an ARD stationary kernel k(h, h') = s^2 rho(r), r^2 = sum_q (h_q - h'_q)^2 / l_q^2,
@@ -19,22 +19,22 @@ type Stationary struct {
 // Name implements Kernel.
 func (k *Stationary) Name() string { return k.Kind }
 
-func (k *Stationary) variance(ctx *context.Context, g *Graph) *Node {
-	return positive(ctx.In("kernel"), g, "variance", k.Variance, 0)
+func (k *Stationary) variance(ctx *mlmodel.Scope, g *Graph) *Node {
+	return positive(ctx.At("kernel"), g, "variance", k.Variance, 0)
 }
 
 // Lengthscales implements Kernel: [Q].
-func (k *Stationary) Lengthscales(ctx *context.Context, g *Graph) *Node {
-	return positive(ctx.In("kernel"), g, "lengthscale", k.Lengthscale, k.Q)
+func (k *Stationary) Lengthscales(ctx *mlmodel.Scope, g *Graph) *Node {
+	return positive(ctx.At("kernel"), g, "lengthscale", k.Lengthscale, k.Q)
 }
 
 // Matrix implements Kernel: [N1, Q] x [N2, Q] -> [N1, N2] (Prepare(ctx, x2).Cross(x1)).
-func (k *Stationary) Matrix(ctx *context.Context, x1, x2 *Node) *Node {
+func (k *Stationary) Matrix(ctx *mlmodel.Scope, x1, x2 *Node) *Node {
 	return k.Prepare(ctx, x2).Cross(x1)
 }
 
 // Diag implements Kernel: [N, Q] -> [N], equal to the kernel variance.
-func (k *Stationary) Diag(ctx *context.Context, x *Node) *Node {
+func (k *Stationary) Diag(ctx *mlmodel.Scope, x *Node) *Node {
 	return constantDiag(x, k.variance(ctx, x.Graph()))
 }
 
@@ -45,7 +45,7 @@ func constantDiag(x, variance *Node) *Node { return Mul(OnesLike(ReduceSum(x, -1
 // inputs, r2 = [|a|^2, 1, a] . [1, |b|^2, -2b]^T with a = x1/l, b = x2/l; this avoids [N1, N2]-sized
 // broadcasts, which are slow on the pure-Go backend. The lengthscales, the kernel variance and the
 // x2 side [1, |b|^2, -2b]^T are built here, once.
-func (k *Stationary) Prepare(ctx *context.Context, x2 *Node) Prepared {
+func (k *Stationary) Prepare(ctx *mlmodel.Scope, x2 *Node) Prepared {
 	g := x2.Graph()
 	ls := InsertAxes(k.Lengthscales(ctx, g), 0)
 	b := Div(x2, ls)

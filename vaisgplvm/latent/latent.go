@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
@@ -45,8 +45,8 @@ type Q0 struct {
 }
 
 // Batch reads the variables and gathers the points idx [B] (int) from them.
-func Batch(ctx *context.Context, g *Graph, c *Config, idx *Node) *Q0 {
-	lc := ctx.In("latent")
+func Batch(ctx *mlmodel.Scope, g *Graph, c *Config, idx *Node) *Q0 {
+	lc := ctx.At("latent")
 	mean := Gather(vars.New(lc, "mean", c.Mean0).ValueGraph(g), InsertAxes(idx, -1))
 	q := &Q0{Q: c.Q, Mean: mean}
 	raw0 := vars.InvSoftplus(c.Scale0)

@@ -1,9 +1,11 @@
-// Package linalg provides the dense linear algebra that GoMLX v0.26.0 lacks, as differentiable
+// Package linalg provides the dense linear algebra that GoMLX lacks (v0.28.6: no Cholesky, no
+// triangular solve), as differentiable
 // graph functions: Cholesky factorisation, the inverse of a lower-triangular factor, triangular
 // solves, Cholesky solves and log-determinants.
 //
 // Every function accepts a single matrix [n, n] or a batch [B, n, n] and works on every backend,
-// including the pure-Go one (which has no Pad op, so autodiff through Slice is unavailable there).
+// including the pure-Go one. (It was written for GoMLX v0.26.0, whose pure-Go backend had no Pad op
+// and so no gradient of Slice; it avoids Slice and Concatenate in differentiated paths.)
 //
 // # How it is built
 //

@@ -1,6 +1,6 @@
 package linalg_test
 
-import "github.com/gomlx/gomlx/pkg/core/tensors"
+import "github.com/gomlx/gomlx/core/tensors"
 
 type tensorsT = tensors.Tensor
 

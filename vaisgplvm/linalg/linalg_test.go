@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"

@@ -1,7 +1,7 @@
 package linalg
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 )
 
 // SolveLower returns L^-1 B for lower-triangular L [n, n] (or [B, n, n]) and B [n, k] (or [B, n, k]).

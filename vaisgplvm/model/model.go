@@ -6,9 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
@@ -118,7 +118,7 @@ func (m *Model) NoiseShapes(b int) (eps0, chain []int) {
 // Bound evaluates the configured bound on a batch. x: [B, D]; mask: [R, D], the mask of the first
 // R <= B rows, the others fully observed (R < B only as ArrangeBatch arranges it), or nil when the
 // model has none; idx: [B] int32 point indices; eps0 and chainEps as in NoiseShapes.
-func (m *Model) Bound(ctx *context.Context, x, mask, idx, eps0, chainEps *Node) (*bounds.Result, *anneal.Chain) {
+func (m *Model) Bound(ctx *mlmodel.Scope, x, mask, idx, eps0, chainEps *Node) (*bounds.Result, *anneal.Chain) {
 	g := x.Graph()
 	b := m.BatchFor(ctx, x, mask, idx)
 	k := max(m.Cfg.K, 1)
@@ -140,14 +140,14 @@ func (m *Model) sizes() bounds.Sizes { return bounds.Sizes{K: m.Cfg.K, Samples: 
 
 // AdaptStep adds to the training step's graph the adaptive step-size updates (eta_k and, with
 // PointEta, the per-point factors of the batch idx [B]) from the chain of that step's bound.
-func (m *Model) AdaptStep(ctx *context.Context, c *anneal.Chain, idx *Node) {
+func (m *Model) AdaptStep(ctx *mlmodel.Scope, c *anneal.Chain, idx *Node) {
 	m.Step.Adapt(ctx, c)
 	m.Step.AdaptPoints(m.pointScope(ctx), c, idx, m.N)
 }
 
 // PointEtaFactors returns the per-point step-size factors s_n of the points idx [B] (int32): [B],
 // or nil without Cfg.PointEta (see anneal.StepSize.PerPoint).
-func (m *Model) PointEtaFactors(ctx *context.Context, g *Graph, idx *Node) *Node {
+func (m *Model) PointEtaFactors(ctx *mlmodel.Scope, g *Graph, idx *Node) *Node {
 	if !m.Step.PerPoint {
 		return nil
 	}
@@ -156,13 +156,13 @@ func (m *Model) PointEtaFactors(ctx *context.Context, g *Graph, idx *Node) *Node
 
 // pointScope is where the per-point step-size factors live: with the latents, so that a model
 // fitted to new points (package infer) starts its own.
-func (m *Model) pointScope(ctx *context.Context) *context.Context {
-	return ctx.In("latent")
+func (m *Model) pointScope(ctx *mlmodel.Scope) *mlmodel.Scope {
+	return ctx.At("latent")
 }
 
 // BatchFor returns what the bounds need for the batch idx [B] with data x [B, D] and mask (as in
 // Bound).
-func (m *Model) BatchFor(ctx *context.Context, x, mask, idx *Node) *bounds.Batch {
+func (m *Model) BatchFor(ctx *mlmodel.Scope, x, mask, idx *Node) *bounds.Batch {
 	post := gp.NewPosterior(ctx, x.Graph(), m.Inducing, m.Kernel)
 	lik := m.Lik.Terms(ctx, x.Graph())
 	bt := &bounds.Batch{
@@ -267,7 +267,7 @@ func logLik(lik *gp.GaussianTerms, post *gp.Posterior, x, mask, h *Node) *Node {
 
 // Predict returns the predictive mean [N, D] of f at latent points h [N, Q] and the expected
 // log-likelihood l_n(h) [N] of x (mask may be nil, or cover only the first rows: ArrangeBatch).
-func (m *Model) Predict(ctx *context.Context, x, mask, h *Node) (mean, ell *Node) {
+func (m *Model) Predict(ctx *mlmodel.Scope, x, mask, h *Node) (mean, ell *Node) {
 	post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
 	mg := post.Predict(h, false)
 	return mg.Mean, m.Lik.ExpectedLogLik(ctx, post, x, gp.ExpandMask(mask, h.Shape().Dim(0)), h)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gomlx/gomlx/backends"
+	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gomlx/gomlx/backends"
+	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"

@@ -6,10 +6,10 @@ import (
 	"math"
 	"time"
 
-	"github.com/gomlx/gomlx/backends"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	backends "github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+	optimizers "github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
@@ -32,7 +32,7 @@ type Model struct {
 	Cfg  Config
 	X    [][]float64
 	GP   *GP
-	Ctx  *context.Context
+	Ctx  *mlmodel.Scope
 	Iter int
 	// Curve is -log p(X, H) / N after each iteration (nats per point).
 	Curve   []float64
@@ -40,7 +40,7 @@ type Model struct {
 
 	backend backends.Backend
 	h0      [][]float64
-	step    *context.Exec
+	step    *mlmodel.Exec
 }
 
 // New prepares a standard GPLVM for x [N, D] with latents initialised by PCA. Errors: empty,
@@ -93,9 +93,9 @@ func New(cfg Config, x [][]float64, b backends.Backend) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Cfg: cfg, X: x, GP: &GP{Kernel: kern, Lik: &gp.Gaussian{NoiseVariance0: cfg.Noise0 * dataVar}},
-		Ctx: context.New().Checked(false), backend: b, h0: h0}
+		Ctx: mlmodel.NewStore().RootScope(), backend: b, h0: h0}
 	opt := optimizers.Adam().LearningRate(cfg.LR).Done()
-	m.step, err = context.NewExec(b, m.Ctx, func(ctx *context.Context, xn *Node) *Node {
+	m.step, err = mlmodel.NewExec(b, m.Ctx.Store(), func(ctx *mlmodel.Scope, xn *Node) *Node {
 		loss := DivScalar(Neg(m.GP.LogJoint(ctx, xn, m.latents(ctx, xn.Graph()))), float64(len(x)))
 		opt.UpdateGraph(ctx, xn.Graph(), loss)
 		return loss
@@ -106,8 +106,8 @@ func New(cfg Config, x [][]float64, b backends.Backend) (*Model, error) {
 	return m, nil
 }
 
-func (m *Model) latents(ctx *context.Context, g *Graph) *Node {
-	return vars.New(ctx.In("standard"), "latent", m.h0).ValueGraph(g)
+func (m *Model) latents(ctx *mlmodel.Scope, g *Graph) *Node {
+	return vars.New(ctx.At("standard"), "latent", m.h0).ValueGraph(g)
 }
 
 // Run takes iters Adam steps on -log p(X, H) / N, drawing a progress bar on progress when not
@@ -156,7 +156,7 @@ type Evaluation struct {
 
 // Evaluate computes the metrics (labels may be nil).
 func (m *Model) Evaluate(labels []int) (*Evaluation, error) {
-	exec, err := context.NewExec(m.backend, m.Ctx, func(ctx *context.Context, xn *Node) []*Node {
+	exec, err := mlmodel.NewExec(m.backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, xn *Node) []*Node {
 		h := m.latents(ctx, xn.Graph())
 		ell, mean := m.GP.ExpectedLogLik(ctx, xn, h)
 		return []*Node{m.GP.LogMarginal(ctx, xn, h), ell, mean, h}

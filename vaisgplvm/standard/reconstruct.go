@@ -5,9 +5,9 @@ import (
 	"math"
 	"strings"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+	optimizers "github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
@@ -56,17 +56,17 @@ func (m *Model) Reconstruct(x, mask [][]float64, iters int) (*Reconstruction, er
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.New().Checked(false)
+	ctx := mlmodel.NewStore().RootScope()
 	if err := vars.CopyFrozen(m.Ctx, ctx, trainedScope); err != nil {
 		return nil, err
 	}
 	h0 := latent.Nearest(m.X, nil, h, x, mask)
-	star := func(ctx *context.Context, g *Graph) *Node {
-		return vars.New(ctx.In("reconstruct"), "h", h0).ValueGraph(g)
+	star := func(ctx *mlmodel.Scope, g *Graph) *Node {
+		return vars.New(ctx.At("reconstruct"), "h", h0).ValueGraph(g)
 	}
 	xs, ms := zeroMissing(x, mask), mask
 	// The GP is frozen: factor the training kernel once, not at every Adam step.
-	factors, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, xt *Node) []*Node {
+	factors, err := mlmodel.NewExec(m.backend, ctx.Store(), func(ctx *mlmodel.Scope, xt *Node) []*Node {
 		lInv, beta, s2 := m.GP.training(ctx, xt, m.latents(ctx, xt.Graph()))
 		return []*Node{lInv, beta, s2}
 	})
@@ -79,7 +79,7 @@ func (m *Model) Reconstruct(x, mask [][]float64, iters int) (*Reconstruction, er
 	}
 	lInv, beta, s2 := f[0], f[1], f[2]
 	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Done()
-	step, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, li, bt, noise, xn, mk *Node) *Node {
+	step, err := mlmodel.NewExec(m.backend, ctx.Store(), func(ctx *mlmodel.Scope, li, bt, noise, xn, mk *Node) *Node {
 		g := xn.Graph()
 		mean, v := m.GP.predictFrom(ctx, li, bt, m.latents(ctx, g), star(ctx, g))
 		total := Add(InsertAxes(v, -1), noise) // [T, 1]
@@ -101,7 +101,7 @@ func (m *Model) Reconstruct(x, mask [][]float64, iters int) (*Reconstruction, er
 			return nil, fmt.Errorf("standard: reconstruct: iteration %d: objective %g", i+1, v)
 		}
 	}
-	final, err := context.NewExec(m.backend, ctx, func(ctx *context.Context, li, bt *Node) []*Node {
+	final, err := mlmodel.NewExec(m.backend, ctx.Store(), func(ctx *mlmodel.Scope, li, bt *Node) []*Node {
 		hs := star(ctx, li.Graph())
 		mean, v := m.GP.predictFrom(ctx, li, bt, m.latents(ctx, li.Graph()), hs)
 		return []*Node{hs, mean, v}
@@ -147,7 +147,7 @@ func (r *Reconstruction) ScoreHidden(truth, mask [][]float64) (mse, nell float64
 
 // predict returns the exact GP predictive mean [T, D] and variance [T] of f at hs [T, Q] given the
 // training data x [N, D] at h [N, Q], and s^2.
-func (m *GP) predict(ctx *context.Context, x, h, hs *Node) (mean, v, s2 *Node) {
+func (m *GP) predict(ctx *mlmodel.Scope, x, h, hs *Node) (mean, v, s2 *Node) {
 	lInv, beta, s2 := m.training(ctx, x, h)
 	mean, v = m.predictFrom(ctx, lInv, beta, h, hs)
 	return mean, v, s2
@@ -155,7 +155,7 @@ func (m *GP) predict(ctx *context.Context, x, h, hs *Node) (mean, v, s2 *Node) {
 
 // training returns what the predictive needs from the training data: L^-1 [N, N] for
 // L L^T = K + s^2 I (+ jitter), beta = L^-1 X [N, D], and s^2.
-func (m *GP) training(ctx *context.Context, x, h *Node) (lInv, beta, s2 *Node) {
+func (m *GP) training(ctx *mlmodel.Scope, x, h *Node) (lInv, beta, s2 *Node) {
 	l, s2 := m.factor(ctx, h)
 	lInv = linalg.TriangularInverse(l)
 	return lInv, MatMul(lInv, x), s2
@@ -163,14 +163,14 @@ func (m *GP) training(ctx *context.Context, x, h *Node) (lInv, beta, s2 *Node) {
 
 // predictFrom is predict given the training factors: mean A^T beta, variance k(h*, h*) - |A|^2
 // with A = L^-1 K(H, H*) [N, T].
-func (m *GP) predictFrom(ctx *context.Context, lInv, beta, h, hs *Node) (mean, v *Node) {
+func (m *GP) predictFrom(ctx *mlmodel.Scope, lInv, beta, h, hs *Node) (mean, v *Node) {
 	a := MatMul(lInv, Transpose(m.Kernel.Matrix(ctx, hs, h), 0, 1))
 	return MatMul(Transpose(a, 0, 1), beta), Sub(m.Kernel.Diag(ctx, hs), ReduceSum(Square(a), 0))
 }
 
 // fittedLatents reads H [N, Q].
 func (m *Model) fittedLatents() ([][]float64, error) {
-	v := m.Ctx.InspectVariable("/standard", "latent")
+	v := m.Ctx.Store().Scope("/standard").GetVariable("latent")
 	if v == nil {
 		return nil, fmt.Errorf("standard: the model has no fitted latents (run it first)")
 	}

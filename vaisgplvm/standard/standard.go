@@ -15,8 +15,8 @@ package standard
 import (
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
@@ -34,7 +34,7 @@ type GP struct {
 }
 
 // factor returns the Cholesky factor of K_HH + s^2 I + jitter and s^2, for h [N, Q].
-func (m *GP) factor(ctx *context.Context, h *Node) (l, s2 *Node) {
+func (m *GP) factor(ctx *mlmodel.Scope, h *Node) (l, s2 *Node) {
 	g := h.Graph()
 	n := h.Shape().Dim(0)
 	k := m.Kernel.Matrix(ctx, h, h)
@@ -50,7 +50,7 @@ func (m *GP) factor(ctx *context.Context, h *Node) (l, s2 *Node) {
 
 // LogMarginal returns log p(X | H) (nats, a scalar) for data x [N, D] and latent points h [N, Q]
 // (equation above; Lawrence 2005 Eq. 4).
-func (m *GP) LogMarginal(ctx *context.Context, x, h *Node) *Node {
+func (m *GP) LogMarginal(ctx *mlmodel.Scope, x, h *Node) *Node {
 	n, d := x.Shape().Dim(0), x.Shape().Dim(1)
 	l, _ := m.factor(ctx, h)
 	alpha := linalg.SolveLower(l, x) // L^-1 X: [N, D]
@@ -60,14 +60,14 @@ func (m *GP) LogMarginal(ctx *context.Context, x, h *Node) *Node {
 }
 
 // LogJoint returns the MAP objective log p(X | H) + sum_n log N(h_n | 0, I) (a scalar).
-func (m *GP) LogJoint(ctx *context.Context, x, h *Node) *Node {
+func (m *GP) LogJoint(ctx *mlmodel.Scope, x, h *Node) *Node {
 	return Add(m.LogMarginal(ctx, x, h), ReduceAllSum(latent.LogPrior(h)))
 }
 
 // Posterior returns the exact GP posterior of f at the training latents h [N, Q] given x [N, D]:
 // mean K (K + s^2 I)^-1 X [N, D] and variance diag(K - K (K + s^2 I)^-1 K) [N] (shared by the D
 // outputs), and s^2.
-func (m *GP) Posterior(ctx *context.Context, x, h *Node) (mean, variance, s2 *Node) {
+func (m *GP) Posterior(ctx *mlmodel.Scope, x, h *Node) (mean, variance, s2 *Node) {
 	return m.predict(ctx, x, h, h)
 }
 
@@ -75,7 +75,7 @@ func (m *GP) Posterior(ctx *context.Context, x, h *Node) (mean, variance, s2 *No
 // at the training latents: log N(x_nd | mean_nd, s^2) - variance_n / (2 s^2) summed over d, [N]:
 // the quantity whose negative mean is the NELL column of the tables (there with the sparse
 // posterior).
-func (m *GP) ExpectedLogLik(ctx *context.Context, x, h *Node) (ell, mean *Node) {
+func (m *GP) ExpectedLogLik(ctx *mlmodel.Scope, x, h *Node) (ell, mean *Node) {
 	mean, variance, s2 := m.Posterior(ctx, x, h)
 	d := float64(x.Shape().Dim(1))
 	sq := ReduceSum(Square(Sub(x, mean)), -1)

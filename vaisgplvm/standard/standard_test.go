@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -87,7 +87,7 @@ func TestExactMarginalMatchesGonum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := context.MustNewExec(testutil.Backend(), m.Ctx, func(ctx *context.Context, xn, hn *Node) []*Node {
+	exec := mlmodel.MustNewExec(testutil.Backend(), m.Ctx.Store(), func(ctx *mlmodel.Scope, xn, hn *Node) []*Node {
 		ell, mean := m.GP.ExpectedLogLik(ctx, xn, hn)
 		return []*Node{m.GP.LogMarginal(ctx, xn, hn), ell, mean, m.GP.Lik.NoiseVariance(ctx, xn.Graph())}
 	})
@@ -127,7 +127,7 @@ func TestFitRaisesMarginalAndGradientIsRight(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := randomData(rng, n, q)
-	exec := context.MustNewExec(testutil.Backend(), m.Ctx, func(ctx *context.Context, xn, hn *Node) []*Node {
+	exec := mlmodel.MustNewExec(testutil.Backend(), m.Ctx.Store(), func(ctx *mlmodel.Scope, xn, hn *Node) []*Node {
 		f := m.GP.LogJoint(ctx, xn, hn)
 		return []*Node{f, Gradient(f, hn)[0]}
 	})

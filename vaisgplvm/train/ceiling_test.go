@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -32,7 +32,7 @@ func TestBoundAboveCeilingStops(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := train.New(m, testutil.Backend())
-		tr.Ctx.In("latent").VariableWithValue("raw_scale", vars.Convert(tensors.FromValue(raw), m.DType()))
+		tr.Ctx.At("latent").VariableWithValue("raw_scale", vars.Convert(tensors.FromValue(raw), m.DType()))
 		v, err := tr.Step()
 		ceiling := m.BoundCeiling()
 		want := 0.5*d*math.Log(1/(2*math.Pi*1e-6)) + float64(10*q*(cfg.K+1))

@@ -12,10 +12,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -107,7 +107,7 @@ func (t *Trainer) Save(path string) error {
 	}
 	ck := checkpoint{Config: toSaved(t.Model.Cfg), DataTag: t.DataTag, Iter: t.Iter, Curve: t.Curve}
 	var err error
-	t.Ctx.EnumerateVariables(func(v *context.Variable) {
+	vars.Each(t.Ctx, func(v *mlmodel.Variable) {
 		if err != nil {
 			return
 		}
@@ -190,6 +190,7 @@ func (t *Trainer) Load(path string) error {
 	if ck.DataTag != "" && t.DataTag != "" && ck.DataTag != t.DataTag {
 		return &DataMismatchError{Path: path, Saved: ck.DataTag, Now: t.DataTag}
 	}
+	ck.migrate(t.Model.DType().String())
 	for _, sv := range ck.Vars {
 		if !strings.HasPrefix(sv.Scope, "/") || sv.Name == "" {
 			return fmt.Errorf("checkpoint %s is corrupt: variable %q in scope %q", path, sv.Name, sv.Scope)
@@ -205,16 +206,27 @@ func (t *Trainer) Load(path string) error {
 		return fmt.Errorf("checkpoint %s is incomplete: %w; use the checkpoint the run wrote", path, err)
 	}
 	for i, sv := range ck.Vars {
-		t.Ctx.InAbsPath(sv.Scope).VariableWithValue(sv.Name, vals[i])
+		t.Ctx.Store().Scope(sv.Scope).VariableWithValue(sv.Name, vals[i])
 	}
 	t.Iter, t.Curve = ck.Iter, ck.Curve
 	return nil
 }
 
+// migrate renames the variables of checkpoints written with GoMLX v0.26 to their GoMLX v0.28
+// names: Adam's step count, an Int64 "global_step" in the optimizer's scope, is now a counter "step"
+// in the model's dtype (the same count; Adam's bias correction reads it as a float either way).
+func (ck *checkpoint) migrate(dtype string) {
+	for i, sv := range ck.Vars {
+		if sv.Scope == "/AdamOptimizer" && sv.Name == "global_step" && sv.DType == "Int64" && len(sv.Dims) == 0 && len(sv.I64) == 1 {
+			ck.Vars[i] = savedVar{Scope: sv.Scope, Name: "step", DType: dtype, F64: []float64{float64(sv.I64[0])}}
+		}
+	}
+}
+
 // values checks every saved variable (a known dtype, dimensions that match its data and, for a
 // variable the context already has, its shape; finite values; an iteration count that matches the
 // curve) and returns their tensors, so that a damaged checkpoint changes nothing.
-func (ck *checkpoint) values(ctx *context.Context) ([]*tensors.Tensor, error) {
+func (ck *checkpoint) values(ctx *mlmodel.Scope) ([]*tensors.Tensor, error) {
 	if ck.Iter < 0 || len(ck.Curve) != ck.Iter {
 		return nil, fmt.Errorf("iteration %d with a curve of %d values", ck.Iter, len(ck.Curve))
 	}
@@ -250,7 +262,7 @@ func (ck *checkpoint) values(ctx *context.Context) ([]*tensors.Tensor, error) {
 		default:
 			return nil, fmt.Errorf("variable %s/%s has dtype %q", sv.Scope, sv.Name, sv.DType)
 		}
-		if old := ctx.InAbsPath(sv.Scope).GetVariable(sv.Name); old != nil && !old.Shape().Equal(vals[i].Shape()) {
+		if old := ctx.Store().Scope(sv.Scope).GetVariable(sv.Name); old != nil && !old.Shape().Equal(vals[i].Shape()) {
 			return nil, fmt.Errorf("variable %s/%s has shape %s, the model's is %s", sv.Scope, sv.Name, vals[i].Shape(), old.Shape())
 		}
 	}
@@ -322,7 +334,7 @@ func (t *Trainer) requiredVariables() (vs map[string][]int, err error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.New().Checked(false)
+	ctx := mlmodel.NewStore().RootScope()
 	if err := vars.SetDType(ctx, t.Model.DType()); err != nil {
 		return nil, err
 	}
@@ -333,17 +345,18 @@ func (t *Trainer) requiredVariables() (vs map[string][]int, err error) {
 	}()
 	g := NewGraph(t.Backend, "variables")
 	defer g.Finalize()
+	mlmodel.SetStore(g, ctx.Store())
 	nodes := make([]*Node, len(args))
 	for i, a := range args {
 		at, ok := a.(*tensors.Tensor)
 		if !ok {
-			at = tensors.FromAnyValue(a)
+			at = tensors.MustFromAnyValue(a)
 		}
 		nodes[i] = Parameter(g, fmt.Sprintf("arg%d", i), at.Shape())
 	}
 	t.stepFn(ctx, nodes[0], nodes[1], nodes[2], nodes[3], nodes[4])
 	vs = map[string][]int{}
-	ctx.EnumerateVariables(func(v *context.Variable) {
+	vars.Each(ctx, func(v *mlmodel.Variable) {
 		vs[path.Join(v.Scope(), v.Name())] = v.Shape().Dimensions
 	})
 	return vs, nil

@@ -1,8 +1,8 @@
 package train
 
 import (
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
@@ -19,13 +19,13 @@ const clipScope = "gradient_clip"
 // gradientClip is the state of gradient clipping: the running mean of squared global gradient
 // norms and the count of clipped steps (see clipScope).
 type gradientClip struct {
-	sqNorm, clipped *context.Variable
+	sqNorm, clipped *mlmodel.Variable
 }
 
 // newGradientClip returns the clipping state under ctx, created at zero if new, not trainable.
 // Call it before the training gradients are built, so that the state is never among them.
-func newGradientClip(ctx *context.Context) *gradientClip {
-	c := &gradientClip{sqNorm: vars.New(ctx.In(clipScope), "sq_norm", 0.0), clipped: vars.New(ctx.In(clipScope), "clipped", 0.0)}
+func newGradientClip(ctx *mlmodel.Scope) *gradientClip {
+	c := &gradientClip{sqNorm: vars.New(ctx.At(clipScope), "sq_norm", 0.0), clipped: vars.New(ctx.At(clipScope), "clipped", 0.0)}
 	c.sqNorm.SetTrainable(false)
 	c.clipped.SetTrainable(false)
 	return c
@@ -67,7 +67,7 @@ func (c *gradientClip) apply(grads []*Node, kappa float64) []*Node {
 // ClippedSteps returns how many training steps had their gradient clipped (model.Config.ClipGrad);
 // 0 when clipping is off or no step ran.
 func (t *Trainer) ClippedSteps() int {
-	v := t.Ctx.In(clipScope).GetVariable("clipped")
+	v := t.Ctx.At(clipScope).GetVariable("clipped")
 	if v == nil {
 		return 0
 	}

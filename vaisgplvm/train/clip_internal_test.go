@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -21,8 +21,8 @@ func TestGradientClipAgainstReference(t *testing.T) {
 		{{1, 2}, {2}}, {{-1, 1}, {1.5}}, {{2, 0}, {-2}}, {{1000, -2000}, {1500}}, {{0, 0}, {0}},
 		{{1, 1}, {1}}, {{4, 4}, {4}}, {{6, 6}, {6}}, {{10, 0}, {0}},
 	}
-	ctx := context.New().Checked(false)
-	exec := context.MustNewExec(testutil.Backend(), ctx, func(ctx *context.Context, a, b *Node) []*Node {
+	ctx := mlmodel.NewStore().RootScope()
+	exec := mlmodel.MustNewExec(testutil.Backend(), ctx.Store(), func(ctx *mlmodel.Scope, a, b *Node) []*Node {
 		c := newGradientClip(ctx)
 		return c.apply([]*Node{a, b}, kappa)
 	})
@@ -52,7 +52,7 @@ func TestGradientClipAgainstReference(t *testing.T) {
 				break
 			}
 		}
-		sq, _ := ctx.In(clipScope).GetVariable("sq_norm").Value()
+		sq, _ := ctx.At(clipScope).GetVariable("sq_norm").Value()
 		if m := vars.Flat64(sq)[0]; math.Abs(m-mean) > 1e-12*mean {
 			t.Errorf("step %d: running mean of squared norms %g, want %g", i+1, m, mean)
 		}
@@ -62,7 +62,7 @@ func TestGradientClipAgainstReference(t *testing.T) {
 	if count != 3 {
 		t.Fatalf("reference clipped %d steps, want 3 (test sequence changed?)", count)
 	}
-	got, _ := ctx.In(clipScope).GetVariable("clipped").Value()
+	got, _ := ctx.At(clipScope).GetVariable("clipped").Value()
 	if c := vars.Flat64(got)[0]; c != float64(count) {
 		t.Errorf("clipped-step count %g, want %d", c, count)
 	}

@@ -2,9 +2,9 @@ package train
 
 import (
 	"fmt"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"math"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
@@ -62,7 +62,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	if err := full.Cfg.CheckMemory(m.N, m.D); err != nil {
 		return nil, fmt.Errorf("train: evaluating on all %d points: %w", m.N, err)
 	}
-	bound, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
+	bound, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		if !m.HasMask() {
 			mask = nil
 		}
@@ -99,7 +99,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	}
 	sizes := rec.Method.Recon(bounds.Sizes{K: rec.Cfg.K, Samples: rec.Cfg.Samples}, chains)
 	rec.Cfg.K, rec.Cfg.Samples = sizes.K, sizes.Samples
-	recon, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
+	recon, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		if !m.HasMask() {
 			mask = nil
 		}

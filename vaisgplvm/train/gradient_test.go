@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -101,18 +101,18 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 // with central finite differences along random directions in all trainable variables.
 func checkDirectionalDerivatives(t *testing.T, tr *train.Trainer) {
 	m := tr.Model
-	var params []*context.Variable
-	for v := range tr.Ctx.IterVariables() {
+	var params []*mlmodel.Variable
+	for v := range tr.Ctx.Store().IterVariables() {
 		if v.Trainable {
 			params = append(params, v)
 		}
 	}
-	loss := func(ctx *context.Context, x, mask, idx, eps0, chain *Node) *Node {
+	loss := func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) *Node {
 		res, _ := m.Bound(ctx, x, mask, idx, eps0, chain)
 		return DivScalar(Neg(res.ELBO), float64(m.N))
 	}
-	value := context.MustNewExec(tr.Backend, tr.Ctx, loss)
-	grad := context.MustNewExec(tr.Backend, tr.Ctx, func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
+	value := mlmodel.MustNewExec(tr.Backend, tr.Ctx.Store(), loss)
+	grad := mlmodel.MustNewExec(tr.Backend, tr.Ctx.Store(), func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		l := loss(ctx, x, mask, idx, eps0, chain)
 		nodes := make([]*Node, len(params))
 		for i, v := range params {
@@ -174,10 +174,10 @@ func checkDirectionalDerivatives(t *testing.T, tr *train.Trainer) {
 	}
 }
 
-func names(vs []*context.Variable) string {
+func names(vs []*mlmodel.Variable) string {
 	s := ""
 	for _, v := range vs {
-		s += fmt.Sprintf("%s%v ", v.ScopeAndName(), v.Shape().Dimensions)
+		s += fmt.Sprintf("%s%v ", v.Path(), v.Shape().Dimensions)
 	}
 	return s
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -34,7 +34,7 @@ func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScore
 	if len(truth) != m.N || len(truth[0]) != m.D || len(ev.Latent) != m.N {
 		return nil, fmt.Errorf("score missing: truth is %dx%d and latents %d rows, want %dx%d", len(truth), len(truth[0]), len(ev.Latent), m.N, m.D)
 	}
-	exec, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, h *Node) []*Node {
+	exec, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, h *Node) []*Node {
 		post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
 		mg := post.Predict(h, true)
 		return []*Node{mg.Mean, mg.Var, m.Lik.NoiseVariance(ctx, h.Graph())}

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -42,7 +42,7 @@ func (t *Trainer) Params() (*Params, error) {
 	}
 	m := t.Model
 	annealed := m.Method.Annealed()
-	exec, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, idx *Node) []*Node {
+	exec, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, idx *Node) []*Node {
 		g := idx.Graph()
 		q0 := latent.Batch(ctx, g, m.Latent, idx)
 		sd := Sqrt(ReduceSum(Square(q0.Scale), -1))
@@ -105,7 +105,7 @@ func (t *Trainer) ChainPath(n int, seed uint64) (path [][]float64, logW float64,
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x9a7))
 	s0, sc := m.NoiseShapes(1)
-	exec, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, xn, mk, id, e0, ch *Node) []*Node {
+	exec, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
 		if !m.HasMask() {
 			mk = nil
 		}

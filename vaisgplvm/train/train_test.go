@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -92,11 +92,11 @@ func TestResumeIsExact(t *testing.T) {
 			t.Errorf("%s: resumed curve %v differs from straight %v (max diff %g)", method, resumed.Curve, straight.Curve, d)
 		}
 		for _, tr := range []*train.Trainer{straight, resumed} {
-			if v := tr.Ctx.In("gradient_clip").GetVariable("sq_norm"); v != nil {
+			if v := tr.Ctx.At("gradient_clip").GetVariable("sq_norm"); v != nil {
 				val, _ := v.Value()
 				states = append(states, vars.Flat64(val)[0])
 			}
-			if v := tr.Ctx.In("latent").GetVariable("log_eta_scale"); v != nil {
+			if v := tr.Ctx.At("latent").GetVariable("log_eta_scale"); v != nil {
 				val, _ := v.Value()
 				pointScales = append(pointScales, vars.Flat64(val))
 			}
@@ -158,7 +158,7 @@ func TestClipGradOnlyActsWhenClipping(t *testing.T) {
 	run := func(clip, preset float64) (curve []float64, clipped int, moved float64) {
 		tr := toyTrainer(t, "vais", func(c *model.Config) { c.ClipGrad = clip })
 		if preset > 0 {
-			tr.Ctx.In("gradient_clip").VariableWithValue("sq_norm", preset)
+			tr.Ctx.At("gradient_clip").VariableWithValue("sq_norm", preset)
 		}
 		before, err := tr.Params()
 		if err != nil {
@@ -305,7 +305,7 @@ func TestScoreMissing(t *testing.T) {
 	if want, _ := metrics.MSE(truth, ev.Recon, inv); math.Abs(sc.MSE-want) > 1e-9 || sc.Entries != 12 || sc.Rows != 6 {
 		t.Errorf("missing MSE %g (entries %d, rows %d), want %g over 12 entries in 6 rows", sc.MSE, sc.Entries, sc.Rows, want)
 	}
-	out := context.MustExecOnce(tr.Backend, tr.Ctx, func(ctx *context.Context, xt, mk, h *Node) *Node {
+	out := mlmodel.MustExecOnce(tr.Backend, tr.Ctx.Store(), func(ctx *mlmodel.Scope, xt, mk, h *Node) *Node {
 		post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
 		return ReduceAllSum(m.Lik.ExpectedLogLik(ctx, post, xt, mk, h))
 	}, truth, inv, ev.Latent)
@@ -436,7 +436,7 @@ func TestAdamBeta2(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out []float64
-		tr.Ctx.EnumerateVariables(func(v *context.Variable) {
+		vars.Each(tr.Ctx, func(v *mlmodel.Variable) {
 			if strings.HasSuffix(v.Name(), "_2nd_moment") {
 				val, _ := v.Value()
 				out = append(out, vars.Flat64(val)...)

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	backends "github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+	optimizers "github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
@@ -30,7 +30,7 @@ import (
 type Trainer struct {
 	Model   *model.Model
 	Backend backends.Backend
-	Ctx     *context.Context
+	Ctx     *mlmodel.Scope
 	Iter    int       // iterations done
 	Curve   []float64 // -ELBO per data point after each iteration (the batch estimate)
 	Seconds float64   // wall seconds spent in Step
@@ -51,11 +51,11 @@ type Trainer struct {
 	// parameters are then those after a complete step: a checkpoint of them resumes exactly).
 	Stop <-chan struct{}
 
-	step   *context.Exec
-	stepFn func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node // the graph of step
-	graphs map[*Graph]bool                                                     // distinct training graphs built so far
-	last   *Graph                                                              // the graph of the last step
-	ahead  *pending                                                            // the next iteration's inputs, being prepared (nil with NoPrefetch)
+	step   *mlmodel.Exec
+	stepFn func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node // the graph of step
+	graphs map[*Graph]bool                                                   // distinct training graphs built so far
+	last   *Graph                                                            // the graph of the last step
+	ahead  *pending                                                          // the next iteration's inputs, being prepared (nil with NoPrefetch)
 }
 
 // New prepares a trainer; graphs are compiled on the first Step. A nil model or backend gives a
@@ -64,7 +64,7 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 	if m == nil || b == nil {
 		return &Trainer{Model: m, Backend: b}
 	}
-	ctx := context.New().Checked(false)
+	ctx := mlmodel.NewStore().RootScope()
 	if err := vars.SetDType(ctx, m.DType()); err != nil {
 		panic(err) // Config.Validate accepts only float64 and float32
 	}
@@ -74,7 +74,7 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		beta2 = model.DefaultAdamBeta2
 	}
 	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Betas(0.9, beta2).Done()
-	t.stepFn = func(ctx *context.Context, x, mask, idx, eps0, chain *Node) []*Node {
+	t.stepFn = func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		if !m.HasMask() {
 			mask = nil
 		}
@@ -92,7 +92,7 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		}
 		return []*Node{loss, nonFinite(ctx, x.Graph())}
 	}
-	t.step = context.MustNewExec(b, ctx, t.stepFn)
+	t.step = mlmodel.MustNewExec(b, ctx.Store(), t.stepFn)
 	return t
 }
 
@@ -115,7 +115,7 @@ func (t *Trainer) check() error {
 
 // gradientUpdater is the part of GoMLX's Adam that applies given gradients (used to clip them).
 type gradientUpdater interface {
-	UpdateGraphWithGradients(ctx *context.Context, grads []*Node, lossDType dtypes.DType)
+	UpdateGraphWithGradients(ctx *mlmodel.Scope, grads []*Node, lossDType dtypes.DType)
 }
 
 // Step runs one Adam iteration and returns the batch estimate of -ELBO per data point. A
@@ -164,9 +164,9 @@ func (t *Trainer) Step() (float64, error) {
 // nonFinite returns a scalar that is 0 when every variable of ctx (parameters, optimiser and
 // step-size state) holds finite values after the step's updates, and NaN (or Inf) otherwise: the
 // sum over variables of sum(v * 0), since 0 * Inf and 0 * NaN are NaN.
-func nonFinite(ctx *context.Context, g *Graph) *Node {
+func nonFinite(ctx *mlmodel.Scope, g *Graph) *Node {
 	var total *Node
-	for v := range ctx.IterVariables() {
+	for v := range ctx.Store().IterVariables() {
 		val := v.ValueGraph(g)
 		if !val.DType().IsFloat() {
 			continue
@@ -187,13 +187,13 @@ func nonFinite(ctx *context.Context, g *Graph) *Node {
 // nonFiniteNames names the variables holding a non-finite value (at most 5), for error messages.
 func (t *Trainer) nonFiniteNames() string {
 	var names []string
-	for v := range t.Ctx.IterVariables() {
+	for v := range t.Ctx.Store().IterVariables() {
 		val, err := v.Value()
 		if err != nil || val == nil || !val.DType().IsFloat() {
 			continue
 		}
 		if !finite(vars.Flat64(val)...) {
-			names = append(names, v.ScopeAndName())
+			names = append(names, v.Path())
 		}
 	}
 	if len(names) > 5 {
@@ -284,7 +284,7 @@ func (t *Trainer) GraphOps() (nodes, matmuls int) {
 	}
 	for _, n := range t.last.Nodes() {
 		nodes++
-		if n.Type() == NodeTypeDotGeneral || n.Type() == NodeTypeDot {
+		if n.Type() == NodeTypeDotGeneral {
 			matmuls++
 		}
 	}

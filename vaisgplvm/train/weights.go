@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -62,7 +62,7 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x77))
 	s0, sc := m.NoiseShapes(b)
-	exec, err := context.NewExec(t.Backend, t.Ctx, func(ctx *context.Context, xn, mk, id, e0, ch *Node) []*Node {
+	exec, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
 		if !m.HasMask() {
 			mk = nil
 		}

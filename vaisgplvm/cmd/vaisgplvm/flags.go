@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/gomlx/gomlx/backends"
+	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/gomlx/gomlx/backends"
+	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"

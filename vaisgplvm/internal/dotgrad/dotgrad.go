@@ -1,15 +1,19 @@
-// Package dotgrad replaces GoMLX v0.26.0's reverse-mode gradients of Dot and DotGeneral by
-// contractions (DotGeneral) when it is imported.
+// Package dotgrad replaces GoMLX's reverse-mode gradient of DotGeneral (every matrix product,
+// Dot(...).Product() and MatMul included, is a DotGeneral node since GoMLX v0.28) by contractions
+// written with DotGeneral itself, when it is imported. For C = DotGeneral(A, B) the gradients are
 //
-// GoMLX v0.26.0 builds the gradient of a matrix product C = A B ([I, J] x [J, K]) as a broadcast
-// product [I, J, K] followed by a reduction. On the pure-Go backend that is O(I J K) memory and
-// goes through its slow generic broadcasting loop: it was ~80% of a VAIS training step (the
-// chain's second-order gradients multiply the number of such products). Here the gradients are
+//	dA = V B^T,  dB = A^T V       (with the batch, free and contracting axes put back in place)
 //
-//	dA = V B^T,  dB = A^T V       (and their DotGeneral generalisation over batch axes)
+// so second and higher derivatives (the annealed chain's scores) stay contractions.
 //
-// written with Dot / DotGeneral themselves, so second and higher derivatives stay contractions.
-// The values are identical to GoMLX's (see the tests, which compare both on random shapes).
+// Why it is still needed with GoMLX v0.28.6: GoMLX's own DotGeneral gradient is wrong when the
+// contracting axes are not listed in increasing order on both operands, e.g. DotGeneral(a [3, 2, 4],
+// {2, 0}, b [4, 5, 3], {0, 2}): with unequal sizes it panics building the graph ("invalid shape for
+// calculated AccumulatedVJP ... [3, 5, 4] (wanted [4, 5, 3])"), with equal sizes it returns wrong
+// values (off by 79% relative in TestGradientsMatchReference). The tests check these gradients
+// against an independent broadcast-and-reduce reference, not against GoMLX's; see
+// docs/cpu-performance.md for the reproduction. (Under GoMLX v0.26.0 the reason was speed: its
+// gradient was a broadcast product [I, J, K] and a reduction, ~80% of a VAIS step.)
 //
 // GoMLX exposes the table (graph.VJPRegistration) "for experimentation"; the axes of a
 // DotGeneral node are unexported, so they are read by reflection. If that ever fails (a GoMLX
@@ -19,20 +23,19 @@ package dotgrad
 import (
 	"reflect"
 
-	. "github.com/gomlx/gomlx/pkg/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 )
 
 var (
-	active               bool
-	origDot, origGeneral VJP // GoMLX's own gradients (kept for the tests and as fallback)
+	active      bool
+	origGeneral VJP // GoMLX's own gradient (kept for the tests and as fallback)
 )
 
 func init() {
 	if !probe() {
 		return
 	}
-	origDot = VJPRegistration[NodeTypeDot]
 	origGeneral = VJPRegistration[NodeTypeDotGeneral]
 	install()
 	active = true
@@ -40,12 +43,6 @@ func init() {
 
 // install puts the contraction gradients in GoMLX's table.
 func install() {
-	VJPRegistration[NodeTypeDot] = func(node *Node, v []*Node, s shapes.Shape) []*Node {
-		if g := dotVJP(node, v[0]); g != nil {
-			return g
-		}
-		return origDot(node, v, s)
-	}
 	VJPRegistration[NodeTypeDotGeneral] = func(node *Node, v []*Node, s shapes.Shape) []*Node {
 		if ax, ok := dotGeneralAxes(node); ok {
 			return dotGeneralVJP(node, v[0], ax)
@@ -100,23 +97,6 @@ func dotGeneralAxes(node *Node) (ax axes, ok bool) {
 	ax.rc, ok3 = read("rhsContractingAxes")
 	ax.rb, ok4 = read("rhsBatchAxes")
 	return ax, ok1 && ok2 && ok3 && ok4
-}
-
-// dotVJP handles Dot (ranks <= 2); nil means "not handled".
-func dotVJP(node, v *Node) []*Node {
-	a, b := node.Inputs()[0], node.Inputs()[1]
-	switch {
-	case a.Rank() == 1 && b.Rank() == 1:
-		return []*Node{Mul(v, b), Mul(v, a)}
-	case a.Rank() == 2 && b.Rank() == 1: // [I, J] x [J] -> [I]
-		return []*Node{Mul(InsertAxes(v, -1), InsertAxes(b, 0)), Dot(Transpose(a, 0, 1), v)}
-	case a.Rank() == 2 && b.Rank() == 2: // [I, J] x [J, K] -> [I, K]
-		// Contract the shared axes in place (dA = v B^T, dB = A^T v) instead of transposing an
-		// operand first: the pure-Go backend's DotGeneral takes the rhs as [free, contracting], so
-		// dA needs no copy of B at all, and no Transpose node is added per product.
-		return []*Node{DotGeneral(v, []int{1}, nil, b, []int{1}, nil), DotGeneral(a, []int{0}, nil, v, []int{0}, nil)}
-	}
-	return nil
 }
 
 // dotGeneralVJP returns the gradients of C = DotGeneral(lhs, rhs) for the upstream v. C's axes are

@@ -8,7 +8,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/gomlx/gomlx/backends"
+	backends "github.com/gomlx/compute"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"

@@ -10,16 +10,16 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 )
 
 // DTypeParam is the context parameter naming the model dtype ("float64" or "float32").
 const DTypeParam = "vaisgplvm_dtype"
 
 // SetDType sets the model dtype of ctx (and its sub-scopes): Float64 or Float32.
-func SetDType(ctx *context.Context, dt dtypes.DType) error {
+func SetDType(ctx *mlmodel.Scope, dt dtypes.DType) error {
 	switch dt {
 	case dtypes.Float64:
 		ctx.SetParam(DTypeParam, "float64")
@@ -32,8 +32,8 @@ func SetDType(ctx *context.Context, dt dtypes.DType) error {
 }
 
 // DType returns the model dtype of ctx (Float64 unless set).
-func DType(ctx *context.Context) dtypes.DType {
-	return DTypeNamed(context.GetParamOr(ctx, DTypeParam, "float64"))
+func DType(ctx *mlmodel.Scope) dtypes.DType {
+	return DTypeNamed(mlmodel.GetParamOr(ctx, DTypeParam, "float64"))
 }
 
 // DTypeNamed returns Float32 for "float32" and Float64 for anything else (configurations
@@ -47,8 +47,8 @@ func DTypeNamed(name string) dtypes.DType {
 
 // New returns the variable name under ctx, created (if new) from init (a float64, []float64,
 // [][]float64 or [][][]float64) in the model dtype.
-func New(ctx *context.Context, name string, init any) *context.Variable {
-	return ctx.VariableWithValue(name, Convert(tensors.FromAnyValue(init), DType(ctx)))
+func New(ctx *mlmodel.Scope, name string, init any) *mlmodel.Variable {
+	return ctx.VariableWithValue(name, Convert(tensors.MustFromAnyValue(init), DType(ctx)))
 }
 
 // Convert returns t in dtype dt (t itself when it already is). Only float64 and float32.
@@ -140,22 +140,28 @@ func Flat64(t *tensors.Tensor) []float64 {
 // CopyFrozen copies every variable of src whose scope satisfies keep into dst (same scope and
 // name, cloned values) and marks the copies not trainable: the trained part of a model, frozen
 // while new parameters (e.g. the latents of new points) are fitted in dst.
-func CopyFrozen(src, dst *context.Context, keep func(scope string) bool) error {
-	var err error
-	src.EnumerateVariables(func(v *context.Variable) {
+func CopyFrozen(src, dst *mlmodel.Scope, keep func(scope string) bool) error {
+	for v := range src.Store().IterVariables() {
 		scope := v.Scope()
-		if err != nil || !keep(scope) {
-			return
+		if !keep(scope) {
+			continue
 		}
-		val, e := v.Value()
-		if e == nil {
-			val, e = val.LocalClone()
+		val, err := v.Value()
+		if err == nil {
+			val, err = val.LocalClone()
 		}
-		if e != nil {
-			err = fmt.Errorf("vars: copying %s/%s: %w", scope, v.Name(), e)
-			return
+		if err != nil {
+			return fmt.Errorf("vars: copying %s/%s: %w", scope, v.Name(), err)
 		}
-		dst.InAbsPath(scope).VariableWithValue(v.Name(), val).SetTrainable(false)
-	})
-	return err
+		dst.Store().Scope(scope).VariableWithValue(v.Name(), val).SetTrainable(false)
+	}
+	return nil
+}
+
+// Each calls f for every variable of the store that s belongs to (every scope, not only s's
+// subtree), in the store's order.
+func Each(s *mlmodel.Scope, f func(v *mlmodel.Variable)) {
+	for v := range s.Store().IterVariables() {
+		f(v)
+	}
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // TestMatrixMatchesFromAnyValue checks Matrix against GoMLX's own (reflective) conversion
@@ -22,7 +22,7 @@ func TestMatrixMatchesFromAnyValue(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", dt, err)
 		}
-		want := Convert(tensors.FromAnyValue(rows), dt)
+		want := Convert(tensors.MustFromAnyValue(rows), dt)
 		if !got.Shape().Equal(want.Shape()) {
 			t.Fatalf("%s: shape %s, want %s", dt, got.Shape(), want.Shape())
 		}
@@ -59,7 +59,7 @@ func BenchmarkMatrix(b *testing.B) {
 	})
 	b.Run("FromAnyValue", func(b *testing.B) {
 		for b.Loop() {
-			_ = tensors.FromAnyValue(rows)
+			_ = tensors.MustFromAnyValue(rows)
 		}
 	})
 }
