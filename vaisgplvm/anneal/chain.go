@@ -183,19 +183,14 @@ func stepEta(etas *Node, k int) (move, point *Node) {
 		e := element(etas, k)
 		return e, e
 	}
-	oneHot := make([]float64, etas.Shape().Dim(0))
-	oneHot[k] = 1
-	row := ReduceSum(Mul(etas, InsertAxes(ConstAsDType(etas.Graph(), etas.DType(), oneHot), -1)), 0) // [B]
-	b := row.Shape().Dim(0)
-	return Reshape(row, 1, b, 1), Reshape(row, 1, b)
+	b := etas.Shape().Dim(1)
+	row := Slice(etas, AxisRange(k, k+1)) // [1, B]
+	return Reshape(row, 1, b, 1), row
 }
 
-// element returns v[k] of a [K] node as a scalar through a one-hot product: Slice's gradient needs
-// Pad, which the pure-Go backend lacks.
+// element returns v[k] of a [K] node as a scalar.
 func element(v *Node, k int) *Node {
-	oneHot := make([]float64, v.Shape().Dim(0))
-	oneHot[k] = 1
-	return ReduceAllSum(Mul(v, ConstAsDType(v.Graph(), v.DType(), oneHot)))
+	return Reshape(Slice(v, AxisRange(k, k+1)))
 }
 
 // NormalizedWeights returns softmax(logW) along axis 0 of logW [S, B]: [S, B].

@@ -88,30 +88,9 @@ func (k *Stationary) profile(r2 *Node) *Node {
 	return Exp(MulScalar(r2, -0.5))
 }
 
-// hstack concatenates [N, c_i] blocks along columns with products by constant selection
-// matrices: unlike Concatenate, whose second derivative needs the Pad op (missing on the pure-Go
-// backend), this is differentiable to any order everywhere.
+// hstack concatenates [N, c_i] blocks along columns. (With GoMLX v0.26.0 it multiplied by constant
+// selection matrices, since Concatenate's second derivative needs Pad, which the pure-Go backend
+// then lacked.)
 func hstack(blocks ...*Node) *Node {
-	total := 0
-	for _, b := range blocks {
-		total += b.Shape().Dim(1)
-	}
-	var out *Node
-	offset := 0
-	for _, b := range blocks {
-		c := b.Shape().Dim(1)
-		sel := make([][]float64, c)
-		for i := range sel {
-			sel[i] = make([]float64, total)
-			sel[i][offset+i] = 1
-		}
-		offset += c
-		part := MatMul(b, ConstAsDType(b.Graph(), b.DType(), sel))
-		if out == nil {
-			out = part
-		} else {
-			out = Add(out, part)
-		}
-	}
-	return out
+	return Concatenate(blocks, 1)
 }

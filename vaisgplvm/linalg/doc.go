@@ -4,8 +4,7 @@
 // solves, Cholesky solves and log-determinants.
 //
 // Every function accepts a single matrix [n, n] or a batch [B, n, n] and works on every backend,
-// including the pure-Go one. (It was written for GoMLX v0.26.0, whose pure-Go backend had no Pad op
-// and so no gradient of Slice; it avoids Slice and Concatenate in differentiated paths.)
+// including the pure-Go one.
 //
 // # How it is built
 //
