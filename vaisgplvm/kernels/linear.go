@@ -9,6 +9,8 @@ import (
 // dimension (initialised to Config.Variance). Variables (scope "kernel"): raw_variances [Q].
 type Linear struct{ Config }
 
+func init() { mustRegister("linear", func(cfg Config) Kernel { return &Linear{Config: cfg} }) }
+
 // Name implements Kernel.
 func (k *Linear) Name() string { return "linear" }
 

@@ -52,7 +52,7 @@ func asBatch(a *Node) (*Node, func(*Node) *Node) {
 	case a.Rank() == 3 && a.Shape().Dim(1) == a.Shape().Dim(2):
 		return a, func(x *Node) *Node { return x }
 	}
-	panic(fmt.Sprintf("linalg: want a square matrix [n, n] or a batch [B, n, n], got shape %s", a.Shape()))
+	panic(fmt.Errorf("linalg: want a square matrix [n, n] or a batch [B, n, n], got shape %s", a.Shape())) // an error value: GoMLX turns it into the Exec's error
 }
 
 // cholInvForward computes (L, L^-1) of a batch [B, n, n] by recursive halving; gradients are not

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"gonum.org/v1/gonum/mat"
@@ -246,5 +248,25 @@ func TestCholeskyReadsLowerTriangle(t *testing.T) {
 				t.Errorf("n = %d, output %d: garbage above the diagonal changed it by %g", n, k, d)
 			}
 		}
+	}
+}
+
+// TestNonSquareIsAnError: a matrix that is not square is an error from the graph's execution, in
+// time. (Under GoMLX v0.28.6 a graph function that panics with a value that is not an error, such
+// as a string, deadlocks ExecOnce: Finalize waits for the compilation the panic abandoned. Every
+// panic of this module's graph code is an error value for that reason.)
+func TestNonSquareIsAnError(t *testing.T) {
+	done := make(chan error, 1)
+	go func() {
+		_, err := ExecOnceN(testutil.Backend(), func(a *Node) []*Node { return []*Node{linalg.Cholesky(a)} }, [][]float64{{1, 2, 3}, {4, 5, 6}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "square") {
+			t.Errorf("Cholesky of a [2, 3] matrix: %v, want an error saying it is not square", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Cholesky of a [2, 3] matrix did not return in 30 s")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -41,7 +42,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.k, "k", d.K, "IWVI samples / VAIS annealing steps K")
 	fs.IntVar(&f.samples, "samples", d.Samples, "MF samples / VAIS independent chains")
 	fs.IntVar(&f.batch, "batch", d.Batch, "mini-batch size B (0 = full batch)")
-	fs.StringVar(&f.kernel, "kernel", d.Kernel, "kernel: se, matern32, matern52, linear")
+	fs.StringVar(&f.kernel, "kernel", d.Kernel, "kernel: "+strings.Join(kernels.Names(), ", "))
 	fs.StringVar(&f.dtype, "dtype", "float64", "floating-point type of parameters and graphs: float64 or float32")
 	fs.StringVar(&f.schedule, "schedule", d.Schedule, "annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1")
 	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when adapted or learned; 0 = 0.25/K); relative to q0's spread when preconditioned")

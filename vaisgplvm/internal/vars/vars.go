@@ -73,7 +73,7 @@ func Convert(t *tensors.Tensor, dt dtypes.DType) *tensors.Tensor {
 		}
 		return tensors.FromFlatDataAndDimensions(out, dims...)
 	}
-	panic(fmt.Sprintf("vars: cannot convert %s to %s", t.DType(), dt))
+	panic(fmt.Errorf("vars: cannot convert %s to %s", t.DType(), dt))
 }
 
 // Matrix returns rows as a tensor [len(rows), len(rows[0])] in dtype dt (float64 or float32),
