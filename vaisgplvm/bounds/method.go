@@ -2,7 +2,9 @@ package bounds
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 
@@ -30,8 +32,9 @@ type Inputs struct {
 }
 
 // Method is one bound the GPLVM can be trained with: everything that differs between MF, IWVI and
-// VAIS for the model and the trainer. A new bound is one file with a Method and one line in
-// builtin (or a Register call from another package).
+// VAIS for the model and the trainer. A new bound is one file with a type that embeds Base (which
+// answers every question the way a plain Monte Carlo bound does) and overrides what differs, and
+// one Register call (from any package; see train/register_test.go).
 type Method interface {
 	// Name is the name on the command line and in configurations ("mf", "iwvi", "vais").
 	Name() string
@@ -54,75 +57,107 @@ type Method interface {
 	// Recon returns the sizes of the evaluation whose Result.Recon is the reconstruction latent,
 	// given the number of chains wanted for it (only annealed bounds use more than they train with).
 	Recon(s Sizes, chains int) Sizes
+	// SupportsSTL reports whether the sticking-the-landing gradient (Inputs.STL) is unbiased for
+	// this bound at sizes s (VAIS with one chain).
+	SupportsSTL(s Sizes) bool
 	// Validate checks the sizes, naming the bad one.
 	Validate(s Sizes) error
 	// Evaluate evaluates the bound on a batch: the Result, and the chain for annealed bounds.
 	Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain)
 }
 
+// Base answers Method's questions for a plain Monte Carlo bound with Samples draws of q0 per point
+// and no chain: embed it and override what differs (Name and Evaluate at least).
+type Base struct{}
+
+func (Base) Draws(s Sizes) int                      { return s.Samples }
+func (Base) ChainSteps(Sizes) int                   { return 1 }
+func (Base) Evaluations(s Sizes) int                { return s.Samples }
+func (Base) CeilingDraws(Sizes) int                 { return 1 }
+func (Base) Annealed() bool                         { return false }
+func (Base) Particles(s Sizes, _ int) (Sizes, bool) { return s, false }
+func (Base) Recon(s Sizes, _ int) Sizes             { return s }
+func (Base) SupportsSTL(Sizes) bool                 { return false }
+func (Base) Validate(Sizes) error                   { return nil }
+
 // builtin are the bounds of the paper, in the order the tables list them.
 var builtin = []Method{mfMethod{}, iwviMethod{}, vaisMethod{}}
 
-var registry = map[string]Method{}
-
-// order lists the registered names in registration order.
-var order []string
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Method{}
+	order      []string // the registered names in registration order
+)
 
 func init() {
 	for _, m := range builtin {
-		Register(m)
+		if err := Register(m); err != nil {
+			panic(err)
+		}
 	}
 }
 
-// Register adds a bound under m.Name(). It panics when the name is taken (a programming error, at
-// init time).
-func Register(m Method) {
+// Register adds a bound under m.Name(). Errors: no name, or a name already registered.
+// Unregister removes one (for tests).
+func Register(m Method) error {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if m == nil || m.Name() == "" {
+		return fmt.Errorf("bounds: Register needs a Method with a name")
+	}
 	if _, ok := registry[m.Name()]; ok {
-		panic(fmt.Sprintf("bounds: a method named %q is already registered", m.Name()))
+		return fmt.Errorf("bounds: a method named %q is already registered", m.Name())
 	}
 	registry[m.Name()] = m
 	order = append(order, m.Name())
+	return nil
+}
+
+// Unregister removes the bound registered as name (nothing when there is none).
+func Unregister(name string) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, ok := registry[name]; ok {
+		delete(registry, name)
+		order = slices.DeleteFunc(order, func(n string) bool { return n == name })
+	}
 }
 
 // Lookup returns the bound registered as name. Errors: an unknown name (the message lists the
 // registered ones).
 func Lookup(name string) (Method, error) {
-	if m, ok := registry[name]; ok {
+	registryMu.RLock()
+	m, ok := registry[name]
+	registryMu.RUnlock()
+	if ok {
 		return m, nil
 	}
 	return nil, fmt.Errorf("method %q: want %s", name, strings.Join(Names(), ", "))
 }
 
-// Names returns the registered bounds' names in registration order ("mf", "iwvi", "vais" first).
-func Names() []string { return append([]string(nil), order...) }
+// Names returns the registered bounds' names in registration order ("mf", "iwvi", "vais" first),
+// as they are when called.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return slices.Clone(order)
+}
 
 // mfMethod is the mean-field bound (MF): Samples Monte Carlo draws of q0, closed-form KL.
-type mfMethod struct{}
+type mfMethod struct{ Base }
 
-func (mfMethod) Name() string                           { return "mf" }
-func (mfMethod) Draws(s Sizes) int                      { return s.Samples }
-func (mfMethod) ChainSteps(Sizes) int                   { return 1 }
-func (mfMethod) Evaluations(s Sizes) int                { return s.Samples }
-func (mfMethod) CeilingDraws(Sizes) int                 { return 1 }
-func (mfMethod) Annealed() bool                         { return false }
-func (mfMethod) Particles(s Sizes, _ int) (Sizes, bool) { return s, false }
-func (mfMethod) Recon(s Sizes, _ int) Sizes             { return s }
-func (mfMethod) Validate(Sizes) error                   { return nil }
+func (mfMethod) Name() string { return "mf" }
 func (mfMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
 	return MF(b, in.Eps0, false), nil
 }
 
 // iwviMethod is the importance-weighted bound (IWVI): K importance samples of q0 per point.
-type iwviMethod struct{}
+type iwviMethod struct{ Base }
 
 func (iwviMethod) Name() string                           { return "iwvi" }
 func (iwviMethod) Draws(s Sizes) int                      { return s.K }
-func (iwviMethod) ChainSteps(Sizes) int                   { return 1 }
 func (iwviMethod) Evaluations(s Sizes) int                { return s.K }
-func (iwviMethod) CeilingDraws(Sizes) int                 { return 1 }
-func (iwviMethod) Annealed() bool                         { return false }
 func (iwviMethod) Particles(s Sizes, n int) (Sizes, bool) { s.K = n; return s, true }
-func (iwviMethod) Recon(s Sizes, _ int) Sizes             { return s }
 func (iwviMethod) Validate(s Sizes) error {
 	if s.K < 1 {
 		return fmt.Errorf("k = %d: IWVI needs K >= 1 samples", s.K)
@@ -135,20 +170,19 @@ func (iwviMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
 
 // vaisMethod is the annealed bound (VAIS): Samples independent chains per point, each K annealed
 // Langevin steps from a draw of q0 (K = 0: importance sampling from q0 with Samples draws).
-type vaisMethod struct{}
+type vaisMethod struct{ Base }
 
 func (vaisMethod) Name() string                           { return "vais" }
-func (vaisMethod) Draws(s Sizes) int                      { return s.Samples }
 func (vaisMethod) ChainSteps(s Sizes) int                 { return max(s.K, 1) }
 func (vaisMethod) Evaluations(s Sizes) int                { return s.Samples * (s.K + 1) }
 func (vaisMethod) CeilingDraws(s Sizes) int               { return s.K + 1 }
 func (vaisMethod) Annealed() bool                         { return true }
 func (vaisMethod) Particles(s Sizes, n int) (Sizes, bool) { s.Samples = n; return s, true }
+func (vaisMethod) SupportsSTL(s Sizes) bool               { return s.Samples == 1 }
 func (vaisMethod) Recon(s Sizes, chains int) Sizes {
 	s.Samples = max(s.Samples, chains)
 	return s
 }
-func (vaisMethod) Validate(Sizes) error { return nil }
 func (vaisMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
 	var eps []*Node // K slices [S, B, Q] of the chain noise (none for K = 0)
 	for i := 0; i < in.Sizes.K; i++ {

@@ -16,14 +16,9 @@ func TestRegistry(t *testing.T) {
 	if _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), "mf, iwvi, vais") {
 		t.Errorf("Lookup(nope): %v", err)
 	}
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Error("registering mf twice: want a panic")
-			}
-		}()
-		Register(mfMethod{})
-	}()
+	if err := Register(mfMethod{}); err == nil || !strings.Contains(err.Error(), "already registered") {
+		t.Errorf("registering mf twice: %v, want an error", err)
+	}
 	s := Sizes{K: 5, Samples: 3}
 	for _, c := range []struct {
 		name                      string

@@ -13,9 +13,9 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 )
 
-// Methods are the bounds a model can be trained with: the names registered in package bounds
-// ("mf", "iwvi", "vais", then any other registered bound).
-var Methods = bounds.Names()
+// Methods returns the bounds a model can be trained with: the names registered in package bounds
+// when it is called ("mf", "iwvi", "vais", then any other registered bound).
+func Methods() []string { return bounds.Names() }
 
 // Config is every setting of a training: the model (ModelConfig), its bound (BoundConfig) and
 // the optimiser (TrainConfig). The three parts are embedded, so c.K, c.Q and c.LR name their fields
@@ -199,7 +199,7 @@ func (c *Config) Validate() error {
 	if c.DType != "" && c.DType != "float64" && c.DType != "float32" {
 		return fmt.Errorf("dtype %q: want float64 or float32", c.DType)
 	}
-	if c.STL && (c.Method != "vais" || c.Samples != 1) {
+	if c.STL && !method.SupportsSTL(bounds.Sizes{K: c.K, Samples: c.Samples}) {
 		return fmt.Errorf("stl: the sticking-the-landing gradient is unbiased for VAIS with one chain only (method %s, samples %d); "+
 			"use --method vais --samples 1", c.Method, c.Samples)
 	}

@@ -143,7 +143,7 @@ func (o Options) withDefaults(table int) (Options, error) {
 }
 
 // tableSpec is what differs between the tables' options: their datasets (all of them by default),
-// their default methods, the methods they accept (nil: every registered bound, model.Methods) and
+// their default methods, the methods they accept (nil: every registered bound, model.Methods()) and
 // their default number of iterations.
 type tableSpec struct {
 	datasets, methods, accepts []string
@@ -172,7 +172,7 @@ func (o Options) validate(table int) error {
 	allowed := o.datasetsOf(table)
 	methods := tableSpecs[table].accepts
 	if methods == nil {
-		methods = model.Methods
+		methods = model.Methods()
 	}
 	switch {
 	case o.Runs < 1 || o.Jobs < 1:

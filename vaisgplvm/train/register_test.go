@@ -2,6 +2,7 @@ package train_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
@@ -11,19 +12,12 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
-// mcKL is a bound defined outside package bounds: MF with its KL(q0 || p) estimated by Monte Carlo
-// on the same draws (bounds.MF with monteCarloKL) instead of in closed form.
-type mcKL struct{}
+// mcKL is a bound defined outside package bounds, the whole of it: MF with its KL(q0 || p)
+// estimated by Monte Carlo on the same draws (bounds.MF with monteCarloKL) instead of in closed
+// form. bounds.Base answers every other question (draws, chain steps, weights ...).
+type mcKL struct{ bounds.Base }
 
-func (mcKL) Name() string                                         { return "mf-mc-kl" }
-func (mcKL) Draws(s bounds.Sizes) int                             { return s.Samples }
-func (mcKL) ChainSteps(bounds.Sizes) int                          { return 1 }
-func (mcKL) Evaluations(s bounds.Sizes) int                       { return s.Samples }
-func (mcKL) CeilingDraws(bounds.Sizes) int                        { return 1 }
-func (mcKL) Annealed() bool                                       { return false }
-func (mcKL) Particles(s bounds.Sizes, _ int) (bounds.Sizes, bool) { return s, false }
-func (mcKL) Recon(s bounds.Sizes, _ int) bounds.Sizes             { return s }
-func (mcKL) Validate(bounds.Sizes) error                          { return nil }
+func (mcKL) Name() string { return "mf-mc-kl" }
 func (mcKL) Evaluate(b *bounds.Batch, in bounds.Inputs) (*bounds.Result, *anneal.Chain) {
 	return bounds.MF(b, in.Eps0, true), nil
 }
@@ -33,7 +27,13 @@ func (mcKL) Evaluate(b *bounds.Batch, in bounds.Inputs) (*bounds.Result, *anneal
 // parameters its -ELBO estimates the same value as MF's closed-form-KL estimator, within 4
 // combined Monte Carlo standard errors (200 draws each).
 func TestRegisteredBound(t *testing.T) {
-	bounds.Register(mcKL{})
+	if err := bounds.Register(mcKL{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bounds.Unregister("mf-mc-kl") })
+	if !slices.Contains(model.Methods(), "mf-mc-kl") {
+		t.Errorf("model.Methods() = %v: the registered bound is missing", model.Methods())
+	}
 	if err := (&model.Config{BoundConfig: model.BoundConfig{Method: "nope"}}).Validate(); err == nil {
 		t.Fatal("unknown method: want an error")
 	}

@@ -60,7 +60,7 @@ func TestResumeIsExact(t *testing.T) {
 	}
 	var states []float64        // gradient clipping's running mean of squared norms, straight and resumed
 	var pointScales [][]float64 // per-point step-size factors, straight and resumed
-	for _, method := range append(model.Methods, "vais+adapt-eta", "vais+clip-grad", "vais+point-eta") {
+	for _, method := range append(model.Methods(), "vais+adapt-eta", "vais+clip-grad", "vais+point-eta") {
 		mutate := func(*model.Config) {}
 		if v, ok := variants[method]; ok {
 			method, mutate = "vais", v
@@ -192,7 +192,7 @@ func TestClipGradOnlyActsWhenClipping(t *testing.T) {
 
 // TestTrainingLowersTheBound: 60 iterations of each method lower the -ELBO on the toy curve.
 func TestTrainingLowersTheBound(t *testing.T) {
-	for _, method := range model.Methods {
+	for _, method := range model.Methods() {
 		tr := toyTrainer(t, method, nil)
 		before, err := tr.Evaluate(2, nil)
 		if err != nil {
@@ -352,7 +352,7 @@ func TestWeights(t *testing.T) {
 // TestFloat32MatchesFloat64: on the same seeds, the float32 model's bound at initialisation agrees
 // with float64 to 1e-4 relative, and after 60 iterations its -ELBO/N to 0.1 nats and its MSE to 10%.
 func TestFloat32MatchesFloat64(t *testing.T) {
-	for _, method := range model.Methods {
+	for _, method := range model.Methods() {
 		var evs [2][2]*train.Evaluation
 		for i, dt := range []string{"float64", "float32"} {
 			tr := toyTrainer(t, method, func(c *model.Config) { c.DType = dt })
@@ -386,7 +386,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 // TestStepCompilesOnce: every method, mini-batch and full batch, builds its training graph once
 // and reuses it (no recompilation per iteration).
 func TestStepCompilesOnce(t *testing.T) {
-	for _, method := range model.Methods {
+	for _, method := range model.Methods() {
 		for _, batch := range []int{10, 0} {
 			tr := toyTrainer(t, method, func(c *model.Config) { c.Batch = batch })
 			if err := tr.Run(4, nil, 0, nil); err != nil {

@@ -57,7 +57,7 @@ func runBench(args []string) error {
 	mf.register(fs)
 	iters := fs.Int("iters", 5, "timed iterations per method (after one warm-up)")
 	backendName := fs.String("backend", "", backendHelp)
-	methods := fs.String("methods", strings.Join(model.Methods, ","), "comma-separated methods to time")
+	methods := fs.String("methods", strings.Join(model.Methods(), ","), "comma-separated methods to time")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the timed iterations to this file")
 	dataset := fs.String("dataset", "oilflow", "oilflow or wine (fully observed), frey or mnist (Table 2's missing-data task: unit pixels, 5% of images lose 75% of their pixels; --k defaults to 25 and --shared-q-sqrt to true there)")
 	observed := fs.Bool("observed", false, "frey or mnist without hidden pixels (fully observed, as Table 5 trains)")
@@ -68,8 +68,8 @@ func runBench(args []string) error {
 	}
 	var list []string
 	for _, m := range strings.Split(*methods, ",") {
-		if !slices.Contains(model.Methods, m) {
-			return usagef("--methods: unknown method %q (want %s)", m, strings.Join(model.Methods, ", "))
+		if !slices.Contains(model.Methods(), m) {
+			return usagef("--methods: unknown method %q (want %s)", m, strings.Join(model.Methods(), ", "))
 		}
 		list = append(list, m)
 	}

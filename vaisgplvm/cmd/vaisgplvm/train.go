@@ -101,7 +101,7 @@ func runTrain(args []string) error {
 	labels := fs.String("labels", "", "with --data: the header name of a class-label column (not a feature), used for the latent plot's colours and the 1-NN error")
 	pixels := fs.String("pixels", "unit", "frey, mnist: pixel scale, unit ([0, 1]) or raw (0-255)")
 	hide := fs.Bool("hide-pixels", true, "frey, mnist: hide 75% of the pixels of 5% of the images (Table 2's protocol, drawn with --seed) and score the model's reconstruction of them in metrics.json")
-	method := fs.String("method", "vais", "bound: "+strings.Join(model.Methods, ", "))
+	method := fs.String("method", "vais", "bound: "+strings.Join(model.Methods(), ", "))
 	iters := fs.Int("iters", 3000, "training iterations")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "output directory (required)")
