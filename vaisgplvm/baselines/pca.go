@@ -2,6 +2,7 @@ package baselines
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/data"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -17,6 +18,9 @@ func PCA(x [][]float64, q int) (scores, recon [][]float64, err error) {
 	}
 	if q < 1 || q > min(n, d) {
 		return nil, nil, fmt.Errorf("baselines: PCA with q = %d components of %d x %d data: want 1..%d", q, n, d, min(n, d))
+	}
+	if err := data.CheckMatrix(x, nil); err != nil {
+		return nil, nil, fmt.Errorf("baselines: PCA: %w", err)
 	}
 	a := mat.NewDense(n, d, nil)
 	for i, r := range x {

@@ -81,8 +81,11 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 	if opt.LR > 0 {
 		nm.Cfg.LR = opt.LR
 	}
-	nm.Latent = &latent.Config{N: len(x), Q: m.Cfg.Q, Diagonal: m.Cfg.DiagQ0, Scale0: m.Cfg.Scale0,
-		Mean0: latent.Nearest(m.X, m.Mask, means, x, mask)}
+	mean0, err := latent.Nearest(m.X, m.Mask, means, x, mask)
+	if err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
+	nm.Latent = &latent.Config{N: len(x), Q: m.Cfg.Q, Diagonal: m.Cfg.DiagQ0, Scale0: m.Cfg.Scale0, Mean0: mean0}
 	ft := train.New(&nm, tr.Backend)
 	if err := vars.CopyFrozen(tr.Ctx, ft.Ctx, isModelScope); err != nil {
 		return nil, err

@@ -77,7 +77,20 @@ func sqrt(v float64) float64 { return math.Sqrt(v) }
 // Nearest returns, for each row of x [T, D] (mask [T, D], 1 = observed, or nil), a copy of the latent
 // [Q] of the training row of xTrain [N, D] (maskTrain or nil) nearest to it in mean squared distance
 // over the entries observed in both; latents is [N, Q]. Used to start the fit of new points.
-func Nearest(xTrain, maskTrain, latents, x, mask [][]float64) [][]float64 {
+// Errors: no training rows, latents of another length, rows or masks of other widths.
+func Nearest(xTrain, maskTrain, latents, x, mask [][]float64) ([][]float64, error) {
+	if len(xTrain) == 0 || len(latents) != len(xTrain) || (maskTrain != nil && len(maskTrain) != len(xTrain)) || (mask != nil && len(mask) != len(x)) {
+		return nil, fmt.Errorf("latent: Nearest of %d rows (mask %d) to %d training rows (mask %d, %d latents): want training rows, one latent and mask row each",
+			len(x), len(mask), len(xTrain), len(maskTrain), len(latents))
+	}
+	d := len(xTrain[0])
+	for _, rows := range [][][]float64{xTrain, maskTrain, x, mask} {
+		for i, r := range rows {
+			if len(r) != d {
+				return nil, fmt.Errorf("latent: Nearest: row %d has %d values, want %d", i, len(r), d)
+			}
+		}
+	}
 	out := make([][]float64, len(x))
 	for i, r := range x {
 		best, bestD := 0, math.Inf(1)
@@ -96,5 +109,5 @@ func Nearest(xTrain, maskTrain, latents, x, mask [][]float64) [][]float64 {
 		}
 		out[i] = append([]float64(nil), latents[best]...)
 	}
-	return out
+	return out, nil
 }

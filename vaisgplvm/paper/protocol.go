@@ -89,6 +89,9 @@ func LoadTabular(name string, standardize bool) (*data.Dataset, error) {
 // 75% of their pixels, drawn with seed): a copy of x [N, D] with NaN at the hidden pixels, the
 // observation mask [N, D] (1 = observed) and the indices of the damaged images.
 func HidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, damaged []int, err error) {
+	if err := data.CheckMatrix(x, nil); err != nil {
+		return nil, nil, nil, fmt.Errorf("paper: HidePixels: %w", err)
+	}
 	mask, damaged, err = data.MissingMask(len(x), len(x[0]), 0.05, 0.75, seed)
 	if err != nil {
 		return nil, nil, nil, err
@@ -97,13 +100,14 @@ func HidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, damaged [
 }
 
 // WithNaN returns a copy of x with NaN where mask is 0 (the form the model and infer take for
-// missing entries, so that no hidden value can leak into a fit).
+// missing entries, so that no hidden value can leak into a fit). A mask entry missing for x's
+// shape (a shorter mask or row) counts as observed.
 func WithNaN(x, mask [][]float64) [][]float64 {
 	out := make([][]float64, len(x))
 	for i := range x {
 		out[i] = slices.Clone(x[i])
 		for j := range out[i] {
-			if mask[i][j] == 0 {
+			if i < len(mask) && j < len(mask[i]) && mask[i][j] == 0 {
 				out[i][j] = math.NaN()
 			}
 		}
@@ -123,8 +127,15 @@ type Split struct {
 
 // HoldOut splits rows x [N, D] into training rows (90%) and held-out rows (10%, at least 2), chosen
 // by PCG(seed), and hides half of each held-out row's entries (rounded up; at least one observed
-// and one hidden when D >= 2).
-func HoldOut(x [][]float64, labels []int, seed uint64) Split {
+// and one hidden when D >= 2). Errors: fewer than 3 rows, rows that are not a rectangular matrix,
+// labels of another length.
+func HoldOut(x [][]float64, labels []int, seed uint64) (Split, error) {
+	if err := data.CheckMatrix(x, nil); err != nil {
+		return Split{}, fmt.Errorf("paper: HoldOut: %w", err)
+	}
+	if len(x) < 3 || (labels != nil && len(labels) != len(x)) {
+		return Split{}, fmt.Errorf("paper: HoldOut of %d rows with %d labels: want at least 3 rows and one label per row (or none)", len(x), len(labels))
+	}
 	rng := rand.New(rand.NewPCG(seed, 0x4e1d))
 	nTest := max(2, len(x)/10)
 	isTest := map[int]bool{}
@@ -148,7 +159,7 @@ func HoldOut(x [][]float64, labels []int, seed uint64) Split {
 		s.Test, s.Mask = append(s.Test, row), append(s.Mask, m)
 	}
 	s.Hidden = WithNaN(s.Test, s.Mask)
-	return s
+	return s, nil
 }
 
 // SubsetRows returns n rows of ds (and their labels) chosen by PCG(seed), in their original order;

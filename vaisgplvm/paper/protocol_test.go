@@ -24,7 +24,10 @@ func TestHoldOut(t *testing.T) {
 	for i := range labels {
 		labels[i] = i
 	}
-	s := HoldOut(ds.X, labels, 3)
+	s, err := HoldOut(ds.X, labels, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(s.Test) != 3 || len(s.Train) != 27 || len(s.TrainLabels) != 27 {
 		t.Fatalf("%d held out, %d training rows, %d labels; want 3, 27, 27", len(s.Test), len(s.Train), len(s.TrainLabels))
 	}
@@ -49,7 +52,10 @@ func TestHoldOut(t *testing.T) {
 			t.Fatalf("training rows out of order: %v", s.TrainLabels)
 		}
 	}
-	again := HoldOut(ds.X, labels, 3)
+	again, err := HoldOut(ds.X, labels, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range s.Test {
 		if again.Test[i][0] != s.Test[i][0] {
 			t.Fatal("the same seed gave a different split")

@@ -108,7 +108,10 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 		if err != nil {
 			return err
 		}
-		s := HoldOut(all, allLabels, j.seed)
+		s, err := HoldOut(all, allLabels, j.seed)
+		if err != nil {
+			return err
+		}
 		j.n, j.test = len(all), len(s.Test)
 		j.run.Seed = j.seed
 		if j.method == "standard" {
@@ -147,7 +150,10 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 			if err != nil {
 				return nil, err
 			}
-			s := HoldOut(all, labels, uint64(r))
+			s, err := HoldOut(all, labels, uint64(r))
+			if err != nil {
+				return nil, err
+			}
 			m, k, err := imputationMSE(s.Test, s.Hidden, s.Mask, s.Train, nil, false)
 			if err != nil {
 				return nil, fmt.Errorf("baselines: %w", err)

@@ -60,7 +60,10 @@ func (m *Model) Reconstruct(x, mask [][]float64, iters int) (*Reconstruction, er
 	if err := vars.CopyFrozen(m.Ctx, ctx, trainedScope); err != nil {
 		return nil, err
 	}
-	h0 := latent.Nearest(m.X, nil, h, x, mask)
+	h0, err := latent.Nearest(m.X, nil, h, x, mask)
+	if err != nil {
+		return nil, err
+	}
 	star := func(ctx *mlmodel.Scope, g *Graph) *Node {
 		return vars.New(ctx.At("reconstruct"), "h", h0).ValueGraph(g)
 	}

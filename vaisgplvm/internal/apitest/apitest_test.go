@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -113,6 +114,19 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 		{"evidence.Estimate(one run)", func() error { _, err := evidence.Estimate(tr, evidence.Options{Temps: 3, Runs: 1}); return err }, "runs >= 2"},
 		{"evidence.Decompose(0 draws)", func() error { _, err := evidence.Decompose(tr, nil, 0); return err }, "0 noise draws"},
 		{"evidence.Decompose(nil)", func() error { _, err := evidence.Decompose(nil, nil, 5); return err }, "nil Trainer"},
+		{"baselines.PCA(ragged)", func() error { _, _, err := baselines.PCA([][]float64{{1, 2}, {3}}, 1); return err }, "row 2"},
+		{"paper.HidePixels(nil)", func() error { _, _, _, err := paper.HidePixels(nil, 1); return err }, "no rows"},
+		{"paper.HoldOut(nil)", func() error { _, err := paper.HoldOut(nil, nil, 1); return err }, "no rows"},
+		{"paper.HoldOut(2 rows)", func() error { _, err := paper.HoldOut(good[:2], nil, 1); return err }, "at least 3 rows"},
+		{"paper.HoldOut(short labels)", func() error { _, err := paper.HoldOut(good, []int{1}, 1); return err }, "one label per row"},
+		{"latent.Nearest(no training rows)", func() error { _, err := latent.Nearest(nil, nil, nil, good, nil); return err }, "want training rows"},
+		{"latent.Nearest(ragged)", func() error { _, err := latent.Nearest(good, nil, good, [][]float64{{1}}, nil); return err }, "row 0 has 1 values"},
+		{"paper.WithNaN(short mask) does not panic", func() error {
+			if out := paper.WithNaN(good, [][]float64{{0}}); !math.IsNaN(out[0][0]) || math.IsNaN(out[0][1]) || len(out) != len(good) {
+				return nil
+			}
+			return fmt.Errorf("ok: a short mask counts as observed")
+		}, "ok"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
