@@ -117,11 +117,6 @@ func New(name string, cfg Config) (Kernel, error) {
 // that its value is init: a scalar when q is 0, else a [Q] vector. Kernels keep their positive
 // hyperparameters (variances, lengthscales, a rational-quadratic alpha ...) this way.
 func Positive(ctx *mlmodel.Scope, g *Graph, name string, init float64, q int) *Node {
-	return positive(ctx, g, name, init, q)
-}
-
-// positive is Positive.
-func positive(ctx *mlmodel.Scope, g *Graph, name string, init float64, q int) *Node {
 	raw := vars.InvSoftplus(init)
 	var v *mlmodel.Variable
 	if q == 0 {

@@ -15,7 +15,7 @@ func init() { mustRegister("linear", func(cfg Config) Kernel { return &Linear{Co
 func (k *Linear) Name() string { return "linear" }
 
 func (k *Linear) variances(ctx *mlmodel.Scope, g *Graph) *Node {
-	return positive(ctx.At("kernel"), g, "variances", k.Variance, k.Q)
+	return Positive(ctx.At("kernel"), g, "variances", k.Variance, k.Q)
 }
 
 // Lengthscales implements Kernel: 1/sqrt(v_q), so that small values mean relevant dimensions as

@@ -88,12 +88,12 @@ func (k *Stationary) rho() Profile {
 func (k *Stationary) Name() string { return k.Kind }
 
 func (k *Stationary) variance(ctx *mlmodel.Scope, g *Graph) *Node {
-	return positive(ctx.At("kernel"), g, "variance", k.Variance, 0)
+	return Positive(ctx.At("kernel"), g, "variance", k.Variance, 0)
 }
 
 // Lengthscales implements Kernel: [Q].
 func (k *Stationary) Lengthscales(ctx *mlmodel.Scope, g *Graph) *Node {
-	return positive(ctx.At("kernel"), g, "lengthscale", k.Lengthscale, k.Q)
+	return Positive(ctx.At("kernel"), g, "lengthscale", k.Lengthscale, k.Q)
 }
 
 // Matrix implements Kernel: [N1, Q] x [N2, Q] -> [N1, N2] (Prepare(ctx, x2).Cross(x1)).

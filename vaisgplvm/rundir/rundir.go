@@ -196,7 +196,7 @@ func (d *Dir) removeStale() error {
 func (d *Dir) checkInputs() error {
 	for _, flag := range slices.Sorted(maps.Keys(d.opt.Inputs)) {
 		in := d.opt.Inputs[flag]
-		if in == "" || (d.opt.Resume && d.opt.ResumeFile != "" && sameFile(in, d.opt.ResumeFile)) {
+		if in == "" || d.resumed(in) {
 			continue
 		}
 		if !sameFile(filepath.Dir(in), d.Path) || !d.isOutput(filepath.Base(in)) {
@@ -230,7 +230,7 @@ func (d *Dir) existing() ([]string, error) {
 // file whose sha256 the manifest lists under its name, or the checkpoint being resumed.
 func (d *Dir) owned(name string) bool {
 	path := filepath.Join(d.Path, name)
-	if d.opt.Resume && d.opt.ResumeFile != "" && sameFile(path, d.opt.ResumeFile) {
+	if d.resumed(path) {
 		return true
 	}
 	st, err := os.Lstat(path)
@@ -239,6 +239,11 @@ func (d *Dir) owned(name string) bool {
 	}
 	sum, err := fileSHA256(path)
 	return err == nil && slices.Contains(d.before[name], sum)
+}
+
+// resumed reports whether path is the checkpoint this run resumes.
+func (d *Dir) resumed(path string) bool {
+	return d.opt.Resume && d.opt.ResumeFile != "" && sameFile(path, d.opt.ResumeFile)
 }
 
 // isOutput reports whether name is one of the run's output names or matches one of their patterns.
@@ -343,7 +348,7 @@ func (d *Dir) place(names []string) error {
 			}
 		}
 		for flag, in := range d.opt.Inputs {
-			if in != "" && sameFile(in, dst) && !(d.opt.Resume && sameFile(in, d.opt.ResumeFile)) {
+			if in != "" && sameFile(in, dst) && !d.resumed(in) {
 				return fmt.Errorf("%s %s is now %s in %s: not replaced; this run's outputs are in %s", flag, in, n, d.Path, d.Stage)
 			}
 		}

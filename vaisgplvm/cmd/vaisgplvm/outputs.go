@@ -48,10 +48,10 @@ func latentHeader(q int) []string {
 
 // columnHeader returns the data's column names, or x1..xD when it has none (the image sets).
 func columnHeader(ds *data.Dataset) []string {
-	_, d := ds.Dims()
-	if len(ds.Columns) == d {
-		return ds.Columns
+	if c := namedColumns(ds); c != nil {
+		return c
 	}
+	_, d := ds.Dims()
 	h := make([]string, d)
 	for i := range h {
 		h[i] = "x" + strconv.Itoa(i+1)

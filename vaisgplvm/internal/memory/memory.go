@@ -20,15 +20,15 @@ type Error struct {
 	Fix, Flags string
 }
 
-func (e *Error) Error() string {
-	return fmt.Sprintf("%s needs about %s of memory, more than this machine's %.3g GiB; lower %s",
-		e.What, gib(e.Need), e.Have/(1<<30), e.Fix)
-}
+func (e *Error) Error() string { return e.message(e.Fix) }
 
 // FlagError is the same refusal worded with the command's flags.
-func (e *Error) FlagError() string {
+func (e *Error) FlagError() string { return e.message(e.Flags) }
+
+// message is the refusal, naming the settings fix that lower the need.
+func (e *Error) message(fix string) string {
 	return fmt.Sprintf("%s needs about %s of memory, more than this machine's %.3g GiB; lower %s",
-		e.What, gib(e.Need), e.Have/(1<<30), e.Flags)
+		e.What, gib(e.Need), e.Have/(1<<30), fix)
 }
 
 func gib(b float64) string {
