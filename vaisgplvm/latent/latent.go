@@ -80,8 +80,20 @@ func Batch(ctx *mlmodel.Scope, g *Graph, c *Config, idx *Node) *Q0 {
 
 // Sample returns h = a + L eps for eps [S, B, Q] (standard normal): [S, B, Q].
 func (q *Q0) Sample(eps *Node) *Node {
-	lEps := Einsum("bij,sbj->sbi", q.Scale, eps)
-	return Add(InsertAxes(q.Mean, 0), lEps)
+	return Add(InsertAxes(q.Mean, 0), applyScale(q.Scale, eps))
+}
+
+// applyScale returns L_n x_{s,n} for L [B, Q, Q] and x [S, B, Q]: [S, B, Q]. For one draw (S = 1,
+// one VAIS chain) the product is a batched matrix-vector product in DotGeneral's own output
+// order, so neither it nor its gradients transpose anything (Einsum's [B, Q, S] -> [S, B, Q]
+// transpose, and its gradient's, are copies on the pure-Go backend); the values are the same.
+func applyScale(l, x *Node) *Node {
+	if x.Shape().Dim(0) != 1 {
+		return Einsum("bij,sbj->sbi", l, x)
+	}
+	b, q := x.Shape().Dim(1), x.Shape().Dim(2)
+	lx := DotGeneral(l, []int{2}, []int{0}, Reshape(x, b, q), []int{1}, []int{0}) // [B, Q]
+	return Reshape(lx, 1, b, q)
 }
 
 // LogProb returns log q0(h) for any h [S, B, Q]: [S, B], through z = L_n^-1 (h - a_n).
@@ -93,7 +105,7 @@ func (q *Q0) Sample(eps *Node) *Node {
 // iterations: |L^-1 L - I| up to 6.6e3 for diagonals ~0.07 and entries ~0.6), and the 0.5 |z|^2
 // of such a point can make an importance weight as large as the optimiser likes.
 func (q *Q0) LogProb(h *Node) *Node {
-	z := Einsum("bij,sbj->sbi", q.inverse(), Sub(h, InsertAxes(q.Mean, 0)))
+	z := applyScale(q.inverse(), Sub(h, InsertAxes(q.Mean, 0)))
 	logDet := q.logDetScale() // [B]
 	c := -0.5 * float64(q.Q) * math.Log(2*math.Pi)
 	return AddScalar(Sub(MulScalar(ReduceSum(Square(z), -1), -0.5), InsertAxes(logDet, 0)), c)

@@ -110,31 +110,44 @@ func dotGeneralVJP(node, v *Node, ax axes) []*Node {
 	vLhsFree := iota(nb, len(lf))
 	vRhsFree := iota(nb+len(lf), len(rf))
 
-	// dLhs: contract v's rhs-free axes with rhs's free axes. Result: [batch, lhs free, rhs contracting
-	// axes in rhs order].
-	gl := DotGeneral(v, vRhsFree, vBatch, rhs, rf, ax.rb)
-	permL := make([]int, lhs.Rank())
+	// dLhs: contract v's rhs-free axes with rhs's free axes. Result [batch, lhs free, lhs contracting
+	// (in rhs's order)], or with the operands swapped [batch, lhs contracting, lhs free]: whichever
+	// is already in lhs's axis order, so that no transpose (a copy on the pure-Go backend) follows.
+	permL, swapL := make([]int, lhs.Rank()), make([]int, lhs.Rank())
 	for i, a := range ax.lb {
-		permL[a] = i
+		permL[a], swapL[a] = i, i
 	}
 	for j, a := range lf {
-		permL[a] = nb + j
+		permL[a], swapL[a] = nb+j, nb+len(ax.lc)+j
 	}
 	for k, a := range ax.lc {
 		permL[a] = nb + len(lf) + rankIn(ax.rc[k], ax.rc)
+		swapL[a] = nb + rankIn(ax.rc[k], ax.rc)
 	}
-	// dRhs: contract lhs's free axes with v's lhs-free axes. Result: [batch, lhs contracting axes in
-	// lhs order, rhs free].
-	gr := DotGeneral(lhs, lf, ax.lb, v, vLhsFree, vBatch)
-	permR := make([]int, rhs.Rank())
+	var gl *Node
+	if isIdentity(swapL) && !isIdentity(permL) {
+		gl, permL = DotGeneral(rhs, rf, ax.rb, v, vRhsFree, vBatch), swapL
+	} else {
+		gl = DotGeneral(v, vRhsFree, vBatch, rhs, rf, ax.rb)
+	}
+	// dRhs: contract lhs's free axes with v's lhs-free axes. Result [batch, rhs contracting (in lhs's
+	// order), rhs free], or swapped [batch, rhs free, rhs contracting], as for dLhs.
+	permR, swapR := make([]int, rhs.Rank()), make([]int, rhs.Rank())
 	for i, a := range ax.rb {
-		permR[a] = i
+		permR[a], swapR[a] = i, i
 	}
 	for k, a := range ax.rc {
 		permR[a] = nb + rankIn(ax.lc[k], ax.lc)
+		swapR[a] = nb + len(rf) + rankIn(ax.lc[k], ax.lc)
 	}
 	for j, a := range rf {
-		permR[a] = nb + len(ax.lc) + j
+		permR[a], swapR[a] = nb+len(ax.lc)+j, nb+j
+	}
+	var gr *Node
+	if isIdentity(swapR) && !isIdentity(permR) {
+		gr, permR = DotGeneral(v, vLhsFree, vBatch, lhs, lf, ax.lb), swapR
+	} else {
+		gr = DotGeneral(lhs, lf, ax.lb, v, vLhsFree, vBatch)
 	}
 	return []*Node{transposeIfNeeded(gl, permL), transposeIfNeeded(gr, permR)}
 }
@@ -176,12 +189,20 @@ func iota(start, n int) []int {
 	return out
 }
 
-// transposeIfNeeded returns x with output axis a = input axis perm[a].
-func transposeIfNeeded(x *Node, perm []int) *Node {
+// isIdentity reports whether perm is 0, 1, ..., len(perm)-1.
+func isIdentity(perm []int) bool {
 	for i, p := range perm {
 		if i != p {
-			return TransposeAllAxes(x, perm...)
+			return false
 		}
 	}
-	return x
+	return true
+}
+
+// transposeIfNeeded returns x with output axis a = input axis perm[a].
+func transposeIfNeeded(x *Node, perm []int) *Node {
+	if isIdentity(perm) {
+		return x
+	}
+	return TransposeAllAxes(x, perm...)
 }

@@ -30,6 +30,8 @@ var products = []struct {
 	{"two contracting axes, unsorted, unequal sizes", []int{3, 2, 4}, []int{4, 5, 3}, []int{2, 0}, nil, []int{0, 2}, nil, nil},
 	{"two contracting axes, rhs unsorted", []int{3, 2, 4}, []int{4, 5, 3}, []int{0, 2}, nil, []int{2, 0}, nil, nil},
 	{"two contracting axes, unsorted, equal sizes", []int{3, 2, 3}, []int{3, 5, 3}, []int{2, 0}, nil, []int{0, 2}, nil, nil},
+	{"batched transposed matrix-vector (L^T g)", []int{6, 3, 4}, []int{6, 3}, []int{1}, []int{0}, []int{1}, []int{0}, nil},
+	{"lhs contracting first", []int{3, 4}, []int{3, 5}, []int{0}, nil, []int{0}, nil, nil},
 	{"batch axis last", []int{3, 4, 2}, []int{2, 3, 5}, []int{0}, []int{2}, []int{1}, []int{0}, nil},
 }
 
