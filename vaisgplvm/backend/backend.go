@@ -54,9 +54,10 @@ const EnvVar = "VAISGPLVM_BACKEND"
 
 // GoConfig is the pure-Go backend's configuration of the go spec. Ops run in parallel and the worker
 // pool is unbounded (parallelism=-1): with GoMLX v0.26.0's default bounded pool (2 x NumCPU
-// goroutines) the parallel scheduler deadlocked on 2-core machines (not re-tested with GoMLX
-// v0.28.6's gobackend) when a DotGeneral waits for workers that other
-// ops hold, and a one-op-at-a-time schedule (ops_sequential) leaves the second core idle. Every op
+// goroutines) the parallel scheduler deadlocked on 2-core machines when a DotGeneral waited for
+// workers that other ops held (v0.28.6's gobackend ran 1,050 VAIS iterations on its bounded pool
+// without one, at the same speed: docs/cpu-performance.md), and a one-op-at-a-time schedule
+// (ops_sequential) leaves the second core idle. Every op
 // computes the same sums in the same order under either schedule, so results are bit-identical
 // (tested); a Frey VAIS step (K = 25, batch 100) takes about 30% less time on 2 cores.
 // `go test -race` reports data races inside that parallel executor (GoMLX v0.26.0
