@@ -38,25 +38,28 @@ type Result struct {
 	HK *Node
 }
 
-func total(b *Batch, perPoint *Node) *Node {
+// ELBO returns the batch's estimate of the bound from its per-point terms L_n [B]:
+// (N/B) sum_n L_n - KL(q(u) || p(u)), a scalar in nats.
+func (b *Batch) ELBO(perPoint *Node) *Node {
 	bs := perPoint.Shape().Dim(0)
 	return Sub(MulScalar(ReduceSum(perPoint, 0), float64(b.N)/float64(bs)), b.KLU)
 }
 
-// logJoint returns l_n(h) + log p(h): [S, B].
-func (b *Batch) logJoint(h *Node) *Node {
+// LogJoint returns log p(x_n, h) = l_n(h) + log p(h) for h [S, B, Q]: [S, B].
+func (b *Batch) LogJoint(h *Node) *Node {
 	return Add(b.LogLik(h), latent.LogPrior(h))
 }
 
-// weightedMean returns sum_s softmax(logW)_s h_s: logW [S, B], h [S, B, Q] -> [B, Q].
-func weightedMean(logW, h *Node) *Node {
+// WeightedMean returns sum_s softmax(logW)_s h_s: logW [S, B], h [S, B, Q] -> [B, Q], under
+// StopGradient in the weights (the reconstruction latent of an importance-weighted bound).
+func WeightedMean(logW, h *Node) *Node {
 	w := StopGradient(Softmax(logW, 0))
 	return ReduceSum(Mul(InsertAxes(w, -1), h), 0)
 }
 
-// logMeanExp returns log (1/S) sum_s exp(x_s) along axis 0 of x [S, B]: [B], stably
+// LogMeanExp returns log (1/S) sum_s exp(x_s) along axis 0 of x [S, B]: [B], stably
 // (the maximum is subtracted under StopGradient, so the gradient is the softmax-weighted one).
-func logMeanExp(x *Node) *Node {
+func LogMeanExp(x *Node) *Node {
 	s := x.Shape().Dim(0)
 	m := StopGradient(ReduceMax(x, 0))
 	lse := Add(Log(ReduceSum(Exp(Sub(x, InsertAxes(m, 0))), 0)), m)

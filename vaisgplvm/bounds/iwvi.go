@@ -12,7 +12,7 @@ import (
 // (The paper's Eq. 5 writes the weight per (n, d), which would count p(h)/q0(h) D times.)
 func IWVI(b *Batch, eps *Node) *Result {
 	h := b.Q0.Sample(eps)
-	logW := Sub(b.logJoint(h), b.Q0.LogProbWhitened(eps)) // [K, B]; exact log q0(h), see latent.Q0.LogProb
-	per := logMeanExp(logW)
-	return &Result{PerPoint: per, ELBO: total(b, per), Recon: weightedMean(logW, h), LogW: logW}
+	logW := Sub(b.LogJoint(h), b.Q0.LogProbWhitened(eps)) // [K, B]; exact log q0(h), see latent.Q0.LogProb
+	per := LogMeanExp(logW)
+	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: WeightedMean(logW, h), LogW: logW}
 }

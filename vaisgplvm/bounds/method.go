@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 )
@@ -29,12 +30,20 @@ type Inputs struct {
 	Options anneal.Options // the chain's options (annealed bounds)
 	// STL keeps only the path derivative of log q0(H_0) in the gradient (VAIS; see model.Config.STL).
 	STL bool
+	// Scope is the bound's own variable scope ("bound/NAME"): a bound creates its trainable
+	// parameters there (Scope.VariableWithValue), and they are trained, checkpointed and restored
+	// with the model's. Nil where no model built the inputs (tests of the bounds alone).
+	Scope *mlmodel.Scope
+	// Settings are the values of the bound's settings (Configurable), defaults filled in
+	// (ResolveSettings); nil for a bound without settings.
+	Settings map[string]float64
 }
 
 // Method is one bound the GPLVM can be trained with: everything that differs between MF, IWVI and
 // VAIS for the model and the trainer. A new bound is one file with a type that embeds Base (which
 // answers every question the way a plain Monte Carlo bound does) and overrides what differs, and
-// one Register call (from any package; see train/register_test.go).
+// one Register call (from any package; see train/register_test.go). A bound with settings of its
+// own implements Configurable; one with trainable parameters creates them under Inputs.Scope.
 type Method interface {
 	// Name is the name on the command line and in configurations ("mf", "iwvi", "vais").
 	Name() string

@@ -16,9 +16,9 @@ func MF(b *Batch, eps *Node, monteCarloKL bool) *Result {
 	ll := b.LogLik(h) // [S, B]
 	var per *Node
 	if monteCarloKL {
-		per = ReduceMean(Sub(b.logJoint(h), b.Q0.LogProbWhitened(eps)), 0)
+		per = ReduceMean(Sub(b.LogJoint(h), b.Q0.LogProbWhitened(eps)), 0)
 	} else {
 		per = Sub(ReduceMean(ll, 0), b.Q0.KLToPrior())
 	}
-	return &Result{PerPoint: per, ELBO: total(b, per), Recon: b.Q0.Mean}
+	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: b.Q0.Mean}
 }

@@ -24,7 +24,7 @@ func VAIS(b *Batch, eps0 *Node, chainEps []*Node, betas, etas *Node, opt anneal.
 	var c *anneal.Chain
 	if opt.Precondition {
 		toH := b.Q0.Sample // h = a + L z
-		joint := func(z *Node) *Node { return b.logJoint(toH(z)) }
+		joint := func(z *Node) *Node { return b.LogJoint(toH(z)) }
 		ref := b.Q0.LogProbWhitened
 		c = anneal.Run(eps0, chainEps, betas, etas, joint, ref, opt)
 		c.H0, c.HK = toH(c.H0), toH(c.HK)
@@ -32,10 +32,10 @@ func VAIS(b *Batch, eps0 *Node, chainEps []*Node, betas, etas *Node, opt anneal.
 			c.Path[i] = toH(z)
 		}
 	} else {
-		c = anneal.Run(b.Q0.Sample(eps0), chainEps, betas, etas, b.logJoint, b.Q0.LogProb, opt)
+		c = anneal.Run(b.Q0.Sample(eps0), chainEps, betas, etas, b.LogJoint, b.Q0.LogProb, opt)
 	}
-	per := logMeanExp(c.LogW)
-	return &Result{PerPoint: per, ELBO: total(b, per), Recon: weightedMean(c.LogW, c.HK), LogW: c.LogW, HK: c.HK}, c
+	per := LogMeanExp(c.LogW)
+	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: WeightedMean(c.LogW, c.HK), LogW: c.LogW, HK: c.HK}, c
 }
 
 // stickTheLanding changes the gradient, not the value, of a one-chain VAIS result: the term
@@ -58,6 +58,6 @@ func stickTheLanding(b *Batch, eps0 *Node, res *Result, preconditioned bool) {
 	path := stopped.LogProbWhitened(z)
 	// log w = ... - log q0(H_0): swap the exact term for the path-only one (equal in value).
 	res.LogW = Add(res.LogW, Sub(exact, path))
-	res.PerPoint = logMeanExp(res.LogW)
-	res.ELBO = total(b, res.PerPoint)
+	res.PerPoint = LogMeanExp(res.LogW)
+	res.ELBO = b.ELBO(res.PerPoint)
 }

@@ -4,7 +4,9 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
@@ -75,6 +77,9 @@ type BoundConfig struct {
 	// 0, is dropped from the gradient (the bound's value is unchanged). VAIS with one chain
 	// (samples 1) only: with several chains the dropped term no longer has expectation 0.
 	STL bool `json:"stl,omitempty"`
+	// BoundSettings are values of the bound's own settings (bounds.Configurable: names and
+	// defaults), by name; a setting not given takes its default.
+	BoundSettings map[string]float64 `json:"bound_settings,omitempty"`
 	// Precondition runs the Langevin chain in q0's whitened coordinates (default true; see
 	// anneal.Options.Precondition). Eta is then relative to q0's spread.
 	Precondition bool `json:"precondition"`
@@ -107,6 +112,16 @@ func DefaultConfig(method string, q int) Config {
 			Precondition: true, Tamed: true},
 		TrainConfig: TrainConfig{LR: 0.02, Seed: 1},
 	}
+}
+
+// Equal reports whether c and o are the same configuration (bound settings compared by value; an
+// empty and a nil map are equal).
+func (c Config) Equal(o Config) bool {
+	if !maps.Equal(c.BoundSettings, o.BoundSettings) {
+		return false
+	}
+	c.BoundSettings, o.BoundSettings = nil, nil
+	return reflect.DeepEqual(c, o)
 }
 
 // MaxK bounds K (annealing steps of VAIS, importance samples of IWVI): both are unrolled into the
@@ -153,6 +168,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("m = %d: want > 0", c.M)
 	}
 	if err := method.Validate(bounds.Sizes{K: c.K, Samples: c.Samples}); err != nil {
+		return err
+	}
+	if _, err := bounds.ResolveSettings(method, c.BoundSettings); err != nil {
 		return err
 	}
 	if c.K < 0 {

@@ -33,6 +33,8 @@ type Model struct {
 	// Method is the bound named by Cfg.Method (bounds.Lookup): what differs between MF, IWVI and
 	// VAIS (noise shapes, weights, reconstruction latent, ceiling).
 	Method bounds.Method
+
+	settings map[string]float64 // the bound's settings, defaults filled in (bounds.ResolveSettings)
 }
 
 // New builds a model: q0 means from PCA, Z from a seeded random subset of them, kernel variance
@@ -80,6 +82,9 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 		Step:   cfg.StepRule(),
 	}
 	if m.Method, err = bounds.Lookup(cfg.Method); err != nil {
+		return nil, err
+	}
+	if m.settings, err = bounds.ResolveSettings(m.Method, cfg.BoundSettings); err != nil {
 		return nil, err
 	}
 	if cfg.MeanBias {
@@ -131,8 +136,19 @@ func (m *Model) Bound(ctx *mlmodel.Scope, x, mask, idx, eps0, chainEps *Node) (*
 			}
 			return betas, etas
 		},
-		Options: anneal.Options{StopScoreGradient: m.Cfg.StopGrad, Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed},
-		STL:     m.Cfg.STL})
+		Options:  anneal.Options{StopScoreGradient: m.Cfg.StopGrad, Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed},
+		STL:      m.Cfg.STL,
+		Scope:    ctx.At("bound").At("%s", m.Method.Name()),
+		Settings: m.Settings()})
+}
+
+// Settings returns the bound's settings, defaults filled in (bounds.ResolveSettings of
+// Cfg.BoundSettings; nil for a bound without settings).
+func (m *Model) Settings() map[string]float64 {
+	if m.settings == nil && m.Method != nil {
+		m.settings, _ = bounds.ResolveSettings(m.Method, m.Cfg.BoundSettings) // New checked them
+	}
+	return m.settings
 }
 
 // sizes returns the bound's sizes of the configuration.

@@ -67,6 +67,8 @@ type savedConfig struct {
 	Noise0       float64
 	Jitter       float64
 	DType        string
+	// BoundSettings (added 2026-11): nil in older checkpoints, whose bounds have no settings.
+	BoundSettings map[string]float64
 }
 
 // toSaved flattens c for a checkpoint.
@@ -76,7 +78,7 @@ func toSaved(c model.Config) savedConfig {
 		Schedule: c.Schedule, Eta: c.Eta, LearnEta: c.LearnEta, PaperEta: c.PaperEta, AdaptEta: c.AdaptEta, AcceptTarget: c.AcceptTarget,
 		AdaptRate: c.AdaptRate, PointEta: c.PointEta, StopGrad: c.StopGrad, STL: c.STL, Precondition: c.Precondition, Tamed: c.Tamed,
 		LR: c.LR, ClipGrad: c.ClipGrad, AdamBeta2: c.AdamBeta2, Batch: c.Batch, Seed: c.Seed, Noise0: c.Noise0,
-		Jitter: c.Jitter, DType: c.DType}
+		Jitter: c.Jitter, DType: c.DType, BoundSettings: maps.Clone(c.BoundSettings)}
 }
 
 // config rebuilds the model.Config of a checkpoint.
@@ -86,7 +88,8 @@ func (s savedConfig) config() model.Config {
 			SharedQSqrt: s.SharedQSqrt, MeanBias: s.MeanBias, Scale0: s.Scale0, Noise0: s.Noise0, Jitter: s.Jitter, DType: s.DType},
 		BoundConfig: model.BoundConfig{Method: s.Method, K: s.K, Samples: s.Samples, Schedule: s.Schedule, Eta: s.Eta,
 			LearnEta: s.LearnEta, PaperEta: s.PaperEta, AdaptEta: s.AdaptEta, AcceptTarget: s.AcceptTarget, AdaptRate: s.AdaptRate,
-			PointEta: s.PointEta, StopGrad: s.StopGrad, STL: s.STL, Precondition: s.Precondition, Tamed: s.Tamed},
+			PointEta: s.PointEta, StopGrad: s.StopGrad, STL: s.STL, Precondition: s.Precondition, Tamed: s.Tamed,
+			BoundSettings: maps.Clone(s.BoundSettings)},
 		TrainConfig: model.TrainConfig{LR: s.LR, ClipGrad: s.ClipGrad, AdamBeta2: s.AdamBeta2, Batch: s.Batch, Seed: s.Seed},
 	}
 }
@@ -183,7 +186,7 @@ func (t *Trainer) Load(path string) error {
 	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
 		return fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
 	}
-	if cfg := ck.Config.config(); cfg != t.Model.Cfg {
+	if cfg := ck.Config.config(); !cfg.Equal(t.Model.Cfg) {
 		return fmt.Errorf("checkpoint %s was written for other settings (%s): resume with the settings it was trained with",
 			path, configDiff(cfg, t.Model.Cfg))
 	}

@@ -21,7 +21,7 @@ func TestLoadCheckpointBeforeConfigSplit(t *testing.T) {
 	want := model.DefaultConfig("vais", 2)
 	want.M, want.K, want.Batch, want.Seed = 4, 3, 0, 7
 	want.ClipGrad, want.AdamBeta2, want.Samples = 5, 0.99, 2
-	if cfg != want || tag != "toy12" {
+	if !cfg.Equal(want) || tag != "toy12" {
 		t.Fatalf("read %+v (data %q), want %+v (toy12)", cfg, tag, want)
 	}
 	m, err := model.New(cfg, toyData(12), nil)

@@ -29,12 +29,14 @@ func TestSavedConfigRoundTrip(t *testing.T) {
 				f.SetFloat(float64(n) + 0.5)
 			case reflect.Bool:
 				f.SetBool(true)
+			case reflect.Map:
+				f.Set(reflect.ValueOf(map[string]float64{"s" + part.Type().Field(i).Name: float64(n)}))
 			default:
 				t.Fatalf("field %s of kind %s: extend this test and savedConfig", part.Type().Field(i).Name, f.Kind())
 			}
 		}
 	}
-	if got := toSaved(c).config(); got != c {
+	if got := toSaved(c).config(); !got.Equal(c) {
 		t.Errorf("round trip lost fields:\\n got %+v\\nwant %+v", got, c)
 	}
 	if m := reflect.TypeOf(savedConfig{}).NumField(); m != n {

@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	backends "github.com/gomlx/compute"
@@ -32,6 +34,15 @@ type modelFlags struct {
 	paperEta                   bool
 	precondition, tamed        bool
 	sharedQSqrt, meanBias      bool
+	// boundSettings are the flags --BOUND-SETTING of the registered bounds' own settings
+	// (bounds.Configurable), by flag name.
+	boundSettings map[string]*boundSetting
+}
+
+// boundSetting is one bound's setting as a flag.
+type boundSetting struct {
+	method, name string
+	value        float64
 }
 
 // register adds the model flags with model.DefaultConfig's values as defaults.
@@ -66,6 +77,40 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.stopGrad, "stop-grad", d.StopGrad, "stop gradients through the chain's scores (the bound's value is unchanged); on by default for VAIS on frey, where --stop-grad=false gives the paper's gradient through every step")
 	fs.BoolVar(&f.stl, "stl", d.STL, "VAIS, one chain: q0's initial density contributes only its path derivative to the gradient (sticking the landing; the bound's value is unchanged)")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise every column (changes the metrics' scale)")
+	f.boundSettings = map[string]*boundSetting{}
+	for _, name := range bounds.Names() {
+		b, err := bounds.Lookup(name)
+		if err != nil {
+			continue // unregistered since Names was read
+		}
+		for _, st := range bounds.SettingsOf(b) {
+			bs := &boundSetting{method: name, name: st.Name}
+			f.boundSettings[name+"-"+st.Name] = bs
+			fs.Float64Var(&bs.value, name+"-"+st.Name, st.Default, st.Usage+" (--method "+name+")")
+		}
+	}
+}
+
+// applyBoundSettings sets c.BoundSettings from the flags --BOUND-SETTING of c's bound that set names
+// (all of them when set is nil). A flag of another bound named in set is a usage error.
+func (f *modelFlags) applyBoundSettings(c *model.Config, set map[string]bool) error {
+	for _, flagName := range slices.Sorted(maps.Keys(f.boundSettings)) {
+		bs := f.boundSettings[flagName]
+		if set != nil && !set[flagName] {
+			continue
+		}
+		if bs.method != c.Method {
+			if set == nil {
+				continue
+			}
+			return usagef("--%s is a setting of --method %s, not of %s", flagName, bs.method, c.Method)
+		}
+		if c.BoundSettings == nil {
+			c.BoundSettings = map[string]float64{}
+		}
+		c.BoundSettings[bs.name] = bs.value
+	}
+	return nil
 }
 
 // config returns the configuration of a training of method on dataset (its paper Q unless --q)
@@ -122,6 +167,9 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 	}
 	if given("dtype") && f.dtype != "float64" {
 		c.DType = f.dtype
+	}
+	if err := f.applyBoundSettings(c, set); err != nil {
+		return err
 	}
 	if err := c.Validate(); err != nil {
 		return usagef("%v", err)

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
 // TestImageDefaults: the image preset (K 25, shared q(u) root, VAIS's stop-gradient chain) fills
@@ -33,5 +40,66 @@ func TestImageDefaults(t *testing.T) {
 			t.Errorf("%s %v: K %d, stop-grad %v, shared root %v; want K %d, stop-grad %v, shared root", c.method, c.args,
 				cfg.K, cfg.StopGrad, cfg.SharedQSqrt, c.k, c.stopGrad)
 		}
+	}
+}
+
+// damped is a bound with one setting, registered by the test: what the command sees of a bound
+// with settings of its own.
+type damped struct{ bounds.Base }
+
+func (damped) Name() string { return "damped-test" }
+func (damped) Evaluate(b *bounds.Batch, in bounds.Inputs) (*bounds.Result, *anneal.Chain) {
+	return bounds.MF(b, in.Eps0, false), nil
+}
+func (damped) Settings() []bounds.Setting {
+	return []bounds.Setting{{Name: "damping", Default: 0.9, Usage: "momentum damping",
+		Check: func(v float64) error {
+			if !(v >= 0 && v < 1) {
+				return fmt.Errorf("want a damping in [0, 1)")
+			}
+			return nil
+		}}}
+}
+
+// TestBoundSettingFlags: a registered bound's setting is the flag --BOUND-SETTING with the bound's
+// default, reaches model.Config.BoundSettings when given, is refused with another --method, and a
+// value the bound's check refuses is a usage error naming the flag.
+func TestBoundSettingFlags(t *testing.T) {
+	if err := bounds.Register(damped{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bounds.Unregister("damped-test") })
+	parseFlags := func(args ...string) (*modelFlags, map[string]bool) {
+		fs := flag.NewFlagSet("train", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var mf modelFlags
+		mf.register(fs)
+		set, err := parseSet(fs, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := fs.Lookup("damped-test-damping"); f == nil || f.DefValue != "0.9" {
+			t.Fatalf("flag --damped-test-damping: %+v, want one with default 0.9", f)
+		}
+		return &mf, set
+	}
+	mf, set := parseFlags("--damped-test-damping", "0.5")
+	c := model.DefaultConfig("damped-test", 2)
+	if err := mf.apply(&c, set); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.BoundSettings["damping"]; got != 0.5 {
+		t.Errorf("BoundSettings %v, want damping 0.5", c.BoundSettings)
+	}
+	c = model.DefaultConfig("vais", 2)
+	err := mf.apply(&c, set)
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--damped-test-damping is a setting of --method damped-test, not of vais") {
+		t.Errorf("setting of another bound: %v, want a usage error naming the flag and its bound", err)
+	}
+	mf, set = parseFlags("--damped-test-damping", "1.5")
+	c = model.DefaultConfig("damped-test", 2)
+	if err := mf.apply(&c, set); !errors.As(err, &ue) || !strings.Contains(err.Error(), "damped-test-damping = 1.5: want a damping in [0, 1)") {
+		t.Errorf("bad value: %v, want a usage error naming the setting", err)
 	}
 }
