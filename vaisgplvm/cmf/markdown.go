@@ -3,16 +3,16 @@ package cmf
 import (
 	"fmt"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/nb"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
 
 // Table renders the experiment: per family, the training and held-out bounds, the held-out
 // importance-weighted bounds, the decoder's AIS log-likelihood on the first held-out points beside
 // the bound on the same points, and the seconds spent. Values are nats per point (log densities:
 // higher is better) ± their Monte Carlo standard errors; the title gives the settings.
-func (r *ExperimentResult) Table() nb.Table {
+func (r *ExperimentResult) Table() report.Table {
 	c := r.Config
-	t := nb.Table{Title: fmt.Sprintf("GP-LVM-CMF on %s: %d training and %d held-out points, %s decoder (%d hidden), latent dim %d",
+	t := report.Table{Title: fmt.Sprintf("GP-LVM-CMF on %s: %d training and %d held-out points, %s decoder (%d hidden), latent dim %d",
 		r.Dataset, r.Train, r.Test, c.Likelihood, c.Hidden, c.LatentDim)}
 	if containsFamily(r.Families, "cmf") {
 		t.Title += fmt.Sprintf(", GP input dim %d, M = %d, term B %s", c.InputDim, c.M, c.TermB)
@@ -49,13 +49,8 @@ func (r *ExperimentResult) Markdown() string {
 	return md
 }
 
-// Show displays Table (HTML in a notebook, Markdown on stdout elsewhere) and then the warnings.
-func (r *ExperimentResult) Show() {
-	r.Table().Show()
-	for _, w := range r.Warnings() {
-		fmt.Println("Warning:", w)
-	}
-}
+// Tables returns Table as the one table of the experiment (nb.ShowResult shows it and Warnings).
+func (r *ExperimentResult) Tables() []report.Table { return []report.Table{r.Table()} }
 
 func pm(e Estimate) string { return fmt.Sprintf("%.2f ± %.2f", e.PerPoint, e.SE) }
 

@@ -1,5 +1,7 @@
 // Package nb shows results inside GoNB notebooks: figures as inline PNG, HTML tables of results
-// with mean ± 2 s.e., and a live training display (iteration, -ELBO and its curve updated in place).
+// (report.Table, the tables package paper and cmf return: ShowResult) with mean ± 2 s.e., and a
+// live training display (iteration, -ELBO and its curve updated in place). It is the only package
+// that imports GoNB; the command does not link it.
 // Outside a notebook (a terminal, a test) the same calls degrade gracefully: figures are not
 // shown (Show returns nil after rendering, so errors still surface), tables print as text and
 // training draws a plain progress bar on stderr.
@@ -10,11 +12,9 @@ package nb
 
 import (
 	"fmt"
-	"html"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/janpfeifer/gonb/gonbui"
 	"gonum.org/v1/plot"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
 
 // QuickEnv is the environment variable that switches notebooks to quick mode when set to 1.
@@ -96,52 +97,14 @@ func MeanSE(format string, values []float64) string {
 	return fmt.Sprintf(format+" ± "+format, m, se)
 }
 
-// Table is a titled table of strings.
-type Table struct {
-	Title  string
-	Header []string
-	Rows   [][]string
-}
+// Table is report.Table with Show: notebooks build tables of their own as nb.Table{...}.Show().
+type Table report.Table
 
-// HTML renders the table as an HTML table (cells escaped).
-func (t Table) HTML() string {
-	var sb strings.Builder
-	sb.WriteString(`<table style="border-collapse:collapse">`)
-	if t.Title != "" {
-		fmt.Fprintf(&sb, "<caption>%s</caption>", html.EscapeString(t.Title))
-	}
-	sb.WriteString("<tr>")
-	for _, h := range t.Header {
-		fmt.Fprintf(&sb, `<th style="padding:2px 8px;border-bottom:1px solid #888">%s</th>`, html.EscapeString(h))
-	}
-	sb.WriteString("</tr>")
-	for _, r := range t.Rows {
-		sb.WriteString("<tr>")
-		for _, c := range r {
-			fmt.Fprintf(&sb, `<td style="padding:2px 8px;text-align:right">%s</td>`, html.EscapeString(c))
-		}
-		sb.WriteString("</tr>")
-	}
-	sb.WriteString("</table>")
-	return sb.String()
-}
+// HTML renders the table as an HTML table (report.Table.HTML).
+func (t Table) HTML() string { return report.Table(t).HTML() }
 
-// Text renders the table as a Markdown table.
-func (t Table) Text() string {
-	var sb strings.Builder
-	if t.Title != "" {
-		sb.WriteString(t.Title + "\n\n")
-	}
-	sb.WriteString("| " + strings.Join(t.Header, " | ") + " |\n|")
-	for range t.Header {
-		sb.WriteString("---|")
-	}
-	sb.WriteString("\n")
-	for _, r := range t.Rows {
-		sb.WriteString("| " + strings.Join(r, " | ") + " |\n")
-	}
-	return sb.String()
-}
+// Text renders the table as Markdown (report.Table.Text).
+func (t Table) Text() string { return report.Table(t).Text() }
 
 // Show displays the table: HTML in a notebook, Markdown text on stdout elsewhere.
 func (t Table) Show() {
@@ -151,4 +114,22 @@ func (t Table) Show() {
 		return
 	}
 	fmt.Print(t.Text())
+}
+
+// Result is what the paper's tables and the GP-LVM-CMF experiment return: their tables.
+type Result interface {
+	Tables() []report.Table
+}
+
+// ShowResult displays r's tables (Table.Show each) and, when r has them (a Warnings() []string
+// method), its warnings.
+func ShowResult(r Result) {
+	for _, t := range r.Tables() {
+		Table(t).Show()
+	}
+	if w, ok := r.(interface{ Warnings() []string }); ok {
+		for _, s := range w.Warnings() {
+			fmt.Println("Warning:", s)
+		}
+	}
 }

@@ -1,12 +1,16 @@
 package nb
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
 
+// TestTableRendersAndEscapes: nb.Table renders as report.Table does, with MeanSE's cells.
 func TestTableRendersAndEscapes(t *testing.T) {
 	tab := Table{Title: "T <1>", Header: []string{"method", "-ELBO"}, Rows: [][]string{{"vais", MeanSE("%.2f", []float64{1, 3})}, {"<mf>", MeanSE("%.2f", []float64{2})}}}
 	h := tab.HTML()
@@ -17,6 +21,31 @@ func TestTableRendersAndEscapes(t *testing.T) {
 	}
 	if txt := tab.Text(); !strings.Contains(txt, "| vais | 2.00 ± 2.00 |") || !strings.Contains(txt, "| <mf> | 2.00 |") {
 		t.Errorf("text table:\n%s", txt)
+	}
+}
+
+type warned struct{}
+
+func (warned) Tables() []report.Table {
+	return []report.Table{{Title: "first", Header: []string{"a"}}, {Title: "second", Header: []string{"b"}}}
+}
+func (warned) Warnings() []string { return []string{"careful"} }
+
+// TestShowResult: outside a notebook ShowResult prints every table's Markdown, then the warnings.
+func TestShowResult(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	ShowResult(warned{})
+	os.Stdout = stdout
+	w.Close()
+	out, _ := io.ReadAll(r)
+	want := "first\n\n| a |\n|---|\nsecond\n\n| b |\n|---|\nWarning: careful\n"
+	if string(out) != want {
+		t.Errorf("ShowResult printed\n%q\nwant\n%q", out, want)
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/nb"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
 
 // KNN is the number of neighbours of the k-nearest-neighbour imputation baseline.
@@ -110,11 +110,11 @@ func invertMask(mask [][]float64) [][]float64 {
 }
 
 // baselineTable renders baselines (nil when there are none).
-func baselineTable(bs []Baseline, what string) *nb.Table {
+func baselineTable(bs []Baseline, what string) *report.Table {
 	if len(bs) == 0 {
 		return nil
 	}
-	t := &nb.Table{Title: "Simple baselines, no GPLVM (package baselines): " + what,
+	t := &report.Table{Title: "Simple baselines, no GPLVM (package baselines): " + what,
 		Header: []string{"dataset", "baseline", "MSE", "1-NN error"}}
 	for _, b := range bs {
 		t.Rows = append(t.Rows, []string{b.Dataset, b.Method, pmOpt("%.4f", b.MSE, b.Runs), pmOpt("%.3f", b.OneNNError, b.Runs)})

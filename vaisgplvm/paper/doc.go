@@ -9,15 +9,15 @@
 // rows carry every run's values, mean ± 2 standard errors over the seeds, and the paper's own
 // printed value for the same dataset, method and iteration count (Paper* in values.go, transcribed
 // from the paper's tables). Claims compares the orderings the paper reports with ours, in words.
-// Results render as Markdown (Markdown), JSON (encoding/json), nb.Table (Tables; HTML in a notebook
-// through Show) and figures (WriteFigures for Tables 1-3, Result5.Figures, Result6.Figure). Every
+// Results render as Markdown (Markdown), JSON (encoding/json), report.Table (Tables; HTML in a
+// notebook through nb.ShowResult) and figures (WriteFigures for Tables 1-3, Result5.Figures, Result6.Figure). Every
 // -ELBO carries its Monte Carlo standard error from the evaluation's noise draws.
 //
 // A notebook reproduces a table in a few lines:
 //
 //	res, err := paper.Table1(ctx, paper.Options{Iters: 300, Runs: 3})
 //	if err != nil { ... }
-//	res.Show() // our rows beside the paper's, then its claims checked
+//	nb.ShowResult(res) // our rows beside the paper's, then its claims checked
 //
 // Options' zero value is each table's default size; Options.Configure adjusts every training's
 // model.Config (M, K, the step-size rule ...) after the paper's protocol (Config) has set it.

@@ -3,7 +3,7 @@ package paper
 import (
 	"fmt"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/nb"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
 
 // pairedDifferences returns, for tables run with two or more seeds, a table of VAIS's seed-paired
@@ -13,7 +13,7 @@ import (
 // uses seed r (the same hidden pixels in tables 2 and 3), so the paired differences are a sharper
 // comparison than the two rows' error bars. It returns nil when there is nothing to pair (one
 // seed, no VAIS, or no other method).
-func pairedDifferences(rows []Row) *nb.Table {
+func pairedDifferences(rows []Row) *report.Table {
 	last := map[string]int{} // dataset -> its last snapshot
 	for _, r := range rows {
 		last[r.Dataset] = max(last[r.Dataset], r.Iterations)
@@ -30,7 +30,7 @@ func pairedDifferences(rows []Row) *nb.Table {
 		}
 		at[r.Dataset][r.Method] = r
 	}
-	t := &nb.Table{Header: []string{"dataset", "iters", "vs", "Δ -ELBO", "wins", "Δ MSE", "wins", "Δ NELL", "wins"}}
+	t := &report.Table{Header: []string{"dataset", "iters", "vs", "Δ -ELBO", "wins", "Δ MSE", "wins", "Δ NELL", "wins"}}
 	for _, ds := range datasets {
 		vais, ok := at[ds]["vais"]
 		if !ok {

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/nb"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
 
 // pm formats a mean ± 2 s.e. pair over runs seeds with the verb format (e.g. "%.3f"): the mean
@@ -61,8 +61,8 @@ const paperScale = "Paper columns: the paper's printed mean (2 s.e.) over 10 run
 
 // Tables returns the result as tables: the main table with the paper's values beside ours, the
 // seed-paired differences (with two or more seeds) and the paper's claims checked.
-func (r *Result) Tables() []nb.Table {
-	main := nb.Table{}
+func (r *Result) Tables() []report.Table {
+	main := report.Table{}
 	switch r.Table {
 	case 3:
 		main.Title = fmt.Sprintf("Table 3 (%s). ESS = 1/sum_k w_k^2 and entropy -sum_k w_k log w_k of the K normalised "+
@@ -106,7 +106,7 @@ func (r *Result) Tables() []nb.Table {
 				pm("%.3f", row.NELL, row.Runs), paperCell(pn), pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter)})
 		}
 	}
-	out := []nb.Table{main}
+	out := []report.Table{main}
 	what := "1-NN error of the data itself and of PCA scores with 2 components and with the GPLVM's Q; PCA's reconstruction MSE from those components over the observed entries."
 	if r.Table == 2 {
 		what = fmt.Sprintf("MSE of the hidden pixels imputed by their column's mean over the observed pixels, or by the mean of the %d images "+
@@ -124,11 +124,11 @@ func (r *Result) Tables() []nb.Table {
 }
 
 // claimsTable renders checked claims, nil when there are none.
-func claimsTable(claims []Claim) *nb.Table {
+func claimsTable(claims []Claim) *report.Table {
 	if len(claims) == 0 {
 		return nil
 	}
-	t := &nb.Table{Title: "The paper's orderings against ours (lower is better for -ELBO, MSE, NELL, NLL and time; higher for ESS and entropy).",
+	t := &report.Table{Title: "The paper's orderings against ours (lower is better for -ELBO, MSE, NELL, NLL and time; higher for ESS and entropy).",
 		Header: []string{"claim", "paper", "ours", "agree"}}
 	for _, c := range claims {
 		agree := "no"
@@ -144,31 +144,12 @@ func claimsTable(claims []Claim) *nb.Table {
 }
 
 // withClaims appends the table of claims, when there are any, to tables.
-func withClaims(tables []nb.Table, claims []Claim) []nb.Table {
+func withClaims(tables []report.Table, claims []Claim) []report.Table {
 	if c := claimsTable(claims); c != nil {
 		tables = append(tables, *c)
 	}
 	return tables
 }
 
-// showAll displays tables: HTML in a notebook, Markdown on stdout elsewhere.
-func showAll(tables []nb.Table) {
-	for _, t := range tables {
-		t.Show()
-	}
-}
-
-// markdown joins tables as Markdown, one blank line apart.
-func markdown(tables []nb.Table) string {
-	parts := make([]string, len(tables))
-	for i, t := range tables {
-		parts[i] = t.Text()
-	}
-	return strings.Join(parts, "\n")
-}
-
 // Markdown renders the result's tables (Tables) as Markdown.
-func (r *Result) Markdown() string { return markdown(r.Tables()) }
-
-// Show displays the result's tables: HTML in a notebook, Markdown on stdout elsewhere.
-func (r *Result) Show() { showAll(r.Tables()) }
+func (r *Result) Markdown() string { return report.Markdown(r.Tables()) }

@@ -10,7 +10,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/nb"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/standard"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -267,8 +267,8 @@ func claims5(rows []Row5) []Claim {
 }
 
 // Tables returns Table 5 with the paper's values beside ours, and the claims checked.
-func (r *Result5) Tables() []nb.Table {
-	t := nb.Table{Title: fmt.Sprintf("Table 5 (%s). Standard GPLVM (MAP point latents, exact GP marginal likelihood) against "+
+func (r *Result5) Tables() []report.Table {
+	t := report.Table{Title: fmt.Sprintf("Table 5 (%s). Standard GPLVM (MAP point latents, exact GP marginal likelihood) against "+
 		"VAIS-GPLVM. Each subset is split: 90%% train, 10%% held out with half of each held-out point's entries hidden "+
 		"(seeded). Held-out MSE and NELL score the hidden entries after fitting each held-out point's latent from its "+
 		"observed entries with the trained model frozen (standard: MAP of h*; VAIS: infer.Latents with its chains): "+
@@ -287,7 +287,7 @@ func (r *Result5) Tables() []nb.Table {
 			pm("%.4f", row.MSE, row.Runs), paperCell(pmse), pm("%.3f", row.NELL, row.Runs), paperCell(pnll),
 			pm("%.4f", row.TrainMSE, row.Runs), pm("%.3f", row.TrainNELL, row.Runs), pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter)})
 	}
-	out := []nb.Table{t}
+	out := []report.Table{t}
 	if b := baselineTable(r.Baselines, fmt.Sprintf("MSE of the held-out hidden entries imputed from the training rows by their "+
 		"column's mean, or by the mean of the %d training rows nearest over the held-out row's observed entries; mean ± 2 s.e. "+
 		"over the seeds. Compare with the held-out MSE column.", KNN)); b != nil {
@@ -297,7 +297,4 @@ func (r *Result5) Tables() []nb.Table {
 }
 
 // Markdown renders Table 5 (Tables) as Markdown.
-func (r *Result5) Markdown() string { return markdown(r.Tables()) }
-
-// Show displays Table 5: HTML in a notebook, Markdown on stdout elsewhere.
-func (r *Result5) Show() { showAll(r.Tables()) }
+func (r *Result5) Markdown() string { return report.Markdown(r.Tables()) }

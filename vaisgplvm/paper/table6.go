@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/nb"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -154,8 +154,8 @@ func claims6(rows []Row6) []Claim {
 }
 
 // Tables returns Table 6 with the paper's A100 column, and the claims checked.
-func (r *Result6) Tables() []nb.Table {
-	t := nb.Table{Title: fmt.Sprintf("Table 6 on %s. Frey faces (N = 1965, D = 560, Q = 20, M = 50; the Table 2 missing-data "+
+func (r *Result6) Tables() []report.Table {
+	t := report.Table{Title: fmt.Sprintf("Table 6 on %s. Frey faces (N = 1965, D = 560, Q = 20, M = 50; the Table 2 missing-data "+
 		"task). Seconds per epoch = median seconds per iteration (of %d after one warm-up) x ceil(N / B) iterations. "+
 		"The paper's column is its A100 GPU figure.", r.Machine, r.Reps),
 		Header: []string{"method", "K", "s/iter (median)", "host s/iter", "s/epoch", "first iteration s", "paper A100 s/epoch"}}
@@ -170,14 +170,11 @@ func (r *Result6) Tables() []nb.Table {
 		t.Rows = append(t.Rows, []string{row.Method, k, fmt.Sprintf("%.3f", row.MedianSecs), fmt.Sprintf("%.4f", row.HostSecs),
 			fmt.Sprintf("%.2f", row.EpochSecs), fmt.Sprintf("%.1f", row.FirstSecs), p})
 	}
-	return withClaims([]nb.Table{t}, r.Claims)
+	return withClaims([]report.Table{t}, r.Claims)
 }
 
 // Markdown renders Table 6 (Tables) as Markdown.
-func (r *Result6) Markdown() string { return markdown(r.Tables()) }
-
-// Show displays Table 6: HTML in a notebook, Markdown on stdout elsewhere.
-func (r *Result6) Show() { showAll(r.Tables()) }
+func (r *Result6) Markdown() string { return report.Markdown(r.Tables()) }
 
 // TimeSteps runs one warm-up step of tr (graph compilation included), then afterWarmUp when not
 // nil (bench starts its CPU profile there), then reps timed steps, and returns the warm-up
