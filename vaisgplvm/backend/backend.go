@@ -60,10 +60,12 @@ const EnvVar = "VAISGPLVM_BACKEND"
 // (ops_sequential) leaves the second core idle. Every op
 // computes the same sums in the same order under either schedule, so results are bit-identical
 // (tested); a Frey VAIS step (K = 25, batch 100) takes about 30% less time on 2 cores.
-// `go test -race` reports data races inside that parallel executor (GoMLX v0.26.0
-// backends/simplego/exec.go: an op reads its inputs' use counters without the lock that other
-// ops update them under, e.g. in ./vaisgplvm/bounds with -cpu 8, or in ./vaisgplvm/train when
-// the input prefetch keeps a core busy); they are in GoMLX, not in this module.
+// With GoMLX v0.26.0, `go test -race` reported data races inside that parallel executor (an op
+// read its inputs' use counters without the lock others updated them under). With v0.28.6,
+// `go test -race -gcflags=all=-d=checkptr=0 -cpu 8 ./vaisgplvm/bounds` reports none; without
+// -d=checkptr=0 the race detector's pointer check stops the test inside gobackend's small-matrix
+// kernel (compute v0.1.5 dot/matmul/nosimd_small.go:253: "pointer arithmetic result points to
+// invalid allocation"), in GoMLX, not in this module.
 const GoConfig = "ops_parallel,parallelism=-1"
 
 // Choice is a started backend and the reason it was chosen (one line, for logs).
