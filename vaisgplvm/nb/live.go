@@ -7,6 +7,7 @@ import (
 
 	"github.com/janpfeifer/gonb/gonbui"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -20,7 +21,9 @@ func Train(tr *train.Trainer, iters, every int) error {
 		every = max(1, iters/20)
 	}
 	if !gonbui.IsNotebook {
-		return tr.Run(iters, os.Stderr, 0, nil)
+		bar := progress.New(os.Stderr, iters, tr.Model.Cfg.Method)
+		defer bar.Finish()
+		return tr.Run(iters, bar.Training, 0, nil)
 	}
 	id := "vaisgplvm_live_" + gonbui.UniqueID()
 	hook := func(t *train.Trainer) error {
@@ -56,3 +59,4 @@ func liveHTML(t *train.Trainer, total int) string {
 	}
 	return s + `<img src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `"/>`
 }
+

@@ -11,6 +11,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // Options are the settings of a table run. The zero value is the table's default protocol, on
@@ -47,8 +48,9 @@ type Options struct {
 	// OpenBackend, when set, starts the backend for total trainings run jobs at a time; nil opens
 	// backend.OpenShared("auto" for the configurations' dtype).
 	OpenBackend func(jobs, total int) (backends.Backend, error)
-	// Progress, when set and Jobs is 1, receives each training's progress bar.
-	Progress io.Writer
+	// Observe, when set and Jobs is 1, is called after every step of every training of the table
+	// (train.Trainer.Run's events; a progress bar or a live view subscribes here).
+	Observe func(train.Event)
 	// Log, when set, receives one line per finished training.
 	Log io.Writer
 	// Figures keeps what WriteFigures needs (curves, latents, reconstructions of the first seed).

@@ -3,7 +3,6 @@ package paper
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -91,9 +90,9 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		res.Settings["stop_grad"] = sg
 	}
 	start := time.Now()
-	var progress io.Writer
+	var observe func(train.Event)
 	if o.Jobs == 1 {
-		progress = o.Progress
+		observe = o.Observe
 	}
 	err = runJobs(ctx, res.jobs, o.Jobs, func(j *job) string { return j.method }, func(j *job) error {
 		ds := res.sets[j.dataset]
@@ -115,7 +114,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 			draws, tr.ReconChains = 2, 4 // two draws: the fewest that give the bound's Monte Carlo s.e.
 		}
 		for _, it := range snaps {
-			if err := tr.Run(it, progress, 0, nil); err != nil {
+			if err := tr.Run(it, observe, 0, nil); err != nil {
 				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 			}
 			ev, err := tr.Evaluate(draws, ds.Labels)

@@ -2,7 +2,6 @@ package standard
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 	optimizers "github.com/gomlx/gomlx/ml/train/optimizer"
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -110,13 +108,10 @@ func (m *Model) latents(ctx *mlmodel.Scope, g *Graph) *Node {
 	return vars.New(ctx.At("standard"), "latent", m.h0).ValueGraph(g)
 }
 
-// Run takes iters Adam steps on -log p(X, H) / N, drawing a progress bar on progress when not
-// nil. A non-finite objective stops the run with an error naming the iteration.
-func (m *Model) Run(iters int, progress io.Writer) error {
-	var bar *progressbar.ProgressBar
-	if progress != nil {
-		bar = progressbar.NewOptions(iters, progressbar.OptionSetWriter(progress), progressbar.OptionSetDescription("standard GPLVM"))
-	}
+// Run takes iters Adam steps on -log p(X, H) / N, calling observe (when not nil) after each with
+// the iterations done and that step's objective (nats per point). A non-finite objective stops
+// the run with an error naming the iteration.
+func (m *Model) Run(iters int, observe func(iter int, objective float64)) error {
 	x := m.X
 	for i := 0; i < iters; i++ {
 		start := time.Now()
@@ -131,9 +126,8 @@ func (m *Model) Run(iters int, progress io.Writer) error {
 			return fmt.Errorf("standard: iteration %d: objective is %g (kernel matrix not positive definite after jitter?)", m.Iter, v)
 		}
 		m.Curve = append(m.Curve, v)
-		if bar != nil {
-			bar.Describe(fmt.Sprintf("standard GPLVM -log p(X,H)/N %.4g", v))
-			_ = bar.Add(1)
+		if observe != nil {
+			observe(m.Iter, v)
 		}
 	}
 	return nil

@@ -467,3 +467,21 @@ func TestAdamBeta2(t *testing.T) {
 		}
 	}
 }
+
+// TestRunEvents: Run reports every step to its observer, with the bound, the iteration, the total
+// and the step's -ELBO per point (the value appended to Curve).
+func TestRunEvents(t *testing.T) {
+	tr := toyTrainer(t, "iwvi", nil)
+	var got []train.Event
+	if err := tr.Run(3, func(e train.Event) { got = append(got, e) }, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d events for 3 steps", len(got))
+	}
+	for i, e := range got {
+		if e.Method != "iwvi" || e.Iter != i+1 || e.Total != 3 || e.NegELBO != tr.Curve[i] || !(e.Seconds > 0) {
+			t.Errorf("event %d = %+v, want iwvi, iteration %d of 3, -ELBO %g, seconds > 0", i, e, i+1, tr.Curve[i])
+		}
+	}
+}

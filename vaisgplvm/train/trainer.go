@@ -6,7 +6,6 @@ package train
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 	optimizers "github.com/gomlx/gomlx/ml/train/optimizer"
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -231,28 +229,30 @@ func checkBound(iter int, v, ceiling float64, dtype string) error {
 // ErrInterrupted is returned (wrapped, with the iteration) by Run when Stop is closed.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run trains until Iter reaches iters, or until Stop is closed (ErrInterrupted). With progress non-nil it draws a progress bar with the
-// current -ELBO per point. every > 0 calls hook after every `every` iterations (checkpoints,
-// snapshots); a hook error stops the run.
-func (t *Trainer) Run(iters int, progress io.Writer, every int, hook func(*Trainer) error) error {
+// Event is what Run reports to its observer after every training step.
+type Event struct {
+	Method  string  // the bound's name
+	Iter    int     // iterations done (Trainer.Iter after the step)
+	Total   int     // the iteration Run trains to
+	NegELBO float64 // the step's -ELBO per point (its batch's estimate), nats
+	Seconds float64 // mean wall time per iteration so far (Trainer.SecondsPerIter)
+}
+
+// Run trains until Iter reaches iters, or until Stop is closed (ErrInterrupted). observe, when not
+// nil, is called after every step with its Event (a progress bar, a live plot: the trainer draws
+// nothing itself). every > 0 calls hook after every `every` iterations (checkpoints, snapshots); a
+// hook error stops the run.
+func (t *Trainer) Run(iters int, observe func(Event), every int, hook func(*Trainer) error) error {
 	if err := t.check(); err != nil {
 		return err
-	}
-	var bar *progressbar.ProgressBar
-	if progress != nil {
-		bar = progressbar.NewOptions(iters, progressbar.OptionSetWriter(progress),
-			progressbar.OptionSetDescription(t.Model.Cfg.Method), progressbar.OptionShowCount(),
-			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
-		_ = bar.Set(t.Iter)
 	}
 	for t.Iter < iters {
 		v, err := t.Step()
 		if err != nil {
 			return err
 		}
-		if bar != nil {
-			bar.Describe(fmt.Sprintf("%s -ELBO/N %.4f", t.Model.Cfg.Method, v))
-			_ = bar.Set(t.Iter)
+		if observe != nil {
+			observe(Event{Method: t.Model.Cfg.Method, Iter: t.Iter, Total: iters, NegELBO: v, Seconds: t.SecondsPerIter()})
 		}
 		if every > 0 && hook != nil && t.Iter%every == 0 {
 			if err := hook(t); err != nil {
@@ -264,9 +264,6 @@ func (t *Trainer) Run(iters int, progress io.Writer, every int, hook func(*Train
 			return fmt.Errorf("%w at iteration %d of %d", ErrInterrupted, t.Iter, iters)
 		default:
 		}
-	}
-	if bar != nil {
-		_ = bar.Finish()
 	}
 	return nil
 }

@@ -12,11 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
-
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
@@ -133,16 +131,14 @@ func checkCMFSizes(o cmf.ExperimentOptions) error {
 
 // cmfProgress returns a progress callback drawing one bar per family's training.
 func cmfProgress(iters int) func(family, stage string, iter int, v float64) {
-	var bar *progressbar.ProgressBar
+	var bar *progress.Bar
 	return func(family, stage string, iter int, v float64) {
 		switch {
 		case stage == "train" && iter == 1:
-			bar = progressbar.NewOptions(iters, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionSetDescription(family),
-				progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+			bar = progress.New(os.Stderr, iters, family)
 			fallthrough
 		case stage == "train":
-			_ = bar.Set(iter)
-			bar.Describe(fmt.Sprintf("%s -bound %.2f", family, v))
+			bar.Set(iter, fmt.Sprintf("%s -bound %.2f", family, v))
 		default:
 			fmt.Fprintf(os.Stderr, "%s: %s\n", family, stage)
 		}

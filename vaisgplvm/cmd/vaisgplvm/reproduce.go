@@ -18,6 +18,7 @@ import (
 
 	backends "github.com/gomlx/compute"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
@@ -91,7 +92,7 @@ func runReproduce(args []string) error {
 		opts.Jobs = 1
 	}
 	if opts.Jobs == 1 {
-		opts.Progress = os.Stderr
+		opts.Observe = progress.Trainings(os.Stderr)
 	}
 	if set["datasets"] {
 		opts.Datasets = strings.Split(*datasets, ",")

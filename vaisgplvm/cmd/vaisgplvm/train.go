@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
@@ -200,14 +201,14 @@ func runTrain(args []string) error {
 		saved = true
 		return nil
 	}
-	progress := os.Stderr
-	if *quiet {
-		progress = nil
+	var observe func(train.Event)
+	if !*quiet {
+		observe = progress.Trainings(os.Stderr)
 	}
 	stop := notifyStop()
 	defer stop.release()
 	tr.Stop = stop.ch
-	runErr := tr.Run(*iters, progress, *every, save)
+	runErr := tr.Run(*iters, observe, *every, save)
 	if errors.Is(runErr, train.ErrInterrupted) {
 		// The last step completed: its parameters resume exactly.
 		if err := save(tr); err != nil {
