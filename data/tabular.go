@@ -84,25 +84,14 @@ func wineQuality(f File, name string, n int) (*Dataset, error) {
 	return &Dataset{Name: name, X: x, Labels: labels, Columns: header[:11], LabelColumn: header[11]}, nil
 }
 
-// Names lists the datasets Load knows, the paper's four first.
-var Names = []string{"oilflow", "wine", "frey", "mnist", "wine-white"}
-
-// Load returns the named dataset (one of Names): "oilflow", "wine" (red), "frey" and "mnist" (its
-// 1s and 7s) with pixels on [0, 1], or "wine-white" (downloaded on first use).
+// Load returns the named built-in dataset (Names; Lookup): "oilflow", "wine" (red), "frey" and
+// "mnist" (its 1s and 7s) with pixels on [0, 1], or "wine-white" (downloaded on first use).
 func Load(name string) (*Dataset, error) {
-	switch name {
-	case "oilflow":
-		return Oilflow()
-	case "wine":
-		return Wine()
-	case "wine-white":
-		return WineWhite()
-	case "frey":
-		return Frey(Unit)
-	case "mnist":
-		return MNIST17(Unit)
+	b, err := Lookup(name)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown dataset %q (want one of %s)", name, strings.Join(Names, ", "))
+	return b.Load(Unit)
 }
 
 // readCSVFile reads the verified content of f as a CSV file (readCSV).

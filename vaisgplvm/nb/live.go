@@ -59,4 +59,3 @@ func liveHTML(t *train.Trainer, total int) string {
 	}
 	return s + `<img src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `"/>`
 }
-

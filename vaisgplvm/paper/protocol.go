@@ -6,18 +6,24 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // DefaultBatch is the mini-batch size the tables train with unless Options.Paper (full batch).
 const DefaultBatch = 100
 
-// Q returns the paper's latent dimensionality for a built-in dataset (Table 4: oilflow 10, wine 9,
-// frey 20, mnist 5; wine-white as wine), or 0 for an unknown name.
+// Q returns the paper's latent dimensionality for a built-in dataset (Table 4, data.Builtin.Q:
+// oilflow 10, wine 9, frey 20, mnist 5; wine-white as wine), or 0 for an unknown name.
 func Q(dataset string) int {
-	return map[string]int{"oilflow": 10, "wine": 9, "wine-white": 9, "frey": 20, "mnist": 5}[dataset]
+	b, err := data.Lookup(dataset)
+	if err != nil {
+		return 0
+	}
+	return b.Q
 }
 
 // OwnDataQ is the latent dimensionality for data of n points and d columns without a paper
@@ -25,12 +31,13 @@ func Q(dataset string) int {
 // fewer points or columns (the latents start at the data's principal components).
 func OwnDataQ(n, d int) int { return min(10, n, d) }
 
-// IsImage reports whether dataset is one of the image datasets (frey, mnist).
-func IsImage(dataset string) bool { return dataset == "frey" || dataset == "mnist" }
+// IsImage reports whether dataset is a built-in image dataset (data.Builtin.Image: frey, mnist).
+func IsImage(dataset string) bool { return data.IsImage(dataset) }
 
 // Config returns the paper's settings (Table 4) for training method on dataset with seed:
-// model.DefaultConfig with the dataset's Q, and for the image datasets K = 25 and one q(u) square
-// root shared by the outputs; mini-batches of DefaultBatch. Options.Configure adjusts it.
+// model.DefaultConfig with the dataset's Q, and its registered presets (data.Builtin: K = 25 and
+// one q(u) square root shared by the outputs for the image datasets); mini-batches of
+// DefaultBatch. Options.Configure adjusts it.
 //
 // One setting is ours, not the paper's: on Frey, VAIS trains with StopGrad (the chain's scores are
 // constants in the gradient; the bound's value is unchanged). With the paper's gradient through all
@@ -41,11 +48,36 @@ func IsImage(dataset string) bool { return dataset == "frey" || dataset == "mnis
 func Config(method, dataset string, seed uint64) model.Config {
 	c := model.DefaultConfig(method, Q(dataset))
 	c.Seed, c.Batch = seed, DefaultBatch
-	if IsImage(dataset) {
-		c.K, c.SharedQSqrt = 25, true
-		c.StopGrad = method == "vais" && dataset == "frey"
+	if b, err := data.Lookup(dataset); err == nil {
+		ApplyPresets(&c, b)
 	}
 	return c
+}
+
+// ApplyPresets sets in c the registered presets of dataset b (data.Builtin: K, the shared q(u)
+// root, VAIS's stop-gradient chain) where b has them.
+func ApplyPresets(c *model.Config, b data.Builtin) {
+	if b.K != 0 {
+		c.K = b.K
+	}
+	c.SharedQSqrt = c.SharedQSqrt || b.SharedQSqrt
+	c.StopGrad = c.StopGrad || (b.StopGradVAIS && c.Method == "vais")
+}
+
+// EvaluationOf sets dataset's evaluation protocol (data.Builtin.EvalDraws, ReconChains) on tr
+// and returns the number of noise draws to evaluate with: the registered one (2 for the image
+// datasets, the fewest that give the bound's Monte Carlo s.e.: K = 25 chains over ~2000 images
+// dominate a run otherwise, with 4 reconstruction chains), or def.
+func EvaluationOf(dataset string, def int, tr *train.Trainer) int {
+	b, err := data.Lookup(dataset)
+	if err != nil {
+		return def
+	}
+	tr.ReconChains = b.ReconChains
+	if b.EvalDraws > 0 {
+		return b.EvalDraws
+	}
+	return def
 }
 
 // LoadImages loads frey or mnist (its 1s and 7s) with pixels on the unit ([0, 1], also for "") or
@@ -59,21 +91,21 @@ func LoadImages(name, pixels string) (*data.Dataset, error) {
 	default:
 		return nil, optionErrorf("pixels %q: want unit or raw", pixels)
 	}
-	switch name {
-	case "frey":
-		return data.Frey(scale)
-	case "mnist":
-		return data.MNIST17(scale)
+	b, err := data.Lookup(name)
+	if err != nil || !b.Image {
+		return nil, optionErrorf("unknown image dataset %q (want %s)", name, strings.Join(imageNames(true), " or "))
 	}
-	return nil, optionErrorf("unknown image dataset %q (want frey or mnist)", name)
+	return b.Load(scale)
 }
 
-// LoadTabular loads oilflow or wine, every column standardised when standardize is set.
+// LoadTabular loads a tabular built-in dataset (oilflow, wine ...), every column standardised when
+// standardize is set.
 func LoadTabular(name string, standardize bool) (*data.Dataset, error) {
-	if name != "oilflow" && name != "wine" {
-		return nil, optionErrorf("dataset %q: want oilflow or wine", name)
+	b, err := data.Lookup(name)
+	if err != nil || b.Image {
+		return nil, optionErrorf("dataset %q: want %s", name, strings.Join(imageNames(false), ", "))
 	}
-	ds, err := data.Load(name)
+	ds, err := b.Load(data.Unit)
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +115,17 @@ func LoadTabular(name string, standardize bool) (*data.Dataset, error) {
 		}
 	}
 	return ds, nil
+}
+
+// imageNames returns the registered datasets that are (image) or are not images.
+func imageNames(image bool) []string {
+	var out []string
+	for _, n := range data.Names() {
+		if data.IsImage(n) == image {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // HidePixels applies the paper's missing-data protocol of Tables 2 and 3 (5% of the images lose

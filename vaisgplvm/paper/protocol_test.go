@@ -6,6 +6,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 func tinyData() *data.Dataset {
@@ -95,5 +96,48 @@ func TestProtocolConfig(t *testing.T) {
 	if OwnDataQ(100, 4) != 4 || OwnDataQ(100, 40) != 10 || OwnDataQ(3, 40) != 3 {
 		t.Errorf("OwnDataQ(100, 4) = %d, OwnDataQ(100, 40) = %d, OwnDataQ(3, 40) = %d; want 4, 10 and 3",
 			OwnDataQ(100, 4), OwnDataQ(100, 40), OwnDataQ(3, 40))
+	}
+}
+
+// TestRegisteredDatasetProtocol: the paper's protocol reads a dataset's registration: Q, its
+// presets in Config (K, shared root, VAIS's stop-gradient chain) and its evaluation (draws,
+// reconstruction chains); Frey's are Table 4's and our stop-gradient chain for VAIS only.
+func TestRegisteredDatasetProtocol(t *testing.T) {
+	err := data.Register(data.Builtin{Name: "faces-test", Image: true, Q: 3, K: 7, SharedQSqrt: true, StopGradVAIS: true,
+		EvalDraws: 2, ReconChains: 3}, func(data.PixelScale) (*data.Dataset, error) { return tinyData(), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { data.Unregister("faces-test") })
+	if Q("faces-test") != 3 || !IsImage("faces-test") {
+		t.Errorf("Q %d, image %v: want 3, true", Q("faces-test"), IsImage("faces-test"))
+	}
+	for _, method := range []string{"vais", "iwvi"} {
+		c := Config(method, "faces-test", 1)
+		if c.Q != 3 || c.K != 7 || !c.SharedQSqrt || c.StopGrad != (method == "vais") || c.Batch != DefaultBatch {
+			t.Errorf("%s: %+v", method, c)
+		}
+	}
+	if c := Config("vais", "frey", 1); c.Q != 20 || c.K != 25 || !c.SharedQSqrt || !c.StopGrad {
+		t.Errorf("frey vais: %+v", c)
+	}
+	if c := Config("vais", "mnist", 1); c.K != 25 || c.StopGrad {
+		t.Errorf("mnist vais: %+v (want K 25, the paper's gradient)", c)
+	}
+	if c := Config("vais", "oilflow", 1); c.K != 5 || c.SharedQSqrt || c.StopGrad {
+		t.Errorf("oilflow vais: %+v", c)
+	}
+	if ds, err := LoadImages("faces-test", "unit"); err != nil || len(ds.X) != 30 {
+		t.Errorf("LoadImages: %v", err)
+	}
+	if _, err := LoadTabular("faces-test", false); err == nil {
+		t.Error("LoadTabular of an image dataset: want an error")
+	}
+	tr := &train.Trainer{}
+	if d := EvaluationOf("faces-test", 5, tr); d != 2 || tr.ReconChains != 3 {
+		t.Errorf("EvaluationOf(faces-test) = %d draws, %d chains: want 2, 3", d, tr.ReconChains)
+	}
+	if d := EvaluationOf("oilflow", 5, tr); d != 5 || tr.ReconChains != 0 {
+		t.Errorf("EvaluationOf(oilflow) = %d draws, %d chains: want 5, 0 (the defaults)", d, tr.ReconChains)
 	}
 }

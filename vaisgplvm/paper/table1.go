@@ -109,10 +109,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		}
 		tr := train.New(m, b)
 		tr.Stop = ctx.Done()
-		draws := 3
-		if table >= 2 { // full-data evaluation of K = 25 chains over ~2000 images dominates otherwise
-			draws, tr.ReconChains = 2, 4 // two draws: the fewest that give the bound's Monte Carlo s.e.
-		}
+		draws := EvaluationOf(j.dataset, 3, tr)
 		for _, it := range snaps {
 			if err := tr.Run(it, observe, 0, nil); err != nil {
 				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)

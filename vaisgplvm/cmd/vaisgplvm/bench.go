@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -151,27 +152,28 @@ func runBench(args []string) error {
 // with Table 2's hidden pixels (none when observed), whose defaults (K 25, shared q(u) root, VAIS's
 // stop-gradient chain on frey) it sets unless the flags in set gave them.
 func benchData(name string, observed bool, mf *modelFlags, set map[string]bool) (x, mask [][]float64, err error) {
-	switch name {
-	case "oilflow", "wine":
+	b, err := data.Lookup(name)
+	if err != nil {
+		return nil, nil, usagef("--dataset: %v", err)
+	}
+	if !b.Image {
 		if observed {
-			return nil, nil, usagef("--observed is for frey and mnist (%s has no hidden entries)", name)
+			return nil, nil, usagef("--observed is for the image datasets (%s has no hidden entries)", name)
 		}
 		ds, err := paper.LoadTabular(name, mf.standardize)
 		if err != nil {
 			return nil, nil, err
 		}
 		return ds.X, nil, nil
-	case "frey", "mnist":
-		mf.imageDefaults(set, "vais", name) // the stop-gradient chain applies to VAIS only
-		ds, err := paper.LoadImages(name, "unit")
-		if err != nil {
-			return nil, nil, err
-		}
-		if observed {
-			return ds.X, nil, nil
-		}
-		x, mask, _, err = paper.HidePixels(ds.X, 1)
-		return x, mask, err
 	}
-	return nil, nil, usagef("--dataset %q: want oilflow, wine, frey or mnist", name)
+	mf.imageDefaults(set, "vais", name) // the stop-gradient chain applies to VAIS only
+	ds, err := b.Load(data.Unit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if observed {
+		return ds.X, nil, nil
+	}
+	x, mask, _, err = paper.HidePixels(ds.X, 1)
+	return x, mask, err
 }

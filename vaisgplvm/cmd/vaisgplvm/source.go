@@ -167,7 +167,7 @@ func loadBuiltin(name, pixels string) (*data.Dataset, error) {
 		return nil, usagef("--pixels applies to frey and mnist, not %s", name)
 	}
 	ds, err := data.Load(name)
-	if err != nil && !slices.Contains(data.Names, name) {
+	if err != nil && !slices.Contains(data.Names(), name) {
 		return nil, usagef("--dataset: %v", err)
 	}
 	return ds, err

@@ -251,10 +251,7 @@ func runTrain(args []string) error {
 // data's warnings (printed before training) and the run's own (printed here).
 func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *trainingData, src dataSource, cfg model.Config,
 	seed uint64, figures, standardized bool, warnings []string, save func(*train.Trainer) error) error {
-	draws := 5
-	if paper.IsImage(src.Dataset) { // ~2000 images with K = 25 chains: as reproduce --table 2
-		draws, tr.ReconChains = 2, 4
-	}
+	draws := paper.EvaluationOf(src.Dataset, 5, tr) // as reproduce for the built-in datasets
 	ev, err := tr.Evaluate(draws, td.Labels)
 	if err != nil {
 		return err
@@ -333,8 +330,8 @@ func trainSource(set map[string]bool, standardize bool, dataset, file, labels, p
 			return dataSource{}, usagef("--pixels and --hide-pixels apply to --dataset frey or mnist, not --data")
 		}
 		return dataSource{File: file, Labels: labels, Standardize: standardize}, nil
-	case !slices.Contains(data.Names, dataset):
-		return dataSource{}, usagef("--dataset %q: want one of %s", dataset, strings.Join(data.Names, ", "))
+	case !slices.Contains(data.Names(), dataset):
+		return dataSource{}, usagef("--dataset %q: want one of %s", dataset, strings.Join(data.Names(), ", "))
 	case !paper.IsImage(dataset):
 		if set["pixels"] || set["hide-pixels"] {
 			return dataSource{}, usagef("--pixels and --hide-pixels apply to --dataset frey or mnist, not %s", dataset)
