@@ -21,20 +21,32 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
-// checkpoint is the on-disk format: one gob file with every context variable (model parameters
-// and Adam's moments and step count), the iteration and the curve.
+// checkpoint is the on-disk format: one gob file with the model's configuration, every context
+// variable (model parameters and Adam's moments and step count), the iteration and the curve.
 type checkpoint struct {
-	Config  savedConfig
-	DataTag string // what the model was trained on (Trainer.DataTag)
-	Iter    int
-	Curve   []float64
-	Vars    []savedVar
+	// ConfigVersion and ConfigJSON are the configuration (model.MarshalConfig at
+	// model.ConfigVersion; model.ParseConfig migrates older versions). Checkpoints written before
+	// 2026-11-24 have version 0 and the flat Config instead.
+	ConfigVersion int
+	ConfigJSON    []byte
+	Config        savedConfig // version 0 only
+	DataTag       string      // what the model was trained on (Trainer.DataTag)
+	Iter          int
+	Curve         []float64
+	Vars          []savedVar
 }
 
-// savedConfig is model.Config as checkpoints store it: one flat struct with the field names of
-// model.Config's parts, the layout of every checkpoint written so far (gob matches fields by name
-// and does not flatten model.Config's embedded parts). A field added to model.Config must be added
-// here and to both conversions (TestSavedConfigRoundTrip fails otherwise).
+// config returns the checkpoint's configuration, from either form.
+func (ck *checkpoint) config() (model.Config, error) {
+	if ck.ConfigVersion == 0 {
+		return ck.Config.config(), nil
+	}
+	return model.ParseConfig(ck.ConfigVersion, ck.ConfigJSON)
+}
+
+// savedConfig is the configuration as checkpoints stored it before they embedded it as versioned
+// JSON (version 0): one flat struct with the field names of model.Config's parts (gob matches
+// fields by name). Frozen: only read, for older checkpoints (TestLoadCheckpointBeforeConfigSplit).
 type savedConfig struct {
 	Method       string
 	Q            int
@@ -67,29 +79,16 @@ type savedConfig struct {
 	Noise0       float64
 	Jitter       float64
 	DType        string
-	// BoundSettings (added 2026-11): nil in older checkpoints, whose bounds have no settings.
-	BoundSettings map[string]float64
 }
 
-// toSaved flattens c for a checkpoint.
-func toSaved(c model.Config) savedConfig {
-	return savedConfig{Method: c.Method, Q: c.Q, M: c.M, K: c.K, Samples: c.Samples, Kernel: c.Kernel,
-		Whitened: c.Whitened, DiagQ0: c.DiagQ0, SharedQSqrt: c.SharedQSqrt, MeanBias: c.MeanBias, Scale0: c.Scale0,
-		Schedule: c.Schedule, Eta: c.Eta, LearnEta: c.LearnEta, PaperEta: c.PaperEta, AdaptEta: c.AdaptEta, AcceptTarget: c.AcceptTarget,
-		AdaptRate: c.AdaptRate, PointEta: c.PointEta, StopGrad: c.StopGrad, STL: c.STL, Precondition: c.Precondition, Tamed: c.Tamed,
-		LR: c.LR, ClipGrad: c.ClipGrad, AdamBeta2: c.AdamBeta2, Batch: c.Batch, Seed: c.Seed, Noise0: c.Noise0,
-		Jitter: c.Jitter, DType: c.DType, BoundSettings: maps.Clone(c.BoundSettings)}
-}
-
-// config rebuilds the model.Config of a checkpoint.
+// config rebuilds the model.Config of a version-0 checkpoint (fields it lacks take their zero value).
 func (s savedConfig) config() model.Config {
 	return model.Config{
 		ModelConfig: model.ModelConfig{Q: s.Q, M: s.M, Kernel: s.Kernel, Whitened: s.Whitened, DiagQ0: s.DiagQ0,
 			SharedQSqrt: s.SharedQSqrt, MeanBias: s.MeanBias, Scale0: s.Scale0, Noise0: s.Noise0, Jitter: s.Jitter, DType: s.DType},
 		BoundConfig: model.BoundConfig{Method: s.Method, K: s.K, Samples: s.Samples, Schedule: s.Schedule, Eta: s.Eta,
 			LearnEta: s.LearnEta, PaperEta: s.PaperEta, AdaptEta: s.AdaptEta, AcceptTarget: s.AcceptTarget, AdaptRate: s.AdaptRate,
-			PointEta: s.PointEta, StopGrad: s.StopGrad, STL: s.STL, Precondition: s.Precondition, Tamed: s.Tamed,
-			BoundSettings: maps.Clone(s.BoundSettings)},
+			PointEta: s.PointEta, StopGrad: s.StopGrad, STL: s.STL, Precondition: s.Precondition, Tamed: s.Tamed},
 		TrainConfig: model.TrainConfig{LR: s.LR, ClipGrad: s.ClipGrad, AdamBeta2: s.AdamBeta2, Batch: s.Batch, Seed: s.Seed},
 	}
 }
@@ -108,8 +107,11 @@ func (t *Trainer) Save(path string) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	ck := checkpoint{Config: toSaved(t.Model.Cfg), DataTag: t.DataTag, Iter: t.Iter, Curve: t.Curve}
-	var err error
+	cfg, err := model.MarshalConfig(t.Model.Cfg)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	ck := checkpoint{ConfigVersion: model.ConfigVersion, ConfigJSON: cfg, DataTag: t.DataTag, Iter: t.Iter, Curve: t.Curve}
 	vars.Each(t.Ctx, func(v *mlmodel.Variable) {
 		if err != nil {
 			return
@@ -167,7 +169,11 @@ func ReadCheckpointInfo(path string) (model.Config, string, error) {
 	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
 		return model.Config{}, "", fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
 	}
-	return ck.Config.config(), ck.DataTag, nil
+	cfg, err := ck.config()
+	if err != nil {
+		return model.Config{}, "", fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return cfg, ck.DataTag, nil
 }
 
 // Load restores parameters, optimiser state, iteration and curve from a checkpoint written by
@@ -186,7 +192,11 @@ func (t *Trainer) Load(path string) error {
 	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
 		return fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
 	}
-	if cfg := ck.Config.config(); !cfg.Equal(t.Model.Cfg) {
+	cfg, err := ck.config()
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	if !cfg.Equal(t.Model.Cfg) {
 		return fmt.Errorf("checkpoint %s was written for other settings (%s): resume with the settings it was trained with",
 			path, configDiff(cfg, t.Model.Cfg))
 	}
