@@ -38,7 +38,8 @@ type Options struct {
 	// through the whole chain (second-order autodiff).
 	StopScoreGradient bool
 	// Algorithm1Sign uses the sign printed in the paper's Algorithm 1, eps_tilde = +sqrt(eta/2)(...)
-	// - eps, which is a misprint (it loosens the bound as K grows). Only for the comparison test.
+	// - eps, which is a misprint: the weight is not that of any forward and backward kernel, so it is no
+	// bound (its log-mean-exp over many chains exceeds log Z; TestLangevinUnbiased). Only for tests.
 	Algorithm1Sign bool
 	// Precondition runs the chain in the whitened coordinates z = L_n^-1 (h - a_n) of q0 (used by
 	// bounds.VAIS): Langevin with mass matrix L_n L_n^T, so that eta is in units of q0's spread
