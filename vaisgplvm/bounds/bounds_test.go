@@ -142,6 +142,15 @@ func TestBoundsAreBounds(t *testing.T) {
 			case "mf":
 				h := b.Q0.Sample(e0)
 				logW = Sub(Add(b.LogLik(h), logPrior(h)), b.Q0.LogProb(h))
+			case "uha":
+				uha, err := bounds.Lookup("uha")
+				if err != nil {
+					panic(err)
+				}
+				betas := Const(x.Graph(), linear(k))
+				res, _ := uha.Evaluate(b, bounds.Inputs{Sizes: bounds.Sizes{K: k, Samples: 1}, Eps0: e0, ChainEps: ek,
+					Anneal: func() (*Node, *Node) { return betas, MulScalar(OnesLike(betas), 0.02) }})
+				logW = res.LogW
 			default:
 				var eps []*Node
 				for i := 0; i < k; i++ {
@@ -153,7 +162,7 @@ func TestBoundsAreBounds(t *testing.T) {
 				logW = c.LogW
 			}
 			return []*Node{Sub(ReduceSum(logW, 1), b.KLU)}
-		}, tinyX, []int32{0, 1}, noise(rng, s, 2, 1), noise(rng, max(k, 1), s, 2, 1))
+		}, tinyX, []int32{0, 1}, noise(rng, s, 2, 1), noise(rng, chainSteps(method, k), s, 2, 1))
 		vals = vars.Flat64(out[0])
 		var sq float64
 		for _, v := range vals {
@@ -172,30 +181,41 @@ func TestBoundsAreBounds(t *testing.T) {
 		t.Errorf("MF bound %.4f ± %.4f above exact log p(X) %.4f", mfMean, mfSE, exact)
 	}
 	for _, opt := range []anneal.Options{{}, {Precondition: true}, {Precondition: true, Tamed: true}} {
-		checkVAIS(t, exact, func(k int) (float64, float64) { return estimate("vais", k, opt) }, opt)
+		checkVAIS(t, exact, func(k int) (float64, float64) { return estimate("vais", k, opt) }, "VAIS", opt)
 	}
+	checkVAIS(t, exact, func(k int) (float64, float64) { return estimate("uha", k, anneal.Options{}) }, "UHA", anneal.Options{})
 }
 
-// checkVAIS asserts that VAIS with K = 0, 4, 16 stays below the exact log marginal and tightens.
-func checkVAIS(t *testing.T, exact float64, estimate func(k int) (float64, float64), opt anneal.Options) {
+// checkVAIS asserts that an annealed bound (VAIS or UHA) with K = 0, 4, 16 stays below the exact log
+// marginal and tightens.
+func checkVAIS(t *testing.T, exact float64, estimate func(k int) (float64, float64), name string, opt anneal.Options) {
 	prev, first := math.Inf(-1), math.NaN()
 	for _, k := range []int{0, 4, 16} {
 		v, se := estimate(k)
-		t.Logf("VAIS %+v K=%d: %.4f ± %.4f (gap %.4f)", opt, k, v, se, exact-v)
+		t.Logf("%s %+v K=%d: %.4f ± %.4f (gap %.4f)", name, opt, k, v, se, exact-v)
 		if v-4*se > exact {
-			t.Errorf("VAIS K=%d bound %.4f ± %.4f above exact log p(X) %.4f", k, v, se, exact)
+			t.Errorf("%s K=%d bound %.4f ± %.4f above exact log p(X) %.4f", name, k, v, se, exact)
 		}
 		if v < prev-4*se {
-			t.Errorf("VAIS K=%d bound %.4f is lower than with fewer steps (%.4f)", k, v, prev)
+			t.Errorf("%s K=%d bound %.4f is lower than with fewer steps (%.4f)", name, k, v, prev)
 		}
 		if k == 0 {
 			first = v
 		}
 		if k == 16 && !(v > first+4*se) {
-			t.Errorf("VAIS K=16 (%.4f) is not tighter than K=0 (%.4f)", v, first)
+			t.Errorf("%s K=16 (%.4f) is not tighter than K=0 (%.4f)", name, v, first)
 		}
 		prev = v
 	}
+}
+
+// chainSteps is the leading dimension of a bound's chain noise (bounds.Method.ChainSteps).
+func chainSteps(method string, k int) int {
+	m, err := bounds.Lookup(method)
+	if err != nil {
+		panic(err)
+	}
+	return m.ChainSteps(bounds.Sizes{K: k, Samples: 1})
 }
 
 func linear(k int) []float64 {

@@ -90,7 +90,8 @@ func (Base) SupportsSTL(Sizes) bool                 { return false }
 func (Base) Validate(Sizes) error                   { return nil }
 
 // builtin are the bounds of the paper, in the order the tables list them.
-var builtin = []Method{mfMethod{}, iwviMethod{}, vaisMethod{}}
+// Then the underdamped annealed bound (uha.go), ours.
+var builtin = []Method{mfMethod{}, iwviMethod{}, vaisMethod{}, uhaMethod{}}
 
 var (
 	registryMu sync.RWMutex

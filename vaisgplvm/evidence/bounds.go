@@ -3,8 +3,12 @@ package evidence
 import (
 	"fmt"
 	"math"
+	"strings"
+
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -109,6 +113,83 @@ func ChainVariants(tr *train.Trainer, ev *Result, draws int, etaScales []float64
 		}
 	}
 	return out, nil
+}
+
+// Underdamped evaluates, at the trainer's parameters, the underdamped annealed bound (bounds "uha")
+// against the trained chain at equal cost: the model's K, chains per point, schedule and step
+// sizes (eta_k times each of etaScales; nil: 1 only) with each damping gamma in dampings and unit
+// mass, then IWVI with as many importance samples as a chain evaluates the likelihood (K + 1 per
+// chain). Each on all N points averaged over draws noise draws, with its gap to ev as in
+// Decompose. The trainer's variables are not changed (the bound's own parameters are made in a
+// copy of its store). Errors: a model without an annealed chain, a damping outside [0, 1), a scale
+// that is not positive.
+func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings []float64) ([]BoundValue, error) {
+	if err := checkArgs(tr, draws); err != nil {
+		return nil, err
+	}
+	m := tr.Model
+	if !m.Method.Annealed() {
+		return nil, fmt.Errorf("evidence: the %s bound has no annealed chain (schedule, step sizes) to compare with", m.Cfg.Method)
+	}
+	if etaScales == nil {
+		etaScales = []float64{1}
+	}
+	var out []BoundValue
+	for _, s := range etaScales {
+		if !(s > 0) {
+			return nil, fmt.Errorf("evidence: step-size scale %g: want a positive factor", s)
+		}
+		for _, d := range dampings {
+			mm, err := m.WithBound("uha", m.Cfg.K, map[string]float64{"damping": d})
+			if err != nil {
+				return nil, fmt.Errorf("evidence: damping %g: %w", d, err)
+			}
+			mm.Step.Scale = s
+			t, err := scratch(tr)
+			if err != nil {
+				return nil, err
+			}
+			t.Model = mm
+			what := fmt.Sprintf("underdamped, damping %g, eta_k x %g: %d chain(s) of %d steps", d, s, m.Cfg.Samples, m.Cfg.K)
+			b, err := evaluate(t, ev, draws, "uha", what)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		}
+	}
+	iw := m.Cfg.Samples * (m.Cfg.K + 1)
+	t, err := withBound(tr, "iwvi", iw)
+	if err != nil {
+		return nil, err
+	}
+	b, err := evaluate(t, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI at the chain's evaluations)", iw))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, b), nil
+}
+
+// scratch returns a copy of tr whose variables are copies in a new store (a bound evaluated on it
+// may create its own parameters without touching tr's), without the underdamped bound's (so that
+// they start from the settings).
+func scratch(tr *train.Trainer) (*train.Trainer, error) {
+	store := mlmodel.NewStore()
+	var err error
+	for v := range tr.Ctx.Store().IterVariables() {
+		if err == nil && !strings.HasPrefix(v.Scope(), "/bound/uha") {
+			_, err = v.CloneToStore(store)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("evidence: copying the model's variables: %w", err)
+	}
+	t := *tr
+	t.Ctx = store.RootScope()
+	if err := vars.SetDType(t.Ctx, tr.Model.DType()); err != nil {
+		return nil, err
+	}
+	return &t, nil
 }
 
 // evaluate is the bound of t's model at its parameters averaged over draws noise draws on all

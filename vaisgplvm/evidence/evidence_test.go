@@ -285,3 +285,48 @@ func TestUnconverged(t *testing.T) {
 		t.Errorf("warnings %q for bounds within noise or below the evidence, want none", w)
 	}
 }
+
+// TestUnderdamped: at a trained VAIS model's parameters, the underdamped chain at dampings 0, 0.5
+// and 0.9 (the trained schedule and step sizes, and x 2) and IWVI at the chain's K + 1 = 4 evaluations
+// all stay below the evidence (gap > -3 s.e.); the trainer's variables gain no underdamped
+// parameters; a damping outside [0, 1) and a model without a chain are refused.
+func TestUnderdamped(t *testing.T) {
+	tr := trained(t, 2, 25)
+	res, _ := decomposed(t, tr)
+	us, err := Underdamped(tr, res, 20, []float64{1, 2}, []float64{0, 0.5, 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(us) != 7 || us[6].Name != "iwvi" || !strings.Contains(us[6].Reference, "4 importance samples") {
+		t.Fatalf("want 6 underdamped variants and IWVI with K + 1 = 4 samples, got %+v", us)
+	}
+	for _, b := range us {
+		checkBelowEvidence(t, res, b)
+	}
+	for v := range tr.Ctx.Store().IterVariables() {
+		if strings.HasPrefix(v.Scope(), "/bound") {
+			t.Errorf("the trainer gained the variable %s/%s", v.Scope(), v.Name())
+		}
+	}
+	if _, err := Underdamped(tr, res, 2, nil, []float64{1}); err == nil {
+		t.Error("damping 1: want an error")
+	}
+	mf := trained(t, 2, 25, func(c *model.Config) { c.Method = "mf" })
+	if _, err := Underdamped(mf, nil, 2, nil, []float64{0.5}); err == nil || !strings.Contains(err.Error(), "no annealed chain") {
+		t.Errorf("MF model: got %v, want the no-annealed-chain error", err)
+	}
+}
+
+// TestTrainedUHABelowEvidence: a model trained with the underdamped bound (its damping and mass
+// learned) has every bound of Decompose, its own chain included, below the evidence at its
+// parameters (gap > -3 s.e.).
+func TestTrainedUHABelowEvidence(t *testing.T) {
+	tr := trained(t, 2, 25, func(c *model.Config) { c.Method = "uha" })
+	res, bs := decomposed(t, tr)
+	if len(bs) != 3 || bs[2].Name != "uha" {
+		t.Fatalf("want q0, IWVI and the underdamped chain, got %+v", bs)
+	}
+	for _, b := range bs {
+		checkBelowEvidence(t, res, b)
+	}
+}

@@ -142,6 +142,32 @@ func (m *Model) Bound(ctx *mlmodel.Scope, x, mask, idx, eps0, chainEps *Node) (*
 		Settings: m.Settings()})
 }
 
+// WithBound returns a copy of m that evaluates the bound method with K = k and the bound settings
+// given (nil: the bound's defaults), for evaluating other bounds at m's parameters (package
+// evidence). The copy shares m's data and parameters' initial values; the schedule and step-size
+// rule of an annealed m carry over to an annealed method. Errors: an unknown method, settings
+// the method refuses, sizes it refuses.
+func (m *Model) WithBound(method string, k int, settings map[string]float64) (*Model, error) {
+	meth, err := bounds.Lookup(method)
+	if err != nil {
+		return nil, err
+	}
+	mm := *m
+	mm.Cfg.Method, mm.Cfg.K, mm.Method, mm.Cfg.BoundSettings = method, k, meth, settings
+	if err := meth.Validate(bounds.Sizes{K: k, Samples: mm.Cfg.Samples}); err != nil {
+		return nil, err
+	}
+	if mm.settings, err = bounds.ResolveSettings(meth, settings); err != nil {
+		return nil, err
+	}
+	if meth.Annealed() && mm.Schedule == nil {
+		if mm.Schedule, err = anneal.ParseSchedule(mm.Cfg.Schedule); err != nil {
+			return nil, err
+		}
+	}
+	return &mm, nil
+}
+
 // Settings returns the bound's settings, defaults filled in (bounds.ResolveSettings of
 // Cfg.BoundSettings; nil for a bound without settings).
 func (m *Model) Settings() map[string]float64 {

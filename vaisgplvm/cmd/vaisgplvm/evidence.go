@@ -26,6 +26,9 @@ type EvidenceSummary struct {
 	Bounds []evidence.BoundValue `json:"bounds"` // q0 alone, IWVI, the trained chain (VAIS)
 	// ChainVariants are the trained chain at --eta-scales and --chains (evidence.ChainVariants).
 	ChainVariants []evidence.BoundValue `json:"chain_variants,omitempty"`
+	// Underdamped are the underdamped chain at --dampings (and --eta-scales) and IWVI at the
+	// chain's evaluations (evidence.Underdamped).
+	Underdamped []evidence.BoundValue `json:"underdamped,omitempty"`
 	// Warnings name the bounds above the evidence estimate (evidence.Unconverged) and an estimate
 	// its convergence check puts more than --tolerance above its limit (evidence.NotConverged).
 	Warnings []string `json:"warnings,omitempty"`
@@ -50,12 +53,24 @@ func runEvidence(args []string) error {
 	trainData := fs.String("train-data", "", trainDataHelp)
 	etaScales := fs.String("eta-scales", "", "VAIS checkpoints: also evaluate the trained chain with every eta_k multiplied by each of these factors, e.g. 0.5,2 (chain_variants in evidence.json)")
 	chains := fs.String("chains", "", "VAIS checkpoints: also evaluate this many weighted chains per point with the trained eta_k, e.g. 4,16 (chain_variants)")
+	dampings := fs.String("dampings", "", "annealed checkpoints: also evaluate the underdamped chain (uha) with the trained schedule and step sizes (x each --eta-scales) at these momentum dampings in [0, 1), e.g. 0,0.5,0.9, and IWVI at the chain's evaluations (underdamped in evidence.json)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	scales, counts, err := variantFlags(*etaScales, *chains)
 	if err != nil {
 		return err
+	}
+	var damps []float64
+	if *dampings != "" {
+		if damps, err = parseFloats("dampings", *dampings); err != nil {
+			return err
+		}
+		for _, d := range damps {
+			if !(d >= 0 && d < 1) {
+				return usagef("--dampings %g: want dampings in [0, 1)", d)
+			}
+		}
 	}
 	if *ckpt == "" || *out == "" {
 		return usagef("--checkpoint and --out are required")
@@ -66,8 +81,8 @@ func runEvidence(args []string) error {
 	if *checkTemps < -1 || *checkTemps >= *temps || (*checkTemps == 0 && *temps < 2) || !(*tolerance > 0) {
 		return usagef("--check-temps must be -1 (no check), 0 (temps/4) or between 1 and --temps - 1, with --temps >= 2 for the check; --tolerance must be > 0")
 	}
-	if (scales != nil || counts != nil) && !annealedCheckpoint(*ckpt) {
-		return usagef("--eta-scales and --chains vary an annealed chain; %s has none", *ckpt)
+	if (scales != nil || counts != nil || damps != nil) && !annealedCheckpoint(*ckpt) {
+		return usagef("--eta-scales, --chains and --dampings vary an annealed chain; %s has none", *ckpt)
 	}
 	dir, err := openRunDir(*out, []string{"evidence.json"}, rundir.Options{Run: "evidence", Overwrite: *overwrite,
 		Inputs: map[string]string{"--checkpoint": *ckpt, "--train-data": *trainData}})
@@ -112,19 +127,25 @@ func runEvidence(args []string) error {
 			return err
 		}
 	}
-	warnings := evidence.Unconverged(append(bs, vs...))
+	var us []evidence.BoundValue
+	if damps != nil {
+		if us, err = evidence.Underdamped(tr, res, *draws, scales, damps); err != nil {
+			return err
+		}
+	}
+	warnings := evidence.Unconverged(append(append(bs, vs...), us...))
 	if w := evidence.NotConverged(res, *tolerance); w != "" {
 		warnings = append(warnings, w)
 	}
 	sum := EvidenceSummary{Checkpoint: *ckpt, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res,
-		Bounds: bs, ChainVariants: vs, Warnings: warnings, Seconds: time.Since(start).Seconds()}
+		Bounds: bs, ChainVariants: vs, Underdamped: us, Warnings: warnings, Seconds: time.Since(start).Seconds()}
 	fmt.Fprintf(os.Stderr, "-log evidence per point %.4f ± %.4f (%d points, %d temperatures x %d runs, acceptance %.2f)\n",
 		res.NegLogEvidencePerPoint, res.SE, n, *temps, *runs, res.AcceptRate)
 	if c := res.Check; c != nil {
 		fmt.Fprintf(os.Stderr, "  at %d temperatures %.4f ± %.4f: extrapolated to many temperatures %.4f (remaining bias %.4f)\n",
 			c.Temps, c.NegLogEvidencePerPoint, c.SE, c.Extrapolated, c.RemainingBias)
 	}
-	for _, b := range append(bs, vs...) {
+	for _, b := range append(append(bs, vs...), us...) {
 		gap := "(gap: estimate every point, --points 0)"
 		if b.Gap != nil {
 			gap = fmt.Sprintf("gap %.4f ± %.4f", *b.Gap, *b.GapSE)

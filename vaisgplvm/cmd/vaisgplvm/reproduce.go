@@ -236,11 +236,22 @@ func parseCounts(name, s string) ([]int, error) {
 
 // parseFactors parses the comma-separated positive, finite numbers of flag --name.
 func parseFactors(name, s string) ([]float64, error) {
+	out, err := parseFloats(name, s)
+	for _, x := range out {
+		if err == nil && !(x > 0) {
+			err = usagef("--%s: %g is not a positive number", name, x)
+		}
+	}
+	return out, err
+}
+
+// parseFloats parses the comma-separated finite numbers of flag --name.
+func parseFloats(name, s string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(x > 0) || math.IsInf(x, 0) {
-			return nil, usagef("--%s: %q is not a positive number", name, f)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, usagef("--%s: %q is not a number", name, f)
 		}
 		out = append(out, x)
 	}
