@@ -14,6 +14,13 @@ type Hamiltonian struct {
 	LogMass *Node
 	// StopScoreGradient stops the gradient through the scores (as Options.StopScoreGradient).
 	StopScoreGradient bool
+	// Tamed kicks the momentum with the tamed score g / (1 + eta_k |g|) instead of g (as
+	// Options.Tamed; the same taming as Run's, so that at damping 0 the positions are Run's tamed
+	// Langevin moves). The leapfrog step stays volume-preserving and reversible for any force that
+	// depends on the position alone, so the weight is unchanged in form and the bound valid; a
+	// point whose score is huge (a sharp likelihood early in training) is kicked by at most
+	// e_k / (2 eta_k) instead of being thrown far away.
+	Tamed bool
 }
 
 // RunHamiltonian transports z_0 = z0 [S, B, Q] through K annealed transitions of uncorrected
@@ -63,16 +70,17 @@ func RunHamiltonian(z0 *Node, xi []*Node, betas, etas *Node, logJoint, logRef Lo
 	fresh := Sqrt(OneMinus(Square(keep)))
 	for k := 1; k < len(xi); k++ {
 		beta := element(betas, k-1)
-		eta, _ := stepEta(etas, k-1)
+		eta, etaPoint := stepEta(etas, k-1)
 		step := Sqrt(MulScalar(eta, 2))
 		refreshed := Add(Mul(rho, keep), Mul(Mul(xi[k], sqrtMass), fresh))
 		score := mix(beta, cur.gradJ, cur.gradQ)
 		c.Scores = append(c.Scores, score)
-		half := Add(refreshed, Mul(score, MulScalar(step, 0.5)))
+		half := Add(refreshed, Mul(drift(score, etaPoint, h.Tamed), MulScalar(step, 0.5)))
 		zNew := Add(z, Div(Mul(half, step), mass))
 		prev := cur
 		cur = evaluate(zNew, logJoint, logRef, opt)
-		rhoNew := Add(half, Mul(mix(beta, cur.gradJ, cur.gradQ), MulScalar(step, 0.5)))
+		force := drift(mix(beta, cur.gradJ, cur.gradQ), etaPoint, h.Tamed)
+		rhoNew := Add(half, Mul(force, MulScalar(step, 0.5)))
 		dKinetic := Sub(kinetic(refreshed), kinetic(rhoNew)) // log N(rho_k) - log N(rho'_k)
 		sumMomentum = Add(sumMomentum, dKinetic)
 		dLogPi := mix(beta, Sub(cur.logJoint, prev.logJoint), Sub(cur.logQ0, prev.logQ0))

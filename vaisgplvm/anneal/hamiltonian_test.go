@@ -48,11 +48,15 @@ func chainLogW(t *testing.T, k, s, dim int, eta, gamma, logMass, logZ, mu, sigma
 		for i := 1; i < k+2; i++ {
 			xi = append(xi, slice(i))
 		}
-		h := anneal.Hamiltonian{Damping: Scalar(g, nz.DType(), gamma), LogMass: MulScalar(OnesLike(Const(g, make([]float64, dim))), logMass)}
+		h := anneal.Hamiltonian{Damping: Scalar(g, nz.DType(), gamma), LogMass: MulScalar(OnesLike(Const(g, make([]float64, dim))), logMass),
+			Tamed: tamedChains}
 		return anneal.RunHamiltonian(slice(0), xi, b, etas, gaussTarget(logZ, mu, sigma), ref, h).LogW
 	}, noise)
 	return vars.Flat64(out)
 }
+
+// tamedChains makes chainLogW's underdamped chains tamed (anneal.Hamiltonian.Tamed).
+var tamedChains bool
 
 // algorithm1 as chainLogW's damping selects the Langevin chain with Algorithm 1's sign.
 const algorithm1 = -2
@@ -85,18 +89,21 @@ func logMeanExpSE(v []float64) (float64, float64) {
 // q0 = N(0, I) to a Gaussian with log Z = 1.3 (mean 0.6, sd 0.7, 4 dimensions), K = 10 steps,
 // damping 0.8 and a mass of e^0.3: log-mean-exp over 20000 chains equals log Z within 4 standard
 // errors (about 0.01), and E log w lies below log Z. Also with damping 0, K = 0 (importance
-// sampling), and a long-memory chain (damping 0.95, mass e^-0.5, eta 0.2).
+// sampling), a long-memory chain (damping 0.95, mass e^-0.5, eta 0.2) and a tamed one.
 func TestHamiltonianUnbiased(t *testing.T) {
 	const logZ = 1.3
 	for _, c := range []struct {
 		k          int
 		gamma, eta float64
 		logMass    float64
-	}{{10, 0.8, 0.05, 0.3}, {10, 0, 0.05, 0}, {0, 0.8, 0.05, 0}, {3, 0.95, 0.2, -0.5}} {
+		tamed      bool
+	}{{10, 0.8, 0.05, 0.3, false}, {10, 0, 0.05, 0, false}, {0, 0.8, 0.05, 0, false}, {3, 0.95, 0.2, -0.5, false}, {10, 0.8, 0.3, 0.3, true}} {
+		tamedChains = c.tamed
 		lw := chainLogW(t, c.k, 20000, 4, c.eta, c.gamma, c.logMass, logZ, 0.6, 0.7, uint64(c.k)+7)
+		tamedChains = false
 		est, se := logMeanExpSE(lw)
 		mean, mse := meanSE(lw)
-		t.Logf("K %d damping %.2f eta %.2f: log mean w %.4f ± %.4f (log Z %.1f), E log w %.4f ± %.4f", c.k, c.gamma, c.eta, est, se, logZ, mean, mse)
+		t.Logf("tamed %v K %d damping %.2f eta %.2f: log mean w %.4f ± %.4f (log Z %.1f), E log w %.4f ± %.4f", c.tamed, c.k, c.gamma, c.eta, est, se, logZ, mean, mse)
 		if math.Abs(est-logZ) > 4*se {
 			t.Errorf("K %d damping %.2f: log mean w = %.4f ± %.4f, want log Z = %.1f", c.k, c.gamma, est, se, logZ)
 		}
@@ -122,7 +129,7 @@ func TestHamiltonianBeatsLangevin(t *testing.T) {
 
 // TestHamiltonianZeroDampingMovesAsLangevin: with damping 0 and unit mass the positions are Run's
 // Langevin positions on the same noise (the leapfrog step with fresh momentum is the Langevin move
-// with eta = e^2 / 2).
+// with eta = e^2 / 2), plain and tamed.
 func TestHamiltonianZeroDampingMovesAsLangevin(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	const k = 4
@@ -141,12 +148,16 @@ func TestHamiltonianZeroDampingMovesAsLangevin(t *testing.T) {
 		target, ref := gaussTarget(0, 1, 0.5), gaussTarget(0, 0, 1)
 		lang := anneal.Run(z0, eps, b, etas, target, ref, anneal.Options{})
 		ham := anneal.RunHamiltonian(z0, xi, b, etas, target, ref, anneal.Hamiltonian{Damping: ScalarZero(g, nz.DType())})
-		return []*Node{lang.HK, ham.HK}
+		tamedLang := anneal.Run(z0, eps, b, etas, target, ref, anneal.Options{Tamed: true})
+		tamedHam := anneal.RunHamiltonian(z0, xi, b, etas, target, ref, anneal.Hamiltonian{Damping: ScalarZero(g, nz.DType()), Tamed: true})
+		return []*Node{lang.HK, ham.HK, tamedLang.HK, tamedHam.HK}
 	}, noise)
-	a, b := vars.Flat64(out[0]), vars.Flat64(out[1])
-	for i := range a {
-		if math.Abs(a[i]-b[i]) > 1e-12 {
-			t.Fatalf("position %d: Langevin %.15g, underdamped at damping 0 %.15g", i, a[i], b[i])
+	for pair := 0; pair < 2; pair++ {
+		a, b := vars.Flat64(out[2*pair]), vars.Flat64(out[2*pair+1])
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-12 {
+				t.Fatalf("tamed %v, position %d: Langevin %.15g, underdamped at damping 0 %.15g", pair == 1, i, a[i], b[i])
+			}
 		}
 	}
 }

@@ -75,6 +75,18 @@ type Method interface {
 	Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain)
 }
 
+// ChainDefaults are the chain options a bound trains with unless the configuration sets them.
+type ChainDefaults struct {
+	AdaptEta bool // adapt eta_k toward a target acceptance rate (else: fixed, unless learned)
+	StopGrad bool // the scores are constants in the training gradient
+}
+
+// Defaulted is a bound whose chain defaults differ from VAIS's (eta adapted, the gradient through
+// the whole chain); model.DefaultConfig and the command read them.
+type Defaulted interface {
+	ChainDefaults() ChainDefaults
+}
+
 // Base answers Method's questions for a plain Monte Carlo bound with Samples draws of q0 per point
 // and no chain: embed it and override what differs (Name and Evaluate at least).
 type Base struct{}

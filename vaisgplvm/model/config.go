@@ -105,13 +105,23 @@ type TrainConfig struct {
 // dimensions: M = 50, K = 5, lr 0.02, SE-ARD kernel, whitened q(u), full-rank q0, linear schedule,
 // and our chain: preconditioned, tamed, eta adapted from EtaTimesK / K (set AdaptEta false for a
 // fixed eta, and when setting LearnEta).
+//
+// A bound with chain defaults of its own (bounds.Defaulted: the underdamped bound trains with a
+// fixed eta and the stop-gradient chain) sets AdaptEta and StopGrad.
 func DefaultConfig(method string, q int) Config {
-	return Config{
+	c := Config{
 		ModelConfig: ModelConfig{Q: q, M: 50, Kernel: "se", Whitened: true, Scale0: 0.1, Noise0: 0.1},
 		BoundConfig: BoundConfig{Method: method, K: 5, Samples: 1, Schedule: "linear", Eta: 0, AdaptEta: true,
 			Precondition: true, Tamed: true},
 		TrainConfig: TrainConfig{LR: 0.02, Seed: 1},
 	}
+	if b, err := bounds.Lookup(method); err == nil {
+		if d, ok := b.(bounds.Defaulted); ok {
+			cd := d.ChainDefaults()
+			c.AdaptEta, c.StopGrad = cd.AdaptEta, cd.StopGrad
+		}
+	}
+	return c
 }
 
 // Equal reports whether c and o are the same configuration (bound settings compared by value; an

@@ -264,6 +264,19 @@ func openBackend(spec, dtype string, jobs, total int) (backends.Backend, error) 
 	return c.Backend, nil
 }
 
+// boundDefaults sets the chain flags that set does not name to method's defaults
+// (model.DefaultConfig: a bounds.Defaulted bound's own, e.g. uha's fixed eta and stop-gradient
+// chain). Call it before imageDefaults.
+func (f *modelFlags) boundDefaults(set map[string]bool, method string) {
+	d := model.DefaultConfig(method, 1)
+	if !set["adapt-eta"] && !set["learn-eta"] && !set["paper-eta"] {
+		f.adaptEta = d.AdaptEta
+	}
+	if !set["stop-grad"] {
+		f.stopGrad = d.StopGrad
+	}
+}
+
 // imageDefaults applies the preset of paper.Config for method on the image dataset (Table 4's
 // K = 25 and one q(u) square root shared by the outputs; for VAIS on frey the stop-gradient chain) to those
 // of the flags not in set (the flags given explicitly). Q's default comes from config (20 frey,

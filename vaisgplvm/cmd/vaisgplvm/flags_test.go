@@ -103,3 +103,30 @@ func TestBoundSettingFlags(t *testing.T) {
 		t.Errorf("bad value: %v, want a usage error naming the setting", err)
 	}
 }
+
+// TestBoundChainDefaults: a bound's own chain defaults (bounds.Defaulted: uha's stop-gradient
+// chain) reach its configuration unless a flag says otherwise; VAIS keeps the full gradient.
+func TestBoundChainDefaults(t *testing.T) {
+	for _, c := range []struct {
+		method   string
+		args     []string
+		stopGrad bool
+	}{{"uha", nil, true}, {"uha", []string{"--stop-grad=false"}, false}, {"vais", nil, false}} {
+		fs := flag.NewFlagSet("train", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var mf modelFlags
+		mf.register(fs)
+		set, err := parseSet(fs, c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf.boundDefaults(set, c.method)
+		cfg, err := mf.config(c.method, "oilflow", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.StopGrad != c.stopGrad || !cfg.AdaptEta {
+			t.Errorf("%s %v: stop-grad %v adapt-eta %v, want %v and true", c.method, c.args, cfg.StopGrad, cfg.AdaptEta, c.stopGrad)
+		}
+	}
+}

@@ -129,6 +129,7 @@ func runTrain(args []string) error {
 	if mf.pointEta && !annealed(*method) {
 		return usagef("--point-eta adapts the annealed chain's step sizes; --method %s has none", *method)
 	}
+	mf.boundDefaults(set, *method)
 	if paper.IsImage(src.Dataset) {
 		mf.imageDefaults(set, *method, src.Dataset)
 		if !set["batch"] {
