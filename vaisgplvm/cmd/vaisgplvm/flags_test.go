@@ -23,14 +23,7 @@ func TestImageDefaults(t *testing.T) {
 		stopGrad bool
 	}{{"vais", nil, 25, true}, {"vais", []string{"--stop-grad=false"}, 25, false}, {"vais", []string{"--k", "7"}, 7, true},
 		{"iwvi", nil, 25, false}, {"mf", []string{"--stop-grad"}, 25, true}} {
-		fs := flag.NewFlagSet("train", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var mf modelFlags
-		mf.register(fs)
-		set, err := parseSet(fs, c.args)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mf, set, _ := parsedFlags(t, c.args...)
 		mf.imageDefaults(set, c.method, "frey")
 		cfg, err := mf.config(c.method, "frey", 1)
 		if err != nil {
@@ -70,18 +63,11 @@ func TestBoundSettingFlags(t *testing.T) {
 	}
 	t.Cleanup(func() { bounds.Unregister("damped-test") })
 	parseFlags := func(args ...string) (*modelFlags, map[string]bool) {
-		fs := flag.NewFlagSet("train", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var mf modelFlags
-		mf.register(fs)
-		set, err := parseSet(fs, args)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mf, set, fs := parsedFlags(t, args...)
 		if f := fs.Lookup("damped-test-damping"); f == nil || f.DefValue != "0.9" {
 			t.Fatalf("flag --damped-test-damping: %+v, want one with default 0.9", f)
 		}
-		return &mf, set
+		return mf, set
 	}
 	mf, set := parseFlags("--damped-test-damping", "0.5")
 	c := model.DefaultConfig("damped-test", 2)
@@ -112,14 +98,7 @@ func TestBoundChainDefaults(t *testing.T) {
 		args     []string
 		stopGrad bool
 	}{{"uha", nil, true}, {"uha", []string{"--stop-grad=false"}, false}, {"vais", nil, false}} {
-		fs := flag.NewFlagSet("train", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var mf modelFlags
-		mf.register(fs)
-		set, err := parseSet(fs, c.args)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mf, set, _ := parsedFlags(t, c.args...)
 		mf.boundDefaults(set, c.method)
 		cfg, err := mf.config(c.method, "oilflow", 1)
 		if err != nil {
@@ -129,4 +108,19 @@ func TestBoundChainDefaults(t *testing.T) {
 			t.Errorf("%s %v: stop-grad %v adapt-eta %v, want %v and true", c.method, c.args, cfg.StopGrad, cfg.AdaptEta, c.stopGrad)
 		}
 	}
+}
+
+// parsedFlags registers the model flags on a new flag set and parses args: the flags, the names
+// given, and the set.
+func parsedFlags(t *testing.T, args ...string) (*modelFlags, map[string]bool, *flag.FlagSet) {
+	t.Helper()
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var mf modelFlags
+	mf.register(fs)
+	set, err := parseSet(fs, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &mf, set, fs
 }
