@@ -139,9 +139,10 @@ func check(m *model.Model, x, mask [][]float64) error {
 }
 
 // isModelScope reports the scopes of a trained model's global variables (kernel, inducing
-// variables, likelihood, learned schedule and step size; not the latents or the optimiser state).
+// variables, likelihood, learned schedule and step size, a bound's own parameters such as uha's
+// damping and mass; not the latents or the optimiser state).
 func isModelScope(scope string) bool {
-	for _, p := range []string{"/kernel", "/inducing", "/likelihood", "/anneal"} {
+	for _, p := range []string{"/kernel", "/inducing", "/likelihood", "/anneal", "/bound"} {
 		if strings.HasPrefix(scope, p) {
 			return true
 		}

@@ -30,13 +30,14 @@ func sample(rng *rand.Rand, n int) (ts []float64, x [][]float64) {
 // TestInferPlacesNewPointsNearTheirLatents trains on 80 points of a known curve, then infers 12
 // held-out points (fully observed, then with half their entries missing) with the model frozen.
 // Inferred latents must sit next to training latents of points with nearby true latents, and the
-// missing entries must be reconstructed far better than by column means. VAIS also with per-point
+// missing entries must be reconstructed far better than by column means; MF, VAIS, the underdamped
+// bound (its damping and mass frozen with the globals). VAIS also with per-point
 // step-size factors (kept with the latents, so the fit of the new points starts its own).
 func TestInferPlacesNewPointsNearTheirLatents(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	tTrain, xTrain := sample(rng, 80)
 	tTest, xTest := sample(rng, 12)
-	for _, method := range []string{"mf", "vais", "vais+point-eta"} {
+	for _, method := range []string{"mf", "vais", "vais+point-eta", "uha"} {
 		cfg := model.DefaultConfig(strings.TrimSuffix(method, "+point-eta"), 2)
 		cfg.M, cfg.K, cfg.Batch = 12, 3, 0
 		cfg.PointEta = strings.HasSuffix(method, "+point-eta") // the new points get factors of their own
