@@ -19,6 +19,8 @@ type BoundValue struct {
 	Name    string  `json:"bound"`
 	NegELBO float64 `json:"neg_elbo_per_point"`
 	SE      float64 `json:"neg_elbo_mc_se"`
+	// KLU is KL(q(u) || p(u)) / N (nats per point), part of NegELBO and of the evidence alike.
+	KLU float64 `json:"kl_u_per_point"`
 	// Gap is NegELBO - NegLogEvidencePerPoint (nats per point) and GapSE its standard error
 	// sqrt(SE^2 + evidence SE^2); nil unless the evidence covers every point (the bounds do).
 	Gap       *float64 `json:"gap_to_evidence,omitempty"`
@@ -199,7 +201,7 @@ func evaluate(t *train.Trainer, ev *Result, draws int, name, what string) (Bound
 	if err != nil {
 		return BoundValue{}, fmt.Errorf("evidence: evaluating %s: %w", what, err)
 	}
-	b := BoundValue{Name: name, NegELBO: e.NegELBO, Reference: what}
+	b := BoundValue{Name: name, NegELBO: e.NegELBO, KLU: e.KLUPerPoint, Reference: what}
 	if e.NegELBOSE != nil {
 		b.SE = *e.NegELBOSE
 	}

@@ -18,7 +18,9 @@ type Row struct {
 	NegELBO    [2]float64 `json:"neg_elbo_per_point"` // nats per point (per image in tables 2, 3)
 	// NegELBOSE is the Monte Carlo standard error of NegELBO's mean from the evaluations' noise
 	// draws: sqrt(sum_r se_r^2) / runs over the runs' own standard errors (train.Evaluation).
-	NegELBOSE  float64     `json:"neg_elbo_mc_se"`
+	NegELBOSE float64 `json:"neg_elbo_mc_se"`
+	// KLU is KL(q(u) || p(u)) / N, the part of NegELBO that q(u) costs (train.Evaluation.KLUPerPoint).
+	KLU        [2]float64  `json:"kl_u_per_point"`
 	MSE        [2]float64  `json:"mse"`            // per entry, data units squared
 	NELL       [2]float64  `json:"nell_per_point"` // nats per point (per damaged image in tables 2, 3)
 	OneNNError *[2]float64 `json:"one_nn_error,omitempty"`
@@ -65,6 +67,7 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 	}
 	row := Row{Dataset: ds, Method: method, Iterations: iters, Runs: len(evs), SecPerIter: secs,
 		NegELBO:    col(func(e *train.Evaluation) float64 { return e.NegELBO }),
+		KLU:        col(func(e *train.Evaluation) float64 { return e.KLUPerPoint }),
 		MSE:        col(func(e *train.Evaluation) float64 { return e.MSE }),
 		NELL:       col(func(e *train.Evaluation) float64 { return e.NELL }),
 		OneNNError: oneNN(evs),

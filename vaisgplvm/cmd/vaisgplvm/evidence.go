@@ -150,7 +150,7 @@ func runEvidence(args []string) error {
 		if b.Gap != nil {
 			gap = fmt.Sprintf("gap %.4f ± %.4f", *b.Gap, *b.GapSE)
 		}
-		fmt.Fprintf(os.Stderr, "  %-70s -ELBO %.4f ± %.4f  %s\n", b.Reference, b.NegELBO, b.SE, gap)
+		fmt.Fprintf(os.Stderr, "  %-70s -ELBO %.4f ± %.4f (KL(q(u))/N %.4f)  %s\n", b.Reference, b.NegELBO, b.SE, b.KLU, gap)
 	}
 	printWarnings(sum.Warnings)
 	buf, err := json.MarshalIndent(sum, "", "  ")
