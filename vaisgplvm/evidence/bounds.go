@@ -119,8 +119,8 @@ func ChainVariants(tr *train.Trainer, ev *Result, draws int, etaScales []float64
 
 // Underdamped evaluates, at the trainer's parameters, the underdamped annealed bound (bounds "uha")
 // against the trained chain at equal cost: the model's K, chains per point, schedule and step
-// sizes (eta_k times each of etaScales; nil: 1 only) with each damping gamma in dampings and unit
-// mass, then IWVI with as many importance samples as a chain evaluates the likelihood (K + 1 per
+// sizes (eta_k times each of etaScales; nil: 1 only) with each damping gamma in dampings and the
+// checkpoint's mass (unit mass unless it was trained with uha), then IWVI with as many importance samples as a chain evaluates the likelihood (K + 1 per
 // chain). Each on all N points averaged over draws noise draws, with its gap to ev as in
 // Decompose. The trainer's variables are not changed (the bound's own parameters are made in a
 // copy of its store). Errors: a model without an annealed chain, a damping outside [0, 1), a scale
@@ -173,13 +173,14 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 }
 
 // scratch returns a copy of tr whose variables are copies in a new store (a bound evaluated on it
-// may create its own parameters without touching tr's), without the underdamped bound's (so that
-// they start from the settings).
+// may create its own parameters without touching tr's), without the underdamped bound's damping
+// (so that it starts from the setting; a trained mass stays, since the trained step sizes go with
+// it).
 func scratch(tr *train.Trainer) (*train.Trainer, error) {
 	store := mlmodel.NewStore()
 	var err error
 	for v := range tr.Ctx.Store().IterVariables() {
-		if err == nil && !strings.HasPrefix(v.Scope(), "/bound/uha") {
+		if err == nil && !(strings.HasPrefix(v.Scope(), "/bound/uha") && v.Name() == "raw_damping") {
 			_, err = v.CloneToStore(store)
 		}
 	}

@@ -40,6 +40,12 @@ type Options struct {
 	// CheckTemps are the temperatures of the convergence check's independent estimate (default
 	// Temps/4, at least 1; negative: no check). It costs CheckTemps/Temps of the main estimate.
 	CheckTemps int
+	// Start is where the annealing path starts: "prior" (default, also ""), N(h | 0, I), or "q0",
+	// each point's trained q0(h_n) = N(a_n, L_n L_n^T). Both estimates are unbiased for Z_n; from
+	// q0, which is already near the posterior, the path is shorter, so fewer temperatures leave a
+	// smaller bias. The chain runs in q0's whitened coordinates z (h = a_n + L_n z) with the base
+	// N(z | 0, I) and the log-likelihood l_n(h) + log N(h | 0, I) - log q0(h).
+	Start string
 }
 
 // Result is the evidence estimate at a trained model's global parameters.
@@ -56,6 +62,7 @@ type Result struct {
 	SE         float64 `json:"neg_log_evidence_per_point_se"`
 	AcceptRate float64 `json:"accept_rate"` // mean MALA acceptance of the main runs
 	Temps      int     `json:"temperatures"`
+	Start      string  `json:"start"` // where the annealing path starts: prior or q0 (Options.Start)
 	Runs       int     `json:"runs"`
 	// Check is the convergence check (nil when Options.CheckTemps < 0).
 	Check *Convergence `json:"convergence,omitempty"`
@@ -89,7 +96,10 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 		8*memory.Floats(len(o.Points), runs)*float64(m.Cfg.M+m.D+m.Cfg.Q), "Runs or Points", "--runs or --points"); err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
-	s, err := newSampler(tr, o.Points)
+	if o.Start != "" && o.Start != "prior" && o.Start != "q0" {
+		return nil, fmt.Errorf("evidence: start %q: want prior or q0", o.Start)
+	}
+	s, err := newSampler(tr, o.Points, o.Start == "q0")
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +109,10 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
 	res := &Result{Points: o.Points, N: tr.Model.N, Temps: est.Temps, Runs: est.Runs, AcceptRate: est.Accept,
-		LogZ: est.LogZ, LogZSE: est.LogZSE}
+		LogZ: est.LogZ, LogZSE: est.LogZSE, Start: "prior"}
+	if o.Start == "q0" {
+		res.Start = "q0"
+	}
 	if res.KL, err = kl(tr); err != nil {
 		return nil, err
 	}
@@ -119,8 +132,10 @@ func (r *Result) perPoint(est *ais.Result) (float64, float64) {
 }
 
 // newSampler returns the AIS sampler of the points' l_n(h) at the trainer's parameters: the
-// points' rows and masks are constants of its graphs.
-func newSampler(tr *train.Trainer, points []int) (*ais.Sampler, error) {
+// points' rows and masks are constants of its graphs. With fromQ0 the sampler's states are q0's
+// whitened coordinates z and its log-likelihood l_n(a_n + L_n z) + log N(h | 0, I) - log q0(h)
+// (Options.Start): the same Z_n, with q0 as the path's start.
+func newSampler(tr *train.Trainer, points []int, fromQ0 bool) (*ais.Sampler, error) {
 	m := tr.Model
 	rows := make([][]float64, len(points))
 	mask := make([][]float64, len(points))
@@ -151,7 +166,11 @@ func newSampler(tr *train.Trainer, points []int) (*ais.Sampler, error) {
 			if m.HasMask() {
 				mkN = ConstTensor(g, mk)
 			}
-			return m.BatchFor(ctx, ConstTensor(g, x), mkN, ConstTensor(g, idxT)).LogLik(h)
+			b := m.BatchFor(ctx, ConstTensor(g, x), mkN, ConstTensor(g, idxT))
+			if !fromQ0 {
+				return b.LogLik(h)
+			}
+			return Sub(b.LogJoint(b.Q0.Sample(h)), b.Q0.LogProbWhitened(h))
 		}})
 }
 

@@ -71,7 +71,7 @@ func quadrature(t *testing.T, tr *train.Trainer, g int) []float64 {
 	for i := range points {
 		points[i] = i
 	}
-	s, err := newSampler(tr, points)
+	s, err := newSampler(tr, points, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,5 +328,42 @@ func TestTrainedUHABelowEvidence(t *testing.T) {
 	}
 	for _, b := range bs {
 		checkBelowEvidence(t, res, b)
+	}
+}
+
+// TestStartFromQ0: the AIS estimate started from each point's q0 (Options.Start "q0") matches
+// quadrature as the prior start does (Q = 2 toy, 400 temperatures, within 4 s.e. + 0.01 per point),
+// and with only 20 temperatures it is much closer to quadrature than the prior start (the path
+// from q0 is shorter): its per-point error is below half the prior start's.
+func TestStartFromQ0(t *testing.T) {
+	tr := trained(t, 2, 25)
+	exact := quadrature(t, tr, 300)
+	want := -floats.Sum(exact) / float64(len(exact))
+	res, err := Estimate(tr, Options{Temps: 400, Runs: 8, Seed: 3, Start: "q0", CheckTemps: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Start != "q0" {
+		t.Errorf("Start = %q, want q0", res.Start)
+	}
+	for n, lz := range res.LogZ {
+		if math.Abs(lz-exact[n]) > 4*res.LogZSE[n]+0.01 {
+			t.Errorf("point %d: AIS from q0 %.4f ± %.4f, quadrature %.4f", n, lz, res.LogZSE[n], exact[n])
+		}
+	}
+	short := func(start string) float64 {
+		r, err := Estimate(tr, Options{Temps: 20, Runs: 8, Seed: 4, Start: start, CheckTemps: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return math.Abs(r.NegLogEvidencePerPoint - r.KL/float64(r.N) - want)
+	}
+	fromPrior, fromQ0 := short("prior"), short("q0")
+	t.Logf("20 temperatures: error per point from the prior %.4f, from q0 %.4f", fromPrior, fromQ0)
+	if !(fromQ0 < 0.5*fromPrior) {
+		t.Errorf("20 temperatures: from q0 %.4f is not below half the prior start's error %.4f", fromQ0, fromPrior)
+	}
+	if _, err := Estimate(tr, Options{Start: "posterior"}); err == nil {
+		t.Error("start posterior: want an error")
 	}
 }

@@ -48,6 +48,7 @@ func runEvidence(args []string) error {
 	points := fs.Int("points", 0, "estimate the first this many points only (0 = all): faster, but the gaps to the bounds (which cover all points) are then not given")
 	draws := fs.Int("draws", 5, "noise draws of each bound evaluated beside the evidence")
 	seed := fs.Uint64("seed", 1, "random seed")
+	startAt := fs.String("start", "prior", "where the AIS path starts: prior (N(0, I)) or q0 (each point's trained q0: a shorter path, so less bias at the same temperatures; both unbiased)")
 	backendName := fs.String("backend", "", backendHelp)
 	overwrite := fs.Bool("overwrite", false, "replace an earlier evidence.json in --out")
 	trainData := fs.String("train-data", "", trainDataHelp)
@@ -78,6 +79,9 @@ func runEvidence(args []string) error {
 	if *temps < 1 || *runs < 2 || *points < 0 || *draws < 2 || *draws > train.MaxDraws || *seed == 0 {
 		return usagef("--temps and --seed must be >= 1, --runs and --draws >= 2 (for a standard error), --draws <= %d, --points >= 0", train.MaxDraws)
 	}
+	if *startAt != "prior" && *startAt != "q0" {
+		return usagef("--start %q: want prior or q0", *startAt)
+	}
 	if *checkTemps < -1 || *checkTemps >= *temps || (*checkTemps == 0 && *temps < 2) || !(*tolerance > 0) {
 		return usagef("--check-temps must be -1 (no check), 0 (temps/4) or between 1 and --temps - 1, with --temps >= 2 for the check; --tolerance must be > 0")
 	}
@@ -104,7 +108,7 @@ func runEvidence(args []string) error {
 		}
 	}
 	defer exitOnSignal("evidence", *out)()
-	o := evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps}
+	o := evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt}
 	n := tr.Model.N
 	if *points > 0 {
 		n = min(*points, n)
