@@ -292,3 +292,18 @@ func TestReadmeListsEveryFile(t *testing.T) {
 		}
 	}
 }
+
+// TestStandardizeNearTheLimit: a column whose x - mean and whose standard deviation overflow
+// float64 ([1.79e308, 1.79e308, -1.79e308]) still standardises to finite values, those of
+// [1, 1, -1]: 1/sqrt(3), 1/sqrt(3), -2/sqrt(3) (to 1e-12).
+func TestStandardizeNearTheLimit(t *testing.T) {
+	out, _, _, err := Standardize([][]float64{{1.79e308}, {1.79e308}, {-1.79e308}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{1 / math.Sqrt(3), 1 / math.Sqrt(3), -2 / math.Sqrt(3)} {
+		if math.Abs(out[i][0]-want) > 1e-12 {
+			t.Errorf("row %d: %g, want %g", i, out[i][0], want)
+		}
+	}
+}

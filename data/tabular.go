@@ -166,6 +166,10 @@ func Standardize(x [][]float64) (out [][]float64, mean, std []float64, err error
 	}
 	n, d := len(x), len(x[0])
 	mean, std = make([]float64, d), make([]float64, d)
+	out = make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, d)
+	}
 	for j := 0; j < d; j++ {
 		var col []float64
 		for i := 0; i < n; i++ {
@@ -177,17 +181,45 @@ func Standardize(x [][]float64) (out [][]float64, mean, std []float64, err error
 		if std[j] == 0 {
 			std[j] = 1
 		}
-	}
-	out = make([][]float64, n)
-	for i := range out {
-		out[i] = make([]float64, d)
-		for j := range out[i] {
-			if out[i][j] = (x[i][j] - mean[j]) / std[j]; math.IsInf(out[i][j], 0) { // near the float64 limit
-				out[i][j] = (x[i][j]/2 - mean[j]/2) / std[j] * 2
-			}
+		finite := !math.IsInf(std[j], 0)
+		for i := 0; i < n && finite; i++ {
+			out[i][j] = (x[i][j] - mean[j]) / std[j]
+			finite = !math.IsInf(out[i][j], 0) && (math.IsNaN(out[i][j]) == math.IsNaN(x[i][j]))
+		}
+		if finite {
+			continue
+		}
+		// Near the float64 limit x - mean or the standard deviation itself overflows: standardise
+		// in units of the column's largest |value| s, (x/s - mean/s) / (std/s).
+		s, ym, ys := scaledMoments(col)
+		if ys == 0 {
+			ys = 1 / s
+		}
+		for i := 0; i < n; i++ {
+			out[i][j] = (x[i][j]/s - ym) / ys
 		}
 	}
 	return out, mean, std, nil
+}
+
+// scaledMoments returns s = max |col| (1 when col is empty or all zero) and the mean and sample
+// standard deviation of col / s (the standard deviation 0 for fewer than two values).
+func scaledMoments(col []float64) (s, mean, std float64) {
+	for _, v := range col {
+		s = max(s, math.Abs(v))
+	}
+	if s == 0 {
+		return 1, 0, 0
+	}
+	y := make([]float64, len(col))
+	for i, v := range col {
+		y[i] = v / s
+	}
+	mean = stat.Mean(y, nil)
+	if len(col) > 1 {
+		std = stat.StdDev(y, nil)
+	}
+	return s, mean, std
 }
 
 // MeanStdDev returns the mean and the sample standard deviation of col, computed on col / max|col|
@@ -195,20 +227,9 @@ func Standardize(x [][]float64) (out [][]float64, mean, std []float64, err error
 // squares overflow) keep their mean and spread. The mean of no values and the standard deviation
 // of fewer than two are 0.
 func MeanStdDev(col []float64) (mean, std float64) {
-	s := 0.0
-	for _, v := range col {
-		s = max(s, math.Abs(v))
-	}
-	if len(col) == 0 || s == 0 {
+	if len(col) == 0 {
 		return 0, 0
 	}
-	y := make([]float64, len(col))
-	for i, v := range col {
-		y[i] = v / s
-	}
-	mean = stat.Mean(y, nil) * s
-	if len(col) > 1 {
-		std = stat.StdDev(y, nil) * s
-	}
-	return mean, std
+	s, m, sd := scaledMoments(col)
+	return m * s, sd * s
 }
