@@ -19,9 +19,11 @@
 //     leaves a resumable run), but only where that mixes with nothing: into a directory without a
 //     predecessor's outputs, or on a resume.
 //   - The directory is locked (an advisory flock on DIR/.vaisgplvm.lock) while the run holds it: a
-//     second run into the same directory fails at once, naming the lock. The lock goes with the
-//     process, also after kill -9; the staging directories that killed runs leave (recognised by
-//     their marker file, not by name alone) are removed by the next Open.
+//     second run into the same directory fails at once, naming the lock. Close removes the lock
+//     file, and a directory the run created and left empty (a run that failed before writing);
+//     the lock goes with the process also after kill -9, which leaves the (empty) lock file; the
+//     staging directories that killed runs leave (recognised by their marker file, not by name
+//     alone) are removed by the next Open.
 package rundir
 
 import (
@@ -75,6 +77,7 @@ type Dir struct {
 	Path, Stage string
 
 	lock      *os.File
+	created   bool // Open created Path (Close removes it when the run left it empty)
 	names     []string
 	opt       Options
 	live      bool                // Promote moves files into place at once
@@ -108,6 +111,8 @@ func Open(dir string, names []string, opt Options) (*Dir, error) {
 			return nil, fmt.Errorf("rundir: bad output name %q", n)
 		}
 	}
+	_, statErr := os.Stat(dir)
+	created := errors.Is(statErr, os.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%s %s: cannot create the output directory: %w", opt.Flag, dir, err)
 	}
@@ -115,7 +120,7 @@ func Open(dir string, names []string, opt Options) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", opt.Flag, dir, err)
 	}
-	d := &Dir{Path: dir, lock: lock, names: names, opt: opt, written: map[string]string{}}
+	d := &Dir{Path: dir, lock: lock, names: names, opt: opt, written: map[string]string{}, created: created}
 	if err := d.open(); err != nil {
 		d.Close()
 		return nil, err
@@ -433,8 +438,9 @@ func readManifest(path string) (map[string][]string, error) {
 }
 
 // Close removes the staging directory with whatever was not committed (the directory is left as
-// the run found it, apart from promoted files) and releases the lock (the lock file stays; it is
-// empty).
+// the run found it, apart from promoted files), removes the lock file and releases the lock, and
+// removes the directory itself when Open created it and it is empty (a run that failed before
+// writing anything leaves no trace).
 func (d *Dir) Close() {
 	if d.Stage != "" && !d.committed {
 		_ = os.RemoveAll(d.Stage)
@@ -443,6 +449,9 @@ func (d *Dir) Close() {
 		unlock(d.lock)
 		d.lock.Close()
 		d.lock = nil
+		if d.created {
+			_ = os.Remove(d.Path) // fails, and so keeps it, unless it is empty
+		}
 	}
 }
 

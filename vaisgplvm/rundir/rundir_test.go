@@ -279,3 +279,46 @@ func TestOpenUncreatable(t *testing.T) {
 		t.Errorf("uncreatable directory: %v", err)
 	}
 }
+
+// TestLockFileGoes: a run holds the lock file while open (a second Open fails with ErrInUse) and
+// removes it when it closes, after a commit as after a failure; a directory that Open created and
+// the run left empty goes too, one that existed before stays; the next run locks again.
+func TestLockFileGoes(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "new")
+	d, err := Open(dir, []string{"a.txt"}, Options{Run: "train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockName)); err != nil {
+		t.Fatalf("no lock file while the run is open: %v", err)
+	}
+	if _, err := Open(dir, []string{"a.txt"}, Options{Run: "train"}); !errors.Is(err, ErrInUse) {
+		t.Errorf("second Open while the first holds the lock: %v, want ErrInUse", err)
+	}
+	d.Close() // failed before writing anything
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the run created %s and left it empty; Close kept it (%v)", dir, err)
+	}
+	run(t, dir, []string{"a.txt"}, Options{Run: "train"}, map[string]string{"a.txt": "1"})
+	if _, err := os.Stat(filepath.Join(dir, LockName)); !os.IsNotExist(err) {
+		t.Errorf("lock file after a committed run: %v, want none", err)
+	}
+	if got := read(dir, "a.txt"); got != "1" {
+		t.Errorf("a.txt = %q after the run", got)
+	}
+	old := t.TempDir() // exists before the run: stays even when the run leaves it empty
+	d, err = Open(old, []string{"a.txt"}, Options{Run: "train"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("a directory that existed before the run went: %v", err)
+	}
+	if d, err = Open(old, []string{"a.txt"}, Options{Run: "train"}); err != nil {
+		t.Errorf("Open after Close: %v", err)
+	} else {
+		d.Close()
+	}
+}
