@@ -19,16 +19,16 @@ import (
 
 // Row6 is one line of Table 6: the time of MF, IWVI or VAIS with K samples / annealing steps.
 type Row6 struct {
-	Method       string   `json:"method"`
-	K            int      `json:"k"` // 0 for MF (no samples or steps)
-	Batch        int      `json:"batch"`
-	FirstSecs    float64  `json:"first_iteration_seconds"` // includes graph compilation
-	MedianSecs   float64  `json:"median_iteration_seconds"`
-	MinSecs      float64  `json:"min_iteration_seconds"`
-	HostSecs     float64  `json:"host_seconds_per_iteration"` // mean input preparation on the host, included above
-	ItersPerEpoc int      `json:"iterations_per_epoch"`
-	EpochSecs    float64  `json:"seconds_per_epoch"` // median iteration x iterations per epoch
-	PaperA100    *float64 `json:"paper_a100_seconds_per_epoch,omitempty"`
+	Method        string   `json:"method"`
+	K             int      `json:"k"` // 0 for MF (no samples or steps)
+	Batch         int      `json:"batch"`
+	FirstSecs     float64  `json:"first_iteration_seconds"` // includes graph compilation
+	MedianSecs    float64  `json:"median_iteration_seconds"`
+	MinSecs       float64  `json:"min_iteration_seconds"`
+	HostSecs      float64  `json:"host_seconds_per_iteration"` // mean input preparation on the host, included above
+	ItersPerEpoch int      `json:"iterations_per_epoch"`
+	EpochSecs     float64  `json:"seconds_per_epoch"` // median iteration x iterations per epoch
+	PaperA100     *float64 `json:"paper_a100_seconds_per_epoch,omitempty"`
 }
 
 // Result6 is a reproduced Table 6: the machine it ran on and one row per method and K.
@@ -106,7 +106,7 @@ func Table6(ctx context.Context, o Options) (*Result6, error) {
 		}
 		per := int(math.Ceil(float64(m.N) / float64(m.BatchSize())))
 		r := Row6{Method: c.method, K: k, Batch: m.BatchSize(), FirstSecs: first, MedianSecs: times[len(times)/2],
-			MinSecs: times[0], HostSecs: host, ItersPerEpoc: per}
+			MinSecs: times[0], HostSecs: host, ItersPerEpoch: per}
 		if v, ok := PaperTable6[c.method][k]; ok {
 			r.PaperA100 = &v
 		}

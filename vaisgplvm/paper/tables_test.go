@@ -253,7 +253,7 @@ func TestTable6Smoke(t *testing.T) {
 		t.Fatalf("want rows mf (K 0, once), vais K=1, vais K=5; table %+v", res)
 	}
 	for _, r := range res.Rows {
-		if r.ItersPerEpoc != 20 || !(r.MedianSecs > 0) || math.Abs(r.EpochSecs-20*r.MedianSecs) > 1e-12 ||
+		if r.ItersPerEpoch != 20 || !(r.MedianSecs > 0) || math.Abs(r.EpochSecs-20*r.MedianSecs) > 1e-12 ||
 			!(r.HostSecs > 0 && r.HostSecs < r.MedianSecs) {
 			t.Errorf("row %+v: want 20 iterations per epoch (1965 / 100), epoch = 20 x iteration and a host share", r)
 		}

@@ -269,7 +269,9 @@ func (t *Trainer) Run(iters int, observe func(Event), every int, hook func(*Trai
 }
 
 // CompiledGraphs is the number of distinct training-step graphs built so far: 1 after any number of
-// steps (every step feeds inputs of the same shapes, so GoMLX compiles once and reuses the graph).
+// steps on fully observed data (every step feeds inputs of the same shapes, so GoMLX compiles once
+// and reuses the graph); with missing entries, one per distinct number of partly observed rows in a
+// batch (model.ArrangeBatch: the mask input covers those rows only), each compiled once.
 func (t *Trainer) CompiledGraphs() int { return len(t.graphs) }
 
 // GraphOps counts the operations of the training-step graph (the last one built; 0 before the first
