@@ -177,7 +177,8 @@ func Standardize(x [][]float64) (out [][]float64, mean, std []float64, err error
 				col = append(col, x[i][j])
 			}
 		}
-		mean[j], std[j] = MeanStdDev(col)
+		s, ym, ys := scaledMoments(col)
+		mean[j], std[j] = ym*s, ys*s // MeanStdDev
 		if std[j] == 0 {
 			std[j] = 1
 		}
@@ -191,7 +192,6 @@ func Standardize(x [][]float64) (out [][]float64, mean, std []float64, err error
 		}
 		// Near the float64 limit x - mean or the standard deviation itself overflows: standardise
 		// in units of the column's largest |value| s, (x/s - mean/s) / (std/s).
-		s, ym, ys := scaledMoments(col)
 		if ys == 0 {
 			ys = 1 / s
 		}

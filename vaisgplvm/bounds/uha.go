@@ -10,9 +10,8 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
 
-// DefaultDamping is the underdamped bound's initial momentum damping gamma (setting "damping"):
-// on Frey (500 iterations, seed 1) initial dampings 0 / 0.3 / 0.5 / 0.9 reached -ELBO -492 / -494 /
-// -445 / -283 per image (docs/design.md).
+// DefaultDamping is the underdamped bound's initial momentum damping gamma (setting "damping"); the
+// measurements that chose it are in docs/design.md ("The underdamped bound").
 const DefaultDamping = 0.3
 
 // uhaMethod is the underdamped annealed bound (UHA; Geffner & Domke 2021, Zhang et al. 2021):
@@ -38,12 +37,9 @@ func (uhaMethod) Recon(s Sizes, chains int) Sizes {
 	return s
 }
 
-// ChainDefaults implements Defaulted: the stop-gradient chain (eta adapted, as VAIS's). Measured
-// (seed 1, docs/results.md "The underdamped bound"): with the gradient through the whole chain the
-// training spikes or diverges (oil flow, full batch: -ELBO 1.7 -> 21 at iteration 800 with a fixed
-// eta; Frey: 75000 nats per image at 500 iterations with the adapted one); with the stop-gradient
-// chain and the tamed kick it trains (damping 0.9: oil flow at 1000 iterations -0.00 adapted, -0.35
-// fixed; Frey at 500 -283 adapted, -154 fixed).
+// ChainDefaults implements Defaulted: the stop-gradient chain (eta adapted, as VAIS's): with the
+// gradient through the whole chain the training spikes or diverges (measured in docs/results.md,
+// "The underdamped bound").
 func (uhaMethod) ChainDefaults() ChainDefaults { return ChainDefaults{AdaptEta: true, StopGrad: true} }
 
 // Settings implements Configurable: the initial damping.
@@ -80,21 +76,13 @@ func (uhaMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
 	if h.LogMass != nil {
 		h.LogMass = ConvertDType(h.LogMass, in.Eps0.DType())
 	}
-	xi := make([]*Node, in.Sizes.K+1)
-	for i := range xi {
-		xi[i] = Squeeze(Slice(in.ChainEps, AxisElem(i)), 0)
-	}
-	if in.Sizes.K == 0 {
-		xi = nil
+	var xi []*Node // rho_0's noise, then one per step; none for K = 0 (importance sampling)
+	for i := 0; in.Sizes.K > 0 && i <= in.Sizes.K; i++ {
+		xi = append(xi, Squeeze(Slice(in.ChainEps, AxisElem(i)), 0))
 	}
 	betas, etas := in.Anneal()
-	toH := b.Q0.Sample // h = a + L z
-	joint := func(z *Node) *Node { return b.LogJoint(toH(z)) }
-	c := anneal.RunHamiltonian(in.Eps0, xi, betas, etas, joint, b.Q0.LogProbWhitened, h)
-	c.H0, c.HK = toH(c.H0), toH(c.HK)
-	for i, z := range c.Path {
-		c.Path[i] = toH(z)
-	}
-	per := LogMeanExp(c.LogW)
-	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: WeightedMean(c.LogW, c.HK), LogW: c.LogW, HK: c.HK}, c
+	c := inWhitened(b, func(joint, ref anneal.LogDensity) *anneal.Chain {
+		return anneal.RunHamiltonian(in.Eps0, xi, betas, etas, joint, ref, h)
+	})
+	return chainResult(b, c), c
 }

@@ -23,19 +23,33 @@ import (
 func VAIS(b *Batch, eps0 *Node, chainEps []*Node, betas, etas *Node, opt anneal.Options) (*Result, *anneal.Chain) {
 	var c *anneal.Chain
 	if opt.Precondition {
-		toH := b.Q0.Sample // h = a + L z
-		joint := func(z *Node) *Node { return b.LogJoint(toH(z)) }
-		ref := b.Q0.LogProbWhitened
-		c = anneal.Run(eps0, chainEps, betas, etas, joint, ref, opt)
-		c.H0, c.HK = toH(c.H0), toH(c.HK)
-		for i, z := range c.Path {
-			c.Path[i] = toH(z)
-		}
+		c = inWhitened(b, func(joint, ref anneal.LogDensity) *anneal.Chain {
+			return anneal.Run(eps0, chainEps, betas, etas, joint, ref, opt)
+		})
 	} else {
 		c = anneal.Run(b.Q0.Sample(eps0), chainEps, betas, etas, b.LogJoint, b.Q0.LogProb, opt)
 	}
+	return chainResult(b, c), c
+}
+
+// inWhitened runs a chain in q0's whitened coordinates z = L_n^-1 (h - a_n): run gets the target
+// log p(x, a_n + L_n z) and the reference log q0(a_n + L_n z) as functions of z [S, B, Q] and starts
+// at z_0 = eps0; the returned chain's states (H0, HK, Path) are mapped back to h.
+func inWhitened(b *Batch, run func(joint, ref anneal.LogDensity) *anneal.Chain) *anneal.Chain {
+	toH := b.Q0.Sample // h = a + L z
+	c := run(func(z *Node) *Node { return b.LogJoint(toH(z)) }, b.Q0.LogProbWhitened)
+	c.H0, c.HK = toH(c.H0), toH(c.HK)
+	for i, z := range c.Path {
+		c.Path[i] = toH(z)
+	}
+	return c
+}
+
+// chainResult is the Result of an annealed chain's log weights: log-mean-exp over the chains per
+// point, and the weighted mean of the chain ends as reconstruction latent.
+func chainResult(b *Batch, c *anneal.Chain) *Result {
 	per := LogMeanExp(c.LogW)
-	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: WeightedMean(c.LogW, c.HK), LogW: c.LogW, HK: c.HK}, c
+	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: WeightedMean(c.LogW, c.HK), LogW: c.LogW, HK: c.HK}
 }
 
 // stickTheLanding changes the gradient, not the value, of a one-chain VAIS result: the term

@@ -7,7 +7,6 @@ import (
 
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -214,16 +213,19 @@ func evaluate(t *train.Trainer, ev *Result, draws int, name, what string) (Bound
 }
 
 // withBound returns a trainer that evaluates the bound method with K = k at tr's parameters (a
-// copy of tr and of its model; tr is unchanged).
+// copy of tr and of its model, model.WithBound; tr is unchanged). The model's own bound keeps its
+// settings; another takes its defaults.
 func withBound(tr *train.Trainer, method string, k int) (*train.Trainer, error) {
-	meth, err := bounds.Lookup(method)
+	var settings map[string]float64
+	if method == tr.Model.Cfg.Method {
+		settings = tr.Model.Cfg.BoundSettings
+	}
+	m, err := tr.Model.WithBound(method, k, settings)
 	if err != nil {
 		return nil, err
 	}
-	m := *tr.Model
-	m.Cfg.Method, m.Cfg.K, m.Method = method, k, meth
 	t := *tr
-	t.Model = &m
+	t.Model = m
 	return &t, nil
 }
 

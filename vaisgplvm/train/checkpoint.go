@@ -26,7 +26,7 @@ import (
 type checkpoint struct {
 	// ConfigVersion and ConfigJSON are the configuration (model.MarshalConfig at
 	// model.ConfigVersion; model.ParseConfig migrates older versions). Checkpoints written before
-	// 2026-11-24 have version 0 and the flat Config instead.
+	// the configuration was versioned have version 0 and the flat Config instead.
 	ConfigVersion int
 	ConfigJSON    []byte
 	Config        savedConfig // version 0 only
