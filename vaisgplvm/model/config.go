@@ -106,8 +106,8 @@ type TrainConfig struct {
 // and our chain: preconditioned, tamed, eta adapted from EtaTimesK / K (set AdaptEta false for a
 // fixed eta, and when setting LearnEta).
 //
-// A bound with chain defaults of its own (bounds.Defaulted: the underdamped bound trains with a
-// fixed eta and the stop-gradient chain) sets AdaptEta and StopGrad.
+// A bound with chain defaults of its own (bounds.Defaulted: the underdamped bound trains with the
+// stop-gradient chain) sets AdaptEta and StopGrad.
 func DefaultConfig(method string, q int) Config {
 	c := Config{
 		ModelConfig: ModelConfig{Q: q, M: 50, Kernel: "se", Whitened: true, Scale0: 0.1, Noise0: 0.1},

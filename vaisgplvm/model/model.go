@@ -33,8 +33,6 @@ type Model struct {
 	// Method is the bound named by Cfg.Method (bounds.Lookup): what differs between MF, IWVI and
 	// VAIS (noise shapes, weights, reconstruction latent, ceiling).
 	Method bounds.Method
-
-	settings map[string]float64 // the bound's settings, defaults filled in (bounds.ResolveSettings)
 }
 
 // New builds a model: q0 means from PCA, Z from a seeded random subset of them, kernel variance
@@ -84,7 +82,7 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 	if m.Method, err = bounds.Lookup(cfg.Method); err != nil {
 		return nil, err
 	}
-	if m.settings, err = bounds.ResolveSettings(m.Method, cfg.BoundSettings); err != nil {
+	if _, err = bounds.ResolveSettings(m.Method, cfg.BoundSettings); err != nil {
 		return nil, err
 	}
 	if cfg.MeanBias {
@@ -157,7 +155,7 @@ func (m *Model) WithBound(method string, k int, settings map[string]float64) (*M
 	if err := meth.Validate(bounds.Sizes{K: k, Samples: mm.Cfg.Samples}); err != nil {
 		return nil, err
 	}
-	if mm.settings, err = bounds.ResolveSettings(meth, settings); err != nil {
+	if _, err = bounds.ResolveSettings(meth, settings); err != nil {
 		return nil, err
 	}
 	if meth.Annealed() && mm.Schedule == nil {
@@ -169,12 +167,10 @@ func (m *Model) WithBound(method string, k int, settings map[string]float64) (*M
 }
 
 // Settings returns the bound's settings, defaults filled in (bounds.ResolveSettings of
-// Cfg.BoundSettings; nil for a bound without settings).
+// Cfg.BoundSettings, which New and WithBound checked; empty for a bound without settings).
 func (m *Model) Settings() map[string]float64 {
-	if m.settings == nil && m.Method != nil {
-		m.settings, _ = bounds.ResolveSettings(m.Method, m.Cfg.BoundSettings) // New checked them
-	}
-	return m.settings
+	s, _ := bounds.ResolveSettings(m.Method, m.Cfg.BoundSettings)
+	return s
 }
 
 // sizes returns the bound's sizes of the configuration.

@@ -265,8 +265,8 @@ func openBackend(spec, dtype string, jobs, total int) (backends.Backend, error) 
 }
 
 // boundDefaults sets the chain flags that set does not name to method's defaults
-// (model.DefaultConfig: a bounds.Defaulted bound's own, e.g. uha's fixed eta and stop-gradient
-// chain). Call it before imageDefaults.
+// (model.DefaultConfig: a bounds.Defaulted bound's own, e.g. uha's stop-gradient chain). Call it
+// before imageDefaults.
 func (f *modelFlags) boundDefaults(set map[string]bool, method string) {
 	d := model.DefaultConfig(method, 1)
 	if !set["adapt-eta"] && !set["learn-eta"] && !set["paper-eta"] {
