@@ -3,7 +3,6 @@ package evidence
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 
@@ -119,11 +118,11 @@ func ChainVariants(tr *train.Trainer, ev *Result, draws int, etaScales []float64
 // Underdamped evaluates, at the trainer's parameters, the underdamped annealed bound (bounds "uha")
 // against the trained chain at equal cost: the model's K, chains per point, schedule and step
 // sizes (eta_k times each of etaScales; nil: 1 only) with each damping gamma in dampings and the
-// checkpoint's mass (unit mass unless it was trained with uha), then IWVI with as many importance samples as a chain evaluates the likelihood (K + 1 per
-// chain). Each on all N points averaged over draws noise draws, with its gap to ev as in
-// Decompose. The trainer's variables are not changed (the bound's own parameters are made in a
-// copy of its store). Errors: a model without an annealed chain, a damping outside [0, 1), a scale
-// that is not positive.
+// checkpoint's mass (unit mass unless it was trained with uha), then IWVI with as many importance
+// samples as a chain evaluates the likelihood (K + 1 per chain). Each on all N points averaged over
+// draws noise draws, with its gap to ev as in Decompose. The trainer's variables are not changed
+// (the bound's own parameters are made in a copy of its store). Errors: a model without an
+// annealed chain, a damping outside [0, 1), a scale that is not positive.
 func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings []float64) ([]BoundValue, error) {
 	if err := checkArgs(tr, draws); err != nil {
 		return nil, err
@@ -134,6 +133,10 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 	}
 	if etaScales == nil {
 		etaScales = []float64{1}
+	}
+	t, err := scratch(tr)
+	if err != nil {
+		return nil, err
 	}
 	var out []BoundValue
 	for _, s := range etaScales {
@@ -146,11 +149,8 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 				return nil, fmt.Errorf("evidence: damping %g: %w", d, err)
 			}
 			mm.Step.Scale = s
-			t, err := scratch(tr)
-			if err != nil {
-				return nil, err
-			}
 			t.Model = mm
+			_ = t.Ctx.At("bound").At("uha").DeleteVariable("raw_damping") // start from d (none yet: nothing to do)
 			what := fmt.Sprintf("underdamped, damping %g, eta_k x %g: %d chain(s) of %d steps", d, s, m.Cfg.Samples, m.Cfg.K)
 			b, err := evaluate(t, ev, draws, "uha", what)
 			if err != nil {
@@ -160,26 +160,25 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 		}
 	}
 	iw := m.Cfg.Samples * (m.Cfg.K + 1)
-	t, err := withBound(tr, "iwvi", iw)
+	is, err := withBound(tr, "iwvi", iw)
 	if err != nil {
 		return nil, err
 	}
-	b, err := evaluate(t, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI at the chain's evaluations)", iw))
+	b, err := evaluate(is, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI at the chain's evaluations)", iw))
 	if err != nil {
 		return nil, err
 	}
 	return append(out, b), nil
 }
 
-// scratch returns a copy of tr whose variables are copies in a new store (a bound evaluated on it
-// may create its own parameters without touching tr's), without the underdamped bound's damping
-// (so that it starts from the setting; a trained mass stays, since the trained step sizes go with
-// it).
+// scratch returns a copy of tr whose variables are copies in a new store, so that a bound
+// evaluated on it may create or reset its own parameters without touching tr's (Underdamped
+// resets the damping and keeps a trained mass, since the trained step sizes go with it).
 func scratch(tr *train.Trainer) (*train.Trainer, error) {
 	store := mlmodel.NewStore()
 	var err error
 	for v := range tr.Ctx.Store().IterVariables() {
-		if err == nil && !(strings.HasPrefix(v.Scope(), "/bound/uha") && v.Name() == "raw_damping") {
+		if err == nil {
 			_, err = v.CloneToStore(store)
 		}
 	}

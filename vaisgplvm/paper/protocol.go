@@ -49,14 +49,14 @@ func Config(method, dataset string, seed uint64) model.Config {
 	c := model.DefaultConfig(method, Q(dataset))
 	c.Seed, c.Batch = seed, DefaultBatch
 	if b, err := data.Lookup(dataset); err == nil {
-		ApplyPresets(&c, b)
+		applyPresets(&c, b)
 	}
 	return c
 }
 
-// ApplyPresets sets in c the registered presets of dataset b (data.Builtin: K, the shared q(u)
+// applyPresets sets in c the registered presets of dataset b (data.Builtin: K, the shared q(u)
 // root, VAIS's stop-gradient chain) where b has them.
-func ApplyPresets(c *model.Config, b data.Builtin) {
+func applyPresets(c *model.Config, b data.Builtin) {
 	if b.K != 0 {
 		c.K = b.K
 	}
