@@ -2,20 +2,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
@@ -73,11 +71,7 @@ func runCMF(args []string) error {
 	if *out == "" {
 		*out = filepath.Join("out", "cmf-"+o.Dataset)
 	}
-	names := []string{"cmf.json", "cmf.md", "curves.csv", "curves.png", "iw.png"}
-	for _, f := range o.Families {
-		names = append(names, f+"_latents.png", f+"_samples.png", f+"_reconstructions.png")
-	}
-	dir, err := openRunDir(*out, names, rundir.Options{Run: "cmf", Overwrite: *overwrite})
+	dir, err := openRunDir(*out, experiment.CMFOutputs(o.Families), rundir.Options{Run: "cmf", Overwrite: *overwrite})
 	if err != nil {
 		return err
 	}
@@ -101,10 +95,9 @@ func runCMF(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeCMF(dir, res, !*noFigures); err != nil {
-		return err
-	}
-	return dir.Commit()
+	fmt.Print(res.Markdown())
+	printWarnings(res.Warnings())
+	return experiment.WriteCMF(dir, res, !*noFigures)
 }
 
 // cmfFlags names the flag of each cmf.Config field whose value the data can make wrong.
@@ -143,59 +136,4 @@ func cmfProgress(iters int) func(family, stage string, iter int, v float64) {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", family, stage)
 		}
 	}
-}
-
-// writeCMF writes cmf.json, cmf.md, curves.csv and the figures, and prints the table.
-func writeCMF(dir *rundir.Dir, res *cmf.ExperimentResult, figures bool) error {
-	md := res.Markdown()
-	fmt.Print(md)
-	printWarnings(res.Warnings())
-	buf, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return fmt.Errorf("cmf JSON: %w", err)
-	}
-	if err := dir.WriteFile("cmf.json", buf); err != nil {
-		return err
-	}
-	if err := dir.WriteFile("cmf.md", []byte(md)); err != nil {
-		return err
-	}
-	var header []string
-	var cols [][]float64
-	for _, f := range res.Families {
-		header, cols = append(header, f.Family+"_neg_bound"), append(cols, f.Curve)
-	}
-	var csv strings.Builder
-	csv.WriteString("iteration," + strings.Join(header, ",") + "\n")
-	for i := range res.Options.Iters {
-		csv.WriteString(strconv.Itoa(i + 1))
-		for _, c := range cols {
-			v := ""
-			if i < len(c) {
-				v = strconv.FormatFloat(c[i], 'g', 8, 64)
-			}
-			csv.WriteString("," + v)
-		}
-		csv.WriteString("\n")
-	}
-	if err := dir.WriteFile("curves.csv", []byte(csv.String())); err != nil {
-		return err
-	}
-	if !figures {
-		return nil
-	}
-	figs, err := res.Figures()
-	if err != nil {
-		return err
-	}
-	for _, f := range figs {
-		png, err := plots.PNG(f.Plot, 0, 0)
-		if err != nil {
-			return err
-		}
-		if err := dir.WriteFile(f.Name+".png", png); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 )
 
 // TestTrainImageDatasets: train runs on Frey and MNIST from the embedded data with Table 4's
@@ -75,7 +76,7 @@ func TestTrainImageDatasets(t *testing.T) {
 		if code := run(args, &stderr); code != 0 {
 			t.Fatalf("infer on the frey checkpoint exited %d: %s", code, stderr.String())
 		}
-		var sum InferSummary
+		var sum experiment.InferSummary
 		buf, _ := os.ReadFile(filepath.Join(inferDir, "infer.json"))
 		if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 3 || sum.Missing != (c.d+2)/3 {
 			t.Errorf("infer.json: %s (%v)", buf, err)

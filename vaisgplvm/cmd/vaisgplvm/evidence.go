@@ -1,39 +1,16 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
-
-// EvidenceSummary is what evidence prints and writes to DIR/evidence.json: the evidence reference
-// at the checkpoint's parameters and the bounds that split the checkpoint's gap to it.
-type EvidenceSummary struct {
-	Checkpoint string `json:"checkpoint"`
-	Method     string `json:"method"` // the checkpoint's bound
-	Iterations int    `json:"iterations"`
-	Points     int    `json:"points"` // points estimated (the first ones; all by default)
-	*evidence.Result
-	Bounds []evidence.BoundValue `json:"bounds"` // q0 alone, IWVI, the trained chain (VAIS)
-	// ChainVariants are the trained chain at --eta-scales and --chains (evidence.ChainVariants).
-	ChainVariants []evidence.BoundValue `json:"chain_variants,omitempty"`
-	// Underdamped are the underdamped chain at --dampings (and --eta-scales) and IWVI at the
-	// chain's evaluations (evidence.Underdamped).
-	Underdamped []evidence.BoundValue `json:"underdamped,omitempty"`
-	// Warnings name the bounds above the evidence estimate (evidence.Unconverged) and an estimate
-	// its convergence check puts more than --tolerance above its limit (evidence.NotConverged).
-	Warnings []string `json:"warnings,omitempty"`
-	Seconds  float64  `json:"seconds"`
-}
 
 // runEvidence estimates the local evidence of a checkpoint (package evidence) and its bounds' gaps
 // to it.
@@ -98,58 +75,24 @@ func runEvidence(args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range counts { // refused now, not after the AIS runs
-		cfg := tr.Model.Cfg
-		cfg.Samples, cfg.Batch = c, 0
-		var me *memory.Error
-		if err := cfg.CheckMemory(tr.Model.N, tr.Model.D); errors.As(err, &me) {
-			return usagef("--chains %d: evaluating that many chains on all %d points needs about %.3g GiB, more than this machine's %.3g GiB; lower --chains",
-				c, tr.Model.N, me.Need/(1<<30), me.Have/(1<<30))
-		}
+	if err := experiment.CheckChains(tr, counts); err != nil { // refused now, not after the AIS runs
+		return err
 	}
 	defer exitOnSignal("evidence", *out)()
-	o := evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt}
-	n := tr.Model.N
-	if *points > 0 {
-		n = min(*points, n)
-		for i := 0; i < n; i++ {
-			o.Points = append(o.Points, i)
-		}
-	}
-	start := time.Now()
-	res, err := evidence.Estimate(tr, o)
+	sum, err := experiment.Evidence(tr, experiment.EvidenceOptions{Checkpoint: *ckpt, Points: *points, Draws: *draws,
+		Tolerance: *tolerance, EtaScales: scales, Chains: counts, Dampings: damps,
+		Options: evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt}})
 	if err != nil {
 		return err
 	}
-	bs, err := evidence.Decompose(tr, res, *draws)
-	if err != nil {
-		return err
-	}
-	var vs []evidence.BoundValue
-	if scales != nil || counts != nil {
-		if vs, err = evidence.ChainVariants(tr, res, *draws, scales, counts); err != nil {
-			return err
-		}
-	}
-	var us []evidence.BoundValue
-	if damps != nil {
-		if us, err = evidence.Underdamped(tr, res, *draws, scales, damps); err != nil {
-			return err
-		}
-	}
-	warnings := evidence.Unconverged(append(append(bs, vs...), us...))
-	if w := evidence.NotConverged(res, *tolerance); w != "" {
-		warnings = append(warnings, w)
-	}
-	sum := EvidenceSummary{Checkpoint: *ckpt, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res,
-		Bounds: bs, ChainVariants: vs, Underdamped: us, Warnings: warnings, Seconds: time.Since(start).Seconds()}
+	res, n := sum.Result, sum.Points
 	fmt.Fprintf(os.Stderr, "-log evidence per point %.4f ± %.4f (%d points, %d temperatures x %d runs, acceptance %.2f)\n",
 		res.NegLogEvidencePerPoint, res.SE, n, *temps, *runs, res.AcceptRate)
 	if c := res.Check; c != nil {
 		fmt.Fprintf(os.Stderr, "  at %d temperatures %.4f ± %.4f: extrapolated to many temperatures %.4f (remaining bias %.4f)\n",
 			c.Temps, c.NegLogEvidencePerPoint, c.SE, c.Extrapolated, c.RemainingBias)
 	}
-	for _, b := range append(append(bs, vs...), us...) {
+	for _, b := range sum.All() {
 		gap := "(gap: estimate every point, --points 0)"
 		if b.Gap != nil {
 			gap = fmt.Sprintf("gap %.4f ± %.4f", *b.Gap, *b.GapSE)
@@ -157,12 +100,7 @@ func runEvidence(args []string) error {
 		fmt.Fprintf(os.Stderr, "  %-70s -ELBO %.4f ± %.4f (KL(q(u))/N %.4f)  %s\n", b.Reference, b.NegELBO, b.SE, b.KLU, gap)
 	}
 	printWarnings(sum.Warnings)
-	buf, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return fmt.Errorf("evidence.json: %w", err)
-	}
-	fmt.Println(string(buf))
-	if err := dir.WriteFile("evidence.json", buf); err != nil {
+	if err := writeJSON(dir, "evidence.json", sum); err != nil {
 		return err
 	}
 	return dir.Commit()

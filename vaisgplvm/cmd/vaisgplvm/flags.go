@@ -17,7 +17,6 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // modelFlags registers the model settings shared by train and reproduce.
@@ -210,18 +209,6 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// newTrainer returns a trainer for cfg on the loaded data td (its mask, when it has missing entries)
-// on the backend b, tagged with the data source (dataSource.tag) for checkpoints.
-func newTrainer(cfg model.Config, td *trainingData, tag string, b backends.Backend) (*train.Trainer, error) {
-	m, err := model.New(cfg, td.X, td.Mask)
-	if err != nil {
-		return nil, err
-	}
-	tr := train.New(m, b)
-	tr.DataTag = tag
-	return tr, nil
-}
-
 // openConfigBackend opens the backend named by spec for one training of cfg (its dtype), as a
 // usage error when the spec is bad.
 func openConfigBackend(spec string, cfg model.Config) (backends.Backend, error) {
@@ -262,6 +249,14 @@ func openBackend(spec, dtype string, jobs, total int) (backends.Backend, error) 
 	}
 	fmt.Fprintf(os.Stderr, "backend: %s (%s%s)\n", c.Spec, c.Reason, desc)
 	return c.Backend, nil
+}
+
+// ownDataQ gives --q, when not set, its default for your own data of n points and d columns
+// (paper.OwnDataQ).
+func (f *modelFlags) ownDataQ(n, d int) {
+	if f.q == 0 {
+		f.q = paper.OwnDataQ(n, d)
+	}
 }
 
 // boundDefaults sets the chain flags that set does not name to method's defaults

@@ -2,36 +2,18 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 
-	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
+	backends "github.com/gomlx/compute"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
-
-// InferSummary is what infer prints and writes to DIR/infer.json.
-type InferSummary struct {
-	Checkpoint string  `json:"checkpoint"`
-	Data       string  `json:"data"`
-	Points     int     `json:"points"`
-	Missing    int     `json:"missing_entries"`
-	Iterations int     `json:"iterations"`
-	NegBound   float64 `json:"neg_bound_per_point"` // in the model's units (standardised if it was trained so)
-	NegBoundSE float64 `json:"neg_bound_mc_se"`     // its Monte Carlo standard error (3 noise draws)
-	MSEObs     float64 `json:"mse_observed"`        // over the observed entries, in the data file's units
-	// Baselines are the files with the missing entries imputed by simple baselines, to compare
-	// with infer_reconstruction.csv (none when nothing is missing).
-	Baselines []string `json:"baseline_files,omitempty"`
-}
 
 func runInfer(args []string) error {
 	fs := flag.NewFlagSet("infer", flag.ContinueOnError)
@@ -56,7 +38,7 @@ func runInfer(args []string) error {
 	if !(*lr >= 0) || math.IsInf(*lr, 0) {
 		return usagef("--lr %g: want a positive finite learning rate, or 0 for the trained model's", *lr)
 	}
-	dir, err := openRunDir(*out, inferOutputs, rundir.Options{Run: "infer", Overwrite: *overwrite,
+	dir, err := openRunDir(*out, experiment.InferOutputs, rundir.Options{Run: "infer", Overwrite: *overwrite,
 		Inputs: map[string]string{"--checkpoint": *ckpt, "--data": *dataPath, "--train-data": *trainData}})
 	if err != nil {
 		return err
@@ -66,137 +48,41 @@ func runInfer(args []string) error {
 	if err != nil {
 		return err
 	}
-	m := tr.Model
-	pts, err := data.ReadPoints(*dataPath, namedColumns(td.Dataset), td.LabelColumn, m.D)
-	if err != nil {
-		return fmt.Errorf("--data: %w", err)
-	}
-	x, mask, missing, columns := pts.X, pts.Mask, pts.Missing(), columnHeader(td.Dataset)
 	defer exitOnSignal("infer", *out)()
-	// A model trained on standardised data takes standardised points; its reconstruction goes back
-	// to the file's units.
-	res, err := infer.Latents(tr, td.toModelUnits(x), mask, infer.Options{Iters: *iters, Seed: *seed, LR: *lr})
+	sum, err := experiment.Infer(dir, tr, td, experiment.InferOptions{Checkpoint: *ckpt, Data: *dataPath,
+		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr}, Warn: printWarning})
 	if err != nil {
 		return err
 	}
-	res.Recon = td.toDataUnits(res.Recon)
-	for _, f := range []struct {
-		name   string
-		header []string
-		rows   [][]float64
-	}{{"infer_latent_means.csv", latentHeader(m.Cfg.Q), res.Mean}, {"infer_latents.csv", latentHeader(m.Cfg.Q), res.Latent},
-		{"infer_reconstruction.csv", columns, res.Recon}} {
-		if err := writeMatrix(dir, f.name, f.header, f.rows); err != nil {
-			return err
-		}
-	}
-	mse, err := metrics.MSE(x, res.Recon, mask)
-	if err != nil {
-		return err
-	}
-	sum := InferSummary{Checkpoint: *ckpt, Data: *dataPath, Points: len(x), Missing: missing, Iterations: *iters,
-		NegBound: res.NegELBO, NegBoundSE: res.NegELBOSE, MSEObs: mse}
-	if sum.Baselines, err = writeImputationBaselines(dir, td, x, mask, columns); err != nil {
-		return err
-	}
-	buf, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return fmt.Errorf("infer.json: %w", err)
-	}
-	fmt.Println(string(buf))
-	if err := dir.WriteFile("infer.json", buf); err != nil {
-		return err
-	}
-	return dir.Commit()
-}
-
-// inferOutputs names the files infer writes into --out: its own names, so that infer into a
-// training directory leaves the training outputs alone.
-var inferOutputs = []string{"infer.json", "infer_latent_means.csv", "infer_latents.csv", "infer_reconstruction.csv",
-	"infer_mean_imputation.csv", "infer_knn_imputation.csv"}
-
-// writeImputationBaselines writes, when the new points x [N*, D] have missing entries (mask 0),
-// the baselines' imputations of them beside the model's (package baselines, in the model's units
-// against its training rows, written in the file's): infer_mean_imputation.csv (column means) and
-// infer_knn_imputation.csv (mean of the paper.KNN nearest training rows over the observed entries).
-// It returns the files written; a baseline that cannot impute (a row with no observed entry) is
-// skipped with a note on stderr.
-func writeImputationBaselines(dir *rundir.Dir, td *trainingData, x, mask [][]float64, columns []string) ([]string, error) {
-	if mask == nil {
-		return nil, nil
-	}
-	mx := td.toModelUnits(x)
-	var files []string
-	for _, b := range []struct {
-		name   string
-		impute func() ([][]float64, error)
-	}{
-		{"infer_mean_imputation.csv", func() ([][]float64, error) { return baselines.MeanImpute(mx, mask, td.X, td.Mask) }},
-		{"infer_knn_imputation.csv", func() ([][]float64, error) {
-			return baselines.KNNImpute(mx, mask, td.X, td.Mask, paper.KNN, false)
-		}},
-	} {
-		rows, err := b.impute()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "vaisgplvm: %s not written: %v\n", b.name, err)
-			continue
-		}
-		if err := writeMatrix(dir, b.name, columns, td.toDataUnits(rows)); err != nil {
-			return files, err
-		}
-		files = append(files, b.name)
-	}
-	return files, nil
-}
-
-// namedColumns returns the training data's feature names, nil when it has none (the images).
-func namedColumns(ds *data.Dataset) []string {
-	if _, d := ds.Dims(); len(ds.Columns) == d {
-		return ds.Columns
-	}
-	return nil
+	return printJSON(sum)
 }
 
 const trainDataHelp = "where the training file the checkpoint records is now, when it has moved (its sha256 must match the recorded one)"
 
-// loadCheckpoint rebuilds the trainer of a checkpoint written by train, on the backend named by
-// spec, with the training data it records (rebuilt and checked against its sha256; trainData, when
-// not empty, is where that file is now), and loads its parameters.
-func loadCheckpoint(ckpt, spec, trainData string) (*train.Trainer, *trainingData, error) {
-	cfg, tag, err := train.ReadCheckpointInfo(ckpt)
+// loadCheckpoint loads a checkpoint (experiment.LoadCheckpoint) on the backend named by spec,
+// with its training data (trainData: where its file is now, when it has moved).
+func loadCheckpoint(ckpt, spec, trainData string) (*train.Trainer, *experiment.Data, error) {
+	return experiment.LoadCheckpoint(ckpt, func(cfg model.Config) (backends.Backend, error) {
+		return openConfigBackend(spec, cfg)
+	}, trainData)
+}
+
+// printJSON prints v as indented JSON on stdout.
+func printJSON(v any) error {
+	buf, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	if tag == "" {
-		return nil, nil, fmt.Errorf("checkpoint %s does not record its training data (written by an older version)", ckpt)
-	}
-	src, err := parseSource(tag)
+	fmt.Println(string(buf))
+	return nil
+}
+
+// writeJSON prints v as indented JSON on stdout and writes it as dir's output name.
+func writeJSON(dir *rundir.Dir, name string, v any) error {
+	buf, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return nil, nil, err
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if trainData != "" {
-		if src.File == "" {
-			return nil, nil, usagef("--train-data: %s was trained on the built-in dataset %s, not on a file", ckpt, src.Dataset)
-		}
-		src.File = trainData // load checks that its sha256 is the recorded one
-	}
-	b, err := openConfigBackend(spec, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	td, err := src.load()
-	if errors.Is(err, fs.ErrNotExist) && trainData == "" {
-		return nil, nil, fmt.Errorf("the training file %s recorded in %s is not there; if it has moved, give its new place with --train-data", src.File, ckpt)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("loading the training data of %s: %w", ckpt, err)
-	}
-	tr, err := newTrainer(cfg, td, tag, b)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := tr.Load(ckpt); err != nil {
-		return nil, nil, mismatchError(err)
-	}
-	return tr, td, nil
+	fmt.Println(string(buf))
+	return dir.WriteFile(name, buf)
 }

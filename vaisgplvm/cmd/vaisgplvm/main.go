@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 )
 
@@ -81,6 +82,10 @@ func run(args []string, stderr io.Writer) int {
 	var me *memory.Error
 	if errors.As(err, &me) { // sizes that cannot fit: a usage error naming the flags
 		err = usageError{me.FlagError()}
+	}
+	var oe *experiment.OptionError
+	if errors.As(err, &oe) { // an option the library refused: a usage error
+		err = usageError{err.Error()}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "vaisgplvm:", err)

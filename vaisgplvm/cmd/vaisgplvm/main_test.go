@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
 
@@ -168,7 +169,7 @@ func TestTrainWritesOutputsAndResumes(t *testing.T) {
 	if code := run([]string{"infer", "--checkpoint", ck, "--data", newData, "--out", inferDir, "--iters", "3"}, &stderr); code != 0 {
 		t.Fatalf("infer exited %d: %s", code, stderr.String())
 	}
-	var sum InferSummary
+	var sum experiment.InferSummary
 	buf, _ = os.ReadFile(filepath.Join(inferDir, "infer.json"))
 	if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 3 || sum.Missing != 2 {
 		t.Errorf("infer.json: %s (%v)", buf, err)
@@ -278,7 +279,7 @@ func TestTrainOnOwnData(t *testing.T) {
 	if code := run([]string{"infer", "--checkpoint", ck, "--data", newPts, "--out", inferDir, "--iters", "3"}, &stderr); code != 0 {
 		t.Fatalf("infer exited %d: %s", code, stderr.String())
 	}
-	var sum InferSummary
+	var sum experiment.InferSummary
 	buf, _ = os.ReadFile(filepath.Join(inferDir, "infer.json"))
 	if err := json.Unmarshal(buf, &sum); err != nil || sum.Points != 2 || sum.Missing != 3 || !(sum.MSEObs < 25) || !(sum.NegBound < 1000) {
 		t.Errorf("infer.json: %s (%v)", buf, err)
@@ -355,9 +356,9 @@ func TestReproduceOnOwnData(t *testing.T) {
 
 // readMetrics reads and decodes DIR/metrics.json written by train; it also returns the file's bytes
 // for error messages.
-func readMetrics(t *testing.T, dir string) (Metrics, []byte) {
+func readMetrics(t *testing.T, dir string) (experiment.Metrics, []byte) {
 	t.Helper()
-	var met Metrics
+	var met experiment.Metrics
 	buf, err := os.ReadFile(filepath.Join(dir, "metrics.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -418,7 +419,7 @@ func TestBenchFreyJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bench exited %d: %s", code, stderr.String())
 	}
-	var rows []BenchResult
+	var rows []experiment.BenchResult
 	if err := json.Unmarshal(out, &rows); err != nil {
 		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
 	}

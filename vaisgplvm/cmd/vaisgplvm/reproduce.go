@@ -18,6 +18,7 @@ import (
 
 	backends "github.com/gomlx/compute"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
@@ -30,9 +31,6 @@ var tableOnly = map[string][]int{
 	"subset": {5}, "recon-iters": {5}, "ks": {6}, "reps": {6}, "jobs": {1, 2, 3, 5},
 	"datasets": {1, 2, 3, 5},
 }
-
-// table is what reproduce needs of a paper result: its renderers.
-type table interface{ Markdown() string }
 
 // runReproduce maps reproduce's flags to paper.Options, runs the table and writes tableN.md,
 // tableN.json and (tables 1-3) the figures under --out.
@@ -51,6 +49,7 @@ func runReproduce(args []string) error {
 	backendName := fs.String("backend", "", backendHelp)
 	jobs := fs.Int("jobs", runtime.NumCPU(), "trainings run at the same time (results do not depend on it)")
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
+	jsonOut := fs.Bool("json", false, "also print tableN.json on stdout after the table (it is always written under --out)")
 	file := fs.String("data", "", "table 1 on your own data instead of --datasets: a delimited file as for train --data (missing entries masked)")
 	labels := fs.String("labels", "", "with --data: the header name of a class-label column")
 	subset := fs.Int("subset", 300, "table 5: points per data set (a seeded random subset; 0 = all)")
@@ -107,9 +106,9 @@ func runReproduce(args []string) error {
 	if *out == "" {
 		*out = filepath.Join("out", name)
 	}
-	var ownSrc dataSource
+	var ownSrc experiment.Source
 	if *file != "" {
-		var own *trainingData
+		var own *experiment.Data
 		if ownSrc, own, err = mf.loadOwn(*file, *labels); err != nil {
 			return err
 		}
@@ -144,7 +143,7 @@ func runReproduce(args []string) error {
 	defer dir.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, settings, err := runTable(ctx, *tab, opts)
+	res, settings, err := experiment.RunTable(ctx, *tab, opts)
 	if err != nil {
 		var oe *paper.OptionError
 		if errors.As(err, &oe) {
@@ -158,54 +157,23 @@ func runReproduce(args []string) error {
 	if *file != "" {
 		settings["data_file"] = ownSrc.File
 	}
-	md := res.Markdown()
-	fmt.Print(md)
-	if r, ok := res.(*paper.Result); ok && !*noFigures {
-		files, err := r.WriteFigures(dir.Stage)
-		if err != nil {
-			return fmt.Errorf("figures: %w", err)
-		}
-		for i, f := range files {
-			files[i] = dir.Final(filepath.Base(f))
-		}
+	fmt.Print(res.Markdown())
+	files, err := experiment.WriteTable(dir, *tab, res, !*noFigures)
+	if err != nil {
+		return err
+	}
+	if len(files) > 0 {
 		fmt.Fprintf(os.Stderr, "figures: %s\n", strings.Join(files, " "))
 	}
-	buf, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s JSON: %w", name, err)
-	}
-	fmt.Println(string(buf))
-	if err := dir.WriteFile(name+".json", buf); err != nil {
-		return err
-	}
-	if err := dir.WriteFile(name+".md", []byte(md)); err != nil {
-		return err
-	}
-	return dir.Commit()
-}
-
-// runTable runs paper table t and returns it with its settings map (nil for table 6).
-func runTable(ctx context.Context, t int, o paper.Options) (table, map[string]any, error) {
-	switch t {
-	case 5:
-		r, err := paper.Table5(ctx, o)
+	fmt.Fprintf(os.Stderr, "wrote %s\n", dir.Final(fmt.Sprintf("table%d.json", *tab)))
+	if *jsonOut {
+		buf, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		return r, r.Settings, nil
-	case 6:
-		r, err := paper.Table6(ctx, o)
-		if err != nil {
-			return nil, nil, err
-		}
-		return r, map[string]any{}, nil
+		fmt.Println(string(buf))
 	}
-	run := map[int]func(context.Context, paper.Options) (*paper.Result, error){1: paper.Table1, 2: paper.Table2, 3: paper.Table3}[t]
-	r, err := run(ctx, o)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, r.Settings, nil
+	return nil
 }
 
 // openTableDir checks, before any training, that a table's --out can be created and written, and
@@ -213,13 +181,9 @@ func runTable(ctx context.Context, t int, o paper.Options) (table, map[string]an
 // replaced when this run has written its own (rundir.Dir.Commit): a table's outputs are always
 // those of one run, and files it did not write are never replaced. file is --data, if given.
 func openTableDir(out string, table int, file string) (*rundir.Dir, error) {
-	name := fmt.Sprintf("table%d", table)
-	return openRunDir(out, append([]string{name + ".md", name + ".json"}, tableFigures...),
-		rundir.Options{Run: name, Overwrite: true, Inputs: map[string]string{"--data": file}})
+	return openRunDir(out, experiment.TableOutputs(table),
+		rundir.Options{Run: fmt.Sprintf("table%d", table), Overwrite: true, Inputs: map[string]string{"--data": file}})
 }
-
-// tableFigures are the names of paper.Result.WriteFigures' files.
-var tableFigures = []string{"curves_*.png", "latent_*.png", "ard_*.png", "images_*.png", "ess_*.png"}
 
 // parseCounts parses the comma-separated positive integers of flag --name.
 func parseCounts(name, s string) ([]int, error) {

@@ -1,0 +1,107 @@
+package experiment
+
+import (
+	"runtime"
+
+	backends "github.com/gomlx/compute"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// BenchResult is one configuration's timing of training iterations.
+type BenchResult struct {
+	Method      string  `json:"method"`
+	Dataset     string  `json:"dataset"`
+	K           int     `json:"k"`
+	Batch       int     `json:"batch"`
+	StopGrad    bool    `json:"stop_grad,omitempty"` // an annealed bound without gradients through the chain's scores
+	CompileSecs float64 `json:"first_iteration_seconds"`
+	MedianSecs  float64 `json:"median_iteration_seconds"`
+	MinSecs     float64 `json:"min_iteration_seconds"`
+	// HostSecs is the mean time per timed iteration that the step spent on its inputs before its
+	// graph ran (train.Trainer.HostSeconds), included in the iteration times: drawing the batch and
+	// noise and building the input tensors, or with Prefetch only waiting for the previous step's
+	// goroutine to finish them.
+	HostSecs float64 `json:"host_seconds_per_iteration"`
+	// Prefetch: each step's inputs were prepared on another goroutine while the previous step ran
+	// (the default; false builds them in the step).
+	Prefetch      bool    `json:"prefetch"`
+	Iterations    int     `json:"timed_iterations"`
+	Backend       string  `json:"backend"`
+	NumCPU        int     `json:"num_cpu"`
+	NegELBOAtLast float64 `json:"neg_elbo_per_point_last"`
+	// CompiledGraphs counts the training graphs built over all the iterations (1: compiled once).
+	CompiledGraphs int `json:"compiled_graphs"`
+	// GraphOps and MatMuls count the operations of the training graph, and its matrix products
+	// (Dot and DotGeneral).
+	GraphOps int `json:"graph_ops"`
+	MatMuls  int `json:"matmuls"`
+	// Fit says how the expected log-likelihood was evaluated (for the first batch): "projected"
+	// (D > M: O(M^2) per latent point, plus O(M D) per point with missing entries; gp.Projected) or
+	// "means" ([B, D] predictive means).
+	Fit string `json:"fit"`
+}
+
+// BenchOptions says how Bench times.
+type BenchOptions struct {
+	Iters    int  // timed iterations after one warm-up, >= 1
+	Prefetch bool // prepare each step's inputs on another goroutine (train.Trainer.NoPrefetch off)
+	// AfterWarmUp, when not nil, is called after the warm-up iteration (e.g. to start a profile).
+	AfterWarmUp func() error
+}
+
+// Bench times the training iterations of cfg on dataset's x [N, D] (mask [N, D] or nil) on
+// backend b (paper.TimeSteps: one warm-up, then opt.Iters timed; the median is reported).
+func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Backend, opt BenchOptions) (*BenchResult, error) {
+	m, err := model.New(cfg, x, mask)
+	if err != nil {
+		return nil, err
+	}
+	tr := train.New(m, b)
+	tr.NoPrefetch = !opt.Prefetch
+	first, times, host, err := paper.TimeSteps(tr, opt.Iters, opt.AfterWarmUp)
+	if err != nil {
+		return nil, err
+	}
+	r := &BenchResult{Method: cfg.Method, Dataset: dataset, K: cfg.K, Batch: m.BatchSize(), StopGrad: cfg.StopGrad && m.Method.Annealed(),
+		CompileSecs: first, MedianSecs: times[len(times)/2], MinSecs: times[0], HostSecs: host, Prefetch: opt.Prefetch,
+		Iterations: opt.Iters, Backend: b.Name(), NumCPU: runtime.NumCPU(), NegELBOAtLast: tr.Curve[len(tr.Curve)-1],
+		CompiledGraphs: tr.CompiledGraphs(), Fit: "means"}
+	r.GraphOps, r.MatMuls = tr.GraphOps()
+	if _, maskRows, _, _, _ := train.Inputs(m, cfg.Seed, 0); m.UsesProjectedFit(r.Batch, len(maskRows)) {
+		r.Fit = "projected"
+	}
+	return r, nil
+}
+
+// BenchData loads a benchmark's data: a tabular dataset as is (standardised with standardize;
+// mask nil), or an image dataset on the unit pixel scale with Table 2's hidden pixels (seed 1;
+// none when observed). An unknown dataset, or observed for a tabular one, is an *OptionError.
+func BenchData(name string, observed, standardize bool) (x, mask [][]float64, err error) {
+	b, err := data.Lookup(name)
+	if err != nil {
+		return nil, nil, optionErrorf("--dataset: %v", err)
+	}
+	if !b.Image {
+		if observed {
+			return nil, nil, optionErrorf("--observed is for the image datasets (%s has no hidden entries)", name)
+		}
+		ds, err := paper.LoadTabular(name, standardize)
+		if err != nil {
+			return nil, nil, err
+		}
+		return ds.X, nil, nil
+	}
+	ds, err := b.Load(data.Unit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if observed {
+		return ds.X, nil, nil
+	}
+	x, mask, _, err = paper.HidePixels(ds.X, 1)
+	return x, mask, err
+}

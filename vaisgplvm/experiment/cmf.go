@@ -1,0 +1,87 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+)
+
+// CMFOutputs names the files WriteCMF writes for the given families.
+func CMFOutputs(families []string) []string {
+	names := []string{"cmf.json", "cmf.md", "curves.csv", "curves.png", "iw.png"}
+	for _, f := range families {
+		names = append(names, f+"_latents.png", f+"_samples.png", f+"_reconstructions.png")
+	}
+	return names
+}
+
+// WriteCMF writes a GP-LVM-CMF comparison (cmf.Experiment) into dir, which it commits: cmf.json,
+// cmf.md (its table), curves.csv (each family's -bound per training step) and, with figures, the
+// figures (cmf.ExperimentResult.Figures).
+func WriteCMF(dir *rundir.Dir, res *cmf.ExperimentResult, figures bool) error {
+	buf, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cmf JSON: %w", err)
+	}
+	if err := dir.WriteFile("cmf.json", buf); err != nil {
+		return err
+	}
+	if err := dir.WriteFile("cmf.md", []byte(res.Markdown())); err != nil {
+		return err
+	}
+	if err := dir.WriteFile("curves.csv", []byte(cmfCurves(res))); err != nil {
+		return err
+	}
+	if figures {
+		if err := writeCMFFigures(dir, res); err != nil {
+			return err
+		}
+	}
+	return dir.Commit()
+}
+
+// cmfCurves returns curves.csv: the iteration and each family's -bound (empty past its curve).
+func cmfCurves(res *cmf.ExperimentResult) string {
+	var header []string
+	var cols [][]float64
+	for _, f := range res.Families {
+		header, cols = append(header, f.Family+"_neg_bound"), append(cols, f.Curve)
+	}
+	var csv strings.Builder
+	csv.WriteString("iteration," + strings.Join(header, ",") + "\n")
+	for i := range res.Options.Iters {
+		csv.WriteString(strconv.Itoa(i + 1))
+		for _, c := range cols {
+			v := ""
+			if i < len(c) {
+				v = strconv.FormatFloat(c[i], 'g', 8, 64)
+			}
+			csv.WriteString("," + v)
+		}
+		csv.WriteString("\n")
+	}
+	return csv.String()
+}
+
+// writeCMFFigures writes the comparison's figures as PNG files.
+func writeCMFFigures(dir *rundir.Dir, res *cmf.ExperimentResult) error {
+	figs, err := res.Figures()
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		png, err := plots.PNG(f.Plot, 0, 0)
+		if err != nil {
+			return err
+		}
+		if err := dir.WriteFile(f.Name+".png", png); err != nil {
+			return err
+		}
+	}
+	return nil
+}

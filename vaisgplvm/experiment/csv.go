@@ -1,0 +1,78 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+)
+
+// WriteMatrix writes rows [N, C] as the CSV output name of dir, under a header line of C names
+// (nil: none), atomically. A non-finite value is an error naming the file, row and column: no NaN
+// is ever written as a result.
+func WriteMatrix(dir *rundir.Dir, name string, header []string, rows [][]float64) error {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if header != nil {
+		_ = w.Write(header)
+	}
+	for i, r := range rows {
+		rec := make([]string, len(r))
+		for j, v := range r {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s: row %d column %d is %g; not written (the model diverged)", name, i+1, j+1, v)
+			}
+			rec[j] = strconv.FormatFloat(v, 'g', 10, 64)
+		}
+		_ = w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return dir.WriteFile(name, buf.Bytes())
+}
+
+// WriteCurve writes curve.csv: the -ELBO per point after each iteration.
+func WriteCurve(dir *rundir.Dir, curve []float64) error {
+	var b strings.Builder
+	b.WriteString("iteration,neg_elbo_per_point\n")
+	for i, v := range curve {
+		fmt.Fprintf(&b, "%d,%.10g\n", i+1, v)
+	}
+	return dir.WriteFile("curve.csv", []byte(b.String()))
+}
+
+// LatentHeader names q latent dimensions h1..hq.
+func LatentHeader(q int) []string { return numbered("h", q) }
+
+// ColumnHeader returns the data's column names, or x1..xD when it has none (the image sets).
+func ColumnHeader(ds *data.Dataset) []string {
+	if c := NamedColumns(ds); c != nil {
+		return c
+	}
+	_, d := ds.Dims()
+	return numbered("x", d)
+}
+
+// NamedColumns returns the dataset's feature names, nil when it has none (the images).
+func NamedColumns(ds *data.Dataset) []string {
+	if _, d := ds.Dims(); len(ds.Columns) == d {
+		return ds.Columns
+	}
+	return nil
+}
+
+// numbered returns prefix1..prefixN.
+func numbered(prefix string, n int) []string {
+	h := make([]string, n)
+	for i := range h {
+		h[i] = prefix + strconv.Itoa(i+1)
+	}
+	return h
+}

@@ -1,0 +1,25 @@
+// Package experiment runs what the command and the notebooks run, as library calls: a training of
+// one configuration on a data source written into a run directory (Train: checkpoint, curve,
+// latents, reconstruction, figures and metrics.json), a checkpoint loaded back into a ready trainer
+// with the data it was trained on (LoadCheckpoint), new points inferred under it (Infer), the
+// evidence of a checkpoint and its bounds' gaps (Evidence), and training steps timed (Bench).
+//
+// A data Source names what a model trains on (a built-in dataset, or your own delimited file with
+// its sha256) and is recorded in the checkpoint, so that a checkpoint alone rebuilds its model.
+// Loaded data (Data) carries the scaler that standardised it and its inverse.
+//
+// Errors a caller can fix by changing an option are *OptionError (the command exits 2 on them);
+// the others are failures of the run.
+package experiment
+
+import "fmt"
+
+// OptionError is an error in the options of a run (a dataset name, a pixel scale, a size that does
+// not fit the data): the caller can fix it by changing what it asked for.
+type OptionError struct{ Msg string }
+
+func (e *OptionError) Error() string { return e.Msg }
+
+func optionErrorf(format string, args ...any) error {
+	return &OptionError{fmt.Sprintf(format, args...)}
+}

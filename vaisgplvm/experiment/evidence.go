@@ -1,0 +1,103 @@
+package experiment
+
+import (
+	"errors"
+	"time"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// EvidenceSummary is the evidence reference at a checkpoint's parameters and the bounds that split
+// the checkpoint's gap to it (the command's evidence.json).
+type EvidenceSummary struct {
+	Checkpoint string `json:"checkpoint"`
+	Method     string `json:"method"` // the checkpoint's bound
+	Iterations int    `json:"iterations"`
+	Points     int    `json:"points"` // points estimated (the first ones; all by default)
+	*evidence.Result
+	Bounds []evidence.BoundValue `json:"bounds"` // q0 alone, IWVI, the trained chain (annealed bounds)
+	// ChainVariants are the trained chain at EtaScales and Chains (evidence.ChainVariants).
+	ChainVariants []evidence.BoundValue `json:"chain_variants,omitempty"`
+	// Underdamped are the underdamped chain at Dampings (and EtaScales) and IWVI at the chain's
+	// evaluations (evidence.Underdamped).
+	Underdamped []evidence.BoundValue `json:"underdamped,omitempty"`
+	// Warnings name the bounds above the evidence estimate (evidence.Unconverged) and an estimate
+	// its convergence check puts more than Tolerance above its limit (evidence.NotConverged).
+	Warnings []string `json:"warnings,omitempty"`
+	Seconds  float64  `json:"seconds"`
+}
+
+// EvidenceOptions are Evidence's settings besides the AIS run's own (evidence.Options; its Points
+// are filled from Points).
+type EvidenceOptions struct {
+	evidence.Options
+	Checkpoint string    // recorded in the summary
+	Points     int       // estimate the first this many points (0: all)
+	Draws      int       // noise draws of each bound, >= 2
+	Tolerance  float64   // nats per point the convergence check may put the estimate above its limit
+	EtaScales  []float64 // annealed checkpoints: the trained chain with every eta_k times each factor
+	Chains     []int     // annealed checkpoints: this many weighted chains per point
+	Dampings   []float64 // annealed checkpoints: the underdamped chain at these dampings in [0, 1)
+}
+
+// CheckChains refuses, before any work, chain counts whose evaluation on all of tr's points would
+// not fit in memory (an *OptionError naming the count).
+func CheckChains(tr *train.Trainer, counts []int) error {
+	for _, c := range counts {
+		cfg := tr.Model.Cfg
+		cfg.Samples, cfg.Batch = c, 0
+		var me *memory.Error
+		if err := cfg.CheckMemory(tr.Model.N, tr.Model.D); errors.As(err, &me) {
+			return optionErrorf("--chains %d: evaluating that many chains on all %d points needs about %.3g GiB, more than this machine's %.3g GiB; lower --chains",
+				c, tr.Model.N, me.Need/(1<<30), me.Have/(1<<30))
+		}
+	}
+	return nil
+}
+
+// Evidence estimates the evidence of tr's model at its parameters (evidence.Estimate) and
+// evaluates beside it the bounds that split the gap (evidence.Decompose, and the variants opt
+// asks for), with the warnings of bounds above the estimate or an unconverged estimate.
+func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) {
+	o := opt.Options
+	n := tr.Model.N
+	if opt.Points > 0 {
+		n = min(opt.Points, n)
+		o.Points = make([]int, n)
+		for i := range o.Points {
+			o.Points[i] = i
+		}
+	}
+	start := time.Now()
+	res, err := evidence.Estimate(tr, o)
+	if err != nil {
+		return nil, err
+	}
+	sum := &EvidenceSummary{Checkpoint: opt.Checkpoint, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res}
+	if sum.Bounds, err = evidence.Decompose(tr, res, opt.Draws); err != nil {
+		return nil, err
+	}
+	if opt.EtaScales != nil || opt.Chains != nil {
+		if sum.ChainVariants, err = evidence.ChainVariants(tr, res, opt.Draws, opt.EtaScales, opt.Chains); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Dampings != nil {
+		if sum.Underdamped, err = evidence.Underdamped(tr, res, opt.Draws, opt.EtaScales, opt.Dampings); err != nil {
+			return nil, err
+		}
+	}
+	sum.Warnings = evidence.Unconverged(sum.All())
+	if w := evidence.NotConverged(res, opt.Tolerance); w != "" {
+		sum.Warnings = append(sum.Warnings, w)
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}
+
+// All returns every bound of the summary: Bounds, ChainVariants, Underdamped.
+func (s *EvidenceSummary) All() []evidence.BoundValue {
+	return append(append(append([]evidence.BoundValue(nil), s.Bounds...), s.ChainVariants...), s.Underdamped...)
+}

@@ -1,0 +1,294 @@
+package experiment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	backends "github.com/gomlx/compute"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// Metrics is what Train writes to DIR/metrics.json.
+type Metrics struct {
+	Dataset        string            `json:"dataset"`
+	DataFile       string            `json:"data_file,omitempty"` // your own file (absolute path)
+	MissingEntries int               `json:"missing_entries"`     // entries left out of the likelihood
+	Config         model.Config      `json:"config"`
+	Backend        string            `json:"backend"`
+	Iterations     int               `json:"iterations"`
+	SecondsPerIter float64           `json:"seconds_per_iteration"`
+	ClippedSteps   int               `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
+	Eval           *train.Evaluation `json:"metrics"`
+	Standardized   bool              `json:"standardized"`
+	Chain          *ChainReport      `json:"chain,omitempty"`
+	// Hidden scores the reconstruction of the pixels hidden by Source.HiddenSeed (frey, mnist): MSE
+	// per hidden pixel in squared pixel units of Source.Pixels, NELL in nats per damaged image.
+	Hidden *train.MissingScores `json:"hidden_pixels,omitempty"`
+	// Warnings says what looks wrong with a run that ended normally (data of an extreme scale, a
+	// bound that got worse, a chain that never accepts); empty for a healthy run.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ChainReport describes a trained annealed model's chain: the schedule beta_k, the step sizes
+// eta_k (as trained or adapted) and each transition's mean Metropolis-Hastings acceptance rate
+// measured on up to 200 training points with 4 chains each.
+type ChainReport struct {
+	Betas  []float64 `json:"betas"`
+	Etas   []float64 `json:"etas"`
+	Accept []float64 `json:"accept_rates"`
+	// PointEtaFactors summarises the per-point factors s_n on eta_k over all N points
+	// (model.Config.PointEta).
+	PointEtaFactors *Quantiles `json:"point_eta_factors,omitempty"`
+}
+
+// Quantiles summarises a sample: its minimum, 10%, 50% and 90% quantiles and maximum.
+type Quantiles struct {
+	Min    float64 `json:"min"`
+	P10    float64 `json:"p10"`
+	Median float64 `json:"median"`
+	P90    float64 `json:"p90"`
+	Max    float64 `json:"max"`
+}
+
+// quantiles returns the Quantiles of x (nil when x is empty).
+func quantiles(x []float64) *Quantiles {
+	if len(x) == 0 {
+		return nil
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	q := func(p float64) float64 { return stat.Quantile(p, stat.Empirical, s, nil) }
+	return &Quantiles{Min: s[0], P10: q(0.1), Median: q(0.5), P90: q(0.9), Max: s[len(s)-1]}
+}
+
+// Chain returns the chain report of an annealed trainer's model (nil for MF and IWVI, or K = 0),
+// its acceptance rates measured with seed.
+func Chain(tr *train.Trainer, seed uint64) (*ChainReport, error) {
+	if !tr.Model.Method.Annealed() || tr.Model.Cfg.K == 0 {
+		return nil, nil
+	}
+	p, err := tr.Params()
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, min(tr.Model.N, 200))
+	for i := range idx {
+		idx[i] = i
+	}
+	w, err := tr.Weights(idx, 4, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &ChainReport{Betas: p.Betas, Etas: p.Etas, Accept: w.Accept, PointEtaFactors: quantiles(p.PointEtaFactors)}, nil
+}
+
+// NewTrainer returns a trainer for cfg on the loaded data td (its mask, when it has missing
+// entries) on backend b, tagged with src (Source.Tag) so that its checkpoints record their data.
+func NewTrainer(cfg model.Config, td *Data, src Source, b backends.Backend) (*train.Trainer, error) {
+	m, err := model.New(cfg, td.X, td.Mask)
+	if err != nil {
+		return nil, err
+	}
+	tr := train.New(m, b)
+	tr.DataTag = src.Tag()
+	return tr, nil
+}
+
+// TrainOutputs names the files Train writes into its directory (patterns for the figures).
+var TrainOutputs = []string{"checkpoint.gob", "curve.csv", "metrics.json", "latents.csv", "reconstruction.csv",
+	"curve.png", "latent_*.png", "ard_*.png"}
+
+// TrainOptions says how long Train trains and what it reports on the way.
+type TrainOptions struct {
+	Iters           int    // iterations in all (a resumed run continues up to it), >= 1
+	CheckpointEvery int    // write checkpoint.gob every this many iterations, >= 1
+	Resume          string // a checkpoint to resume from (none: "")
+	Seed            uint64 // of the chain report's acceptance rates
+	Figures         bool   // write curve.png and the latent and ARD figures
+	// Observe, when not nil, sees every training step (train.Trainer.Run).
+	Observe func(train.Event)
+	// Stop, when closed, ends training after the current step (train.Trainer.Stop).
+	Stop <-chan struct{}
+	// Warn, when not nil, gets each warning when it is found: the data's before training, the
+	// run's after it. Metrics.Warnings holds them all.
+	Warn func(string)
+	// Finishing, when not nil, is called when training is over and the final evaluation begins.
+	Finishing func()
+}
+
+// Train trains tr (NewTrainer) on td from src and writes its outputs (TrainOutputs) into dir,
+// which it commits (rundir.Dir.Commit): checkpoint.gob (every CheckpointEvery iterations and at
+// the end), curve.csv, latents.csv [N, Q], reconstruction.csv [N, D] in the data's units (with
+// missing entries, their imputed values), the figures and metrics.json. Evaluation follows the
+// dataset's protocol (paper.EvaluationOf; 5 noise draws otherwise).
+//
+// A run stopped by Stop writes its checkpoint and curve.csv and returns an error wrapping
+// train.ErrInterrupted: the checkpoint resumes exactly. A failed run leaves curve.csv and its
+// last good checkpoint, nothing half-written, and its error says where that checkpoint is. Resume
+// with Iters below the checkpoint's iterations is an *OptionError.
+func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions) (*Metrics, error) {
+	warn := func(ws []string) []string {
+		for _, w := range ws {
+			if opt.Warn != nil {
+				opt.Warn(w)
+			}
+		}
+		return ws
+	}
+	dataWarnings := warn(DataWarnings(td.X, src.Standardize))
+	if opt.Resume != "" {
+		if err := tr.Load(opt.Resume); err != nil {
+			return nil, MismatchError(err)
+		}
+		if opt.Iters < tr.Iter {
+			return nil, optionErrorf("--iters %d is below the %d iterations %s has done: give --iters %d or more to continue it (--iters %d only evaluates it)",
+				opt.Iters, tr.Iter, opt.Resume, tr.Iter+1, tr.Iter)
+		}
+	}
+	ckpt := dir.Final("checkpoint.gob")
+	saved := opt.Resume != "" && sameFile(opt.Resume, ckpt) // a checkpoint of this run exists
+	save := func(t *train.Trainer) error {
+		if err := t.Save(dir.File("checkpoint.gob")); err != nil {
+			return err
+		}
+		if _, err := dir.Promote("checkpoint.gob"); err != nil {
+			return err
+		}
+		saved = true
+		return nil
+	}
+	tr.Stop = opt.Stop
+	runErr := tr.Run(opt.Iters, opt.Observe, opt.CheckpointEvery, save)
+	if errors.Is(runErr, train.ErrInterrupted) {
+		// The last step completed: its parameters resume exactly.
+		if err := save(tr); err != nil {
+			return nil, fmt.Errorf("%w; writing the checkpoint failed: %v", runErr, err)
+		}
+		if err := WriteCurve(dir, tr.Curve); err != nil {
+			return nil, err
+		}
+		if err := dir.Commit(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: wrote %s and curve.csv", runErr, ckpt)
+	}
+	var met *Metrics
+	if runErr == nil {
+		if opt.Finishing != nil {
+			opt.Finishing()
+		}
+		met, runErr = evaluateAndWrite(dir, tr, td, src, opt, save)
+	}
+	if runErr == nil {
+		met.Warnings = append(slices.Clip(dataWarnings), warn(met.Warnings)...)
+		if runErr = writeMetrics(dir, met); runErr == nil {
+			return met, dir.Commit()
+		}
+	}
+	return nil, keepFailed(dir, tr, runErr, saved, ckpt)
+}
+
+// keepFailed commits what a failed run leaves (its curve and last good checkpoint) and returns
+// runErr with where that checkpoint is.
+func keepFailed(dir *rundir.Dir, tr *train.Trainer, runErr error, saved bool, ckpt string) error {
+	if err := WriteCurve(dir, tr.Curve); err != nil {
+		return fmt.Errorf("%w (and curve.csv: %v)", runErr, err)
+	}
+	if err := dir.Keep("curve.csv", "checkpoint.gob"); err != nil {
+		return fmt.Errorf("%w (and writing its outputs: %v)", runErr, err)
+	}
+	if err := dir.Commit(); err != nil {
+		return fmt.Errorf("%w (and writing its outputs: %v)", runErr, err)
+	}
+	if saved {
+		return fmt.Errorf("%w; the last good checkpoint of this run is %s (iteration %d or earlier)", runErr, ckpt, tr.Iter)
+	}
+	return fmt.Errorf("%w; no checkpoint was written", runErr)
+}
+
+// evaluateAndWrite evaluates the trained model and, when every value is finite, writes its
+// checkpoint (save), curve, latents, reconstruction and figures into dir. It returns the metrics
+// with the run's own warnings (TrainWarnings).
+func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions,
+	save func(*train.Trainer) error) (*Metrics, error) {
+	draws := paper.EvaluationOf(src.Dataset, 5, tr) // as reproduce for the built-in datasets
+	ev, err := tr.Evaluate(draws, td.Labels)
+	if err != nil {
+		return nil, err
+	}
+	var hidden *train.MissingScores
+	if td.Truth != nil {
+		if hidden, err = tr.ScoreMissing(td.Truth, ev); err != nil {
+			return nil, err
+		}
+	}
+	chain, err := Chain(tr, opt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := save(tr); err != nil {
+		return nil, err
+	}
+	if err := WriteCurve(dir, tr.Curve); err != nil {
+		return nil, err
+	}
+	if err := writeTrainOutputs(dir, tr, td, ev, opt.Figures); err != nil {
+		return nil, err
+	}
+	return &Metrics{Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
+		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
+		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, Warnings: TrainWarnings(tr.Curve, chain)}, nil
+}
+
+// writeMetrics writes metrics.json.
+func writeMetrics(dir *rundir.Dir, met *Metrics) error {
+	buf, err := json.MarshalIndent(met, "", "  ")
+	if err != nil {
+		return fmt.Errorf("metrics.json: %w", err)
+	}
+	return dir.WriteFile("metrics.json", buf)
+}
+
+// writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see train.Evaluate),
+// reconstruction.csv (the predictive means [N, D] in the data's units: with missing entries, their
+// imputed values) and, with figures, curve.png, latent_<data>_<method>.png and ard_<data>_<method>.png.
+func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.Evaluation, figures bool) error {
+	if err := WriteMatrix(dir, "latents.csv", LatentHeader(len(ev.Latent[0])), ev.Latent); err != nil {
+		return err
+	}
+	if err := WriteMatrix(dir, "reconstruction.csv", ColumnHeader(td.Dataset), td.ToDataUnits(ev.Recon)); err != nil {
+		return err
+	}
+	if !figures {
+		return nil
+	}
+	method := tr.Model.Cfg.Method
+	if _, err := paper.SaveCurves(dir.File("curve.png"), td.Name, []plots.Series{{Name: method, Y: tr.Curve}}); err != nil {
+		return err
+	}
+	params, err := tr.Params()
+	if err != nil {
+		return err
+	}
+	_, err = paper.LatentFigures(dir.Stage, td.Name, method, params, td.Labels, paper.LabelNames(td.Dataset))
+	return err
+}
+
+// sameFile reports whether paths a and b name the same file (by absolute path).
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// SameFile reports whether paths a and b name the same file (by absolute path).
+func SameFile(a, b string) bool { return sameFile(a, b) }
