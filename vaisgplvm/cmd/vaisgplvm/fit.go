@@ -17,9 +17,9 @@ func (f *modelFlags) fitToData(set map[string]bool, n, d int) error {
 		fix   string
 	}
 	for _, l := range []limit{
-		{"m", &f.m, n, fmt.Sprintf("more inducing points than the %d data points", n)},
+		{"m", &f.v.M, n, fmt.Sprintf("more inducing points than the %d data points", n)},
 		{"q", &f.q, min(n, d), fmt.Sprintf("more latent dimensions than min(N, D) = %d (the latents start at the data's principal components)", min(n, d))},
-		{"batch", &f.batch, n, fmt.Sprintf("a mini-batch larger than the %d data points (0 = full batch)", n)},
+		{"batch", &f.v.Batch, n, fmt.Sprintf("a mini-batch larger than the %d data points (0 = full batch)", n)},
 	} {
 		if *l.value <= l.max {
 			continue

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -19,20 +20,17 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
 
-// modelFlags registers the model settings shared by train and reproduce.
+// modelFlags registers the model settings shared by train, reproduce and bench: one flag per
+// model.Config field with a flag tag (configFlags), and those that need more than a copy.
 type modelFlags struct {
-	q, m, k, samples, batch    int
-	kernel, schedule, dtype    string
-	eta, lr, scale0, noise0    float64
-	clipGrad, adamBeta2        float64
-	acceptTarget, adaptRate    float64
-	adaptEta, pointEta         bool
-	unwhitened, diag, stopGrad bool
-	stl                        bool
-	learnEta, standardize      bool
-	paperEta                   bool
-	precondition, tamed        bool
-	sharedQSqrt, meanBias      bool
+	// v holds the values of the tagged flags (model.DefaultConfig's until parsed).
+	v                       model.Config
+	q                       int
+	dtype                   string
+	acceptTarget, adaptRate float64
+	adamBeta2               float64
+	adaptEta, pointEta      bool
+	unwhitened, standardize bool
 	// boundSettings are the flags --BOUND-SETTING of the registered bounds' own settings
 	// (bounds.Configurable), by flag name.
 	boundSettings map[string]*boundSetting
@@ -47,34 +45,16 @@ type boundSetting struct {
 // register adds the model flags with model.DefaultConfig's values as defaults.
 func (f *modelFlags) register(fs *flag.FlagSet) {
 	d := model.DefaultConfig("vais", 1)
+	f.v = d
+	configFlags(fs, &f.v, map[string]string{"kernel": ": " + strings.Join(kernels.Names(), ", ")})
 	fs.IntVar(&f.q, "q", 0, "latent dimensions Q (0 = the paper's: 10 oilflow, 9 wine and wine-white, 20 frey, 5 mnist; min(10, D) for --data)")
-	fs.IntVar(&f.m, "m", d.M, "inducing points M")
-	fs.IntVar(&f.k, "k", d.K, "IWVI samples / VAIS annealing steps K")
-	fs.IntVar(&f.samples, "samples", d.Samples, "MF samples / VAIS independent chains")
-	fs.IntVar(&f.batch, "batch", d.Batch, "mini-batch size B (0 = full batch)")
-	fs.StringVar(&f.kernel, "kernel", d.Kernel, "kernel: "+strings.Join(kernels.Names(), ", "))
 	fs.StringVar(&f.dtype, "dtype", "float64", "floating-point type of parameters and graphs: float64 or float32")
-	fs.StringVar(&f.schedule, "schedule", d.Schedule, "annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1")
-	fs.Float64Var(&f.eta, "eta", d.Eta, "Langevin step size eta (initial value when adapted or learned; 0 = 0.25/K); relative to q0's spread when preconditioned")
-	fs.BoolVar(&f.learnEta, "learn-eta", d.LearnEta, "learn log eta_k by gradient (instead of adapting it)")
-	fs.BoolVar(&f.paperEta, "paper-eta", d.PaperEta, "the paper's App. D step-size rule eta_k = 0.9 eta_{k-1} + 0.1 eta_0 / sqrt(G_k) from --eta, G_k the running sum of mean squared scores (of the previous iteration's batch, so the bound stays valid); turns --adapt-eta off")
 	fs.BoolVar(&f.adaptEta, "adapt-eta", d.AdaptEta, "adapt log eta_k from --eta toward --accept-target (the Metropolis-Hastings acceptance rate of each transition; the chain stays unadjusted); --adapt-eta=false keeps eta fixed; --learn-eta turns it off")
 	fs.Float64Var(&f.acceptTarget, "accept-target", anneal.DefaultTargetAccept, "target acceptance rate of --adapt-eta, in (0, 1)")
 	fs.Float64Var(&f.adaptRate, "adapt-rate", anneal.DefaultAdaptRate, "gain of --adapt-eta on log eta_k per iteration, in (0, 1]")
-	fs.BoolVar(&f.pointEta, "point-eta", d.PointEta, "with --adapt-eta: give every point its own factor on eta_k, adapted toward equal acceptance rates across points (VAIS)")
-	fs.BoolVar(&f.precondition, "precondition", d.Precondition, "run the Langevin chain in q0's whitened coordinates (false = plain Langevin as printed in the paper)")
-	fs.BoolVar(&f.tamed, "tamed", d.Tamed, "tamed Langevin drift g/(1+eta|g|) (false = the paper's plain drift)")
-	fs.Float64Var(&f.lr, "lr", d.LR, "Adam learning rate")
-	fs.Float64Var(&f.clipGrad, "clip-grad", d.ClipGrad, "clip each step's global gradient norm at this many times the RMS of the last ~100 steps' norms (0 = off; e.g. 5)")
+	fs.BoolVar(&f.pointEta, "point-eta", d.PointEta, "with --adapt-eta: give every point its own factor on eta_k, adapted toward equal acceptance rates across points (annealed bounds)")
 	fs.Float64Var(&f.adamBeta2, "adam-beta2", model.DefaultAdamBeta2, "decay of Adam's second-moment average, in (0, 1)")
-	fs.Float64Var(&f.scale0, "q0-scale", d.Scale0, "initial standard deviation of q0(h)")
-	fs.Float64Var(&f.noise0, "noise0", d.Noise0, "initial noise variance as a fraction of the mean data variance")
 	fs.BoolVar(&f.unwhitened, "unwhitened", !d.Whitened, "parameterise q(u) directly instead of whitened")
-	fs.BoolVar(&f.diag, "diag-q0", d.DiagQ0, "diagonal q0 covariance")
-	fs.BoolVar(&f.sharedQSqrt, "shared-q-sqrt", d.SharedQSqrt, "one q(u) covariance factor shared by all outputs")
-	fs.BoolVar(&f.meanBias, "mean-bias", d.MeanBias, "learned constant mean per output (initialised at the column mean) instead of zero-mean GPs")
-	fs.BoolVar(&f.stopGrad, "stop-grad", d.StopGrad, "stop gradients through the chain's scores (the bound's value is unchanged); on by default for VAIS on frey, where --stop-grad=false gives the paper's gradient through every step")
-	fs.BoolVar(&f.stl, "stl", d.STL, "VAIS, one chain: q0's initial density contributes only its path derivative to the gradient (sticking the landing; the bound's value is unchanged)")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise every column (changes the metrics' scale)")
 	f.boundSettings = map[string]*boundSetting{}
 	for _, name := range bounds.Names() {
@@ -86,6 +66,41 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 			bs := &boundSetting{method: name, name: st.Name}
 			f.boundSettings[name+"-"+st.Name] = bs
 			fs.Float64Var(&bs.value, name+"-"+st.Name, st.Default, st.Usage+" (--method "+name+")")
+		}
+	}
+}
+
+// configFlags registers a flag for every field of c with a flag tag (model.Config), bound to that
+// field, its usage the usage tag (plus extra[name]) and its default the field's value.
+func configFlags(fs *flag.FlagSet, c *model.Config, extra map[string]string) {
+	v := reflect.ValueOf(c).Elem()
+	for _, sf := range reflect.VisibleFields(v.Type()) {
+		name := sf.Tag.Get("flag")
+		if name == "" {
+			continue
+		}
+		usage := sf.Tag.Get("usage") + extra[name]
+		switch p := v.FieldByIndex(sf.Index).Addr().Interface().(type) {
+		case *int:
+			fs.IntVar(p, name, *p, usage)
+		case *float64:
+			fs.Float64Var(p, name, *p, usage)
+		case *bool:
+			fs.BoolVar(p, name, *p, usage)
+		case *string:
+			fs.StringVar(p, name, *p, usage)
+		default:
+			panic(fmt.Sprintf("model.Config.%s: a flag tag on a %s field", sf.Name, sf.Type))
+		}
+	}
+}
+
+// copyConfigFlags copies into dst, from src, every field with a flag tag whose flag given reports.
+func copyConfigFlags(dst *model.Config, src model.Config, given func(string) bool) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
+	for _, sf := range reflect.VisibleFields(d.Type()) {
+		if name := sf.Tag.Get("flag"); name != "" && given(name) {
+			d.FieldByIndex(sf.Index).Set(s.FieldByIndex(sf.Index))
 		}
 	}
 }
@@ -127,14 +142,7 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 	if given("q") && f.q != 0 {
 		c.Q = f.q
 	}
-	copyGiven(given, map[string][2]*int{"m": {&c.M, &f.m}, "k": {&c.K, &f.k}, "samples": {&c.Samples, &f.samples},
-		"batch": {&c.Batch, &f.batch}})
-	copyGiven(given, map[string][2]*float64{"eta": {&c.Eta, &f.eta}, "lr": {&c.LR, &f.lr},
-		"q0-scale": {&c.Scale0, &f.scale0}, "noise0": {&c.Noise0, &f.noise0}, "clip-grad": {&c.ClipGrad, &f.clipGrad}})
-	copyGiven(given, map[string][2]*bool{"learn-eta": {&c.LearnEta, &f.learnEta}, "diag-q0": {&c.DiagQ0, &f.diag},
-		"stop-grad": {&c.StopGrad, &f.stopGrad}, "stl": {&c.STL, &f.stl}, "precondition": {&c.Precondition, &f.precondition},
-		"tamed": {&c.Tamed, &f.tamed}, "shared-q-sqrt": {&c.SharedQSqrt, &f.sharedQSqrt}, "mean-bias": {&c.MeanBias, &f.meanBias}})
-	copyGiven(given, map[string][2]*string{"kernel": {&c.Kernel, &f.kernel}, "schedule": {&c.Schedule, &f.schedule}})
+	copyConfigFlags(c, f.v, given)
 	if given("unwhitened") {
 		c.Whitened = !f.unwhitened
 	}
@@ -147,11 +155,8 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 	if !(f.acceptTarget > 0 && f.acceptTarget < 1) || !(f.adaptRate > 0 && f.adaptRate <= 1) {
 		return usagef("--accept-target must be in (0, 1) and --adapt-rate in (0, 1], got %g and %g", f.acceptTarget, f.adaptRate)
 	}
-	if given("paper-eta") {
-		c.PaperEta = f.paperEta
-	}
 	if given("adapt-eta") || given("learn-eta") || given("paper-eta") {
-		c.AdaptEta = f.adaptEta && !f.learnEta && !f.paperEta
+		c.AdaptEta = f.adaptEta && !f.v.LearnEta && !f.v.PaperEta
 	}
 	if c.AdaptEta {
 		if given("accept-target") {
@@ -174,16 +179,6 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 		return usagef("%v", err)
 	}
 	return nil
-}
-
-// copyGiven copies, for every flag name that given reports, its value (fields[name][1]) to its
-// configuration field (fields[name][0]).
-func copyGiven[T any](given func(string) bool, fields map[string][2]*T) {
-	for name, p := range fields {
-		if given(name) {
-			*p[0] = *p[1]
-		}
-	}
 }
 
 // annealed reports whether the bound named method runs the annealed chain (bounds.Method.Annealed).
@@ -268,7 +263,7 @@ func (f *modelFlags) boundDefaults(set map[string]bool, method string) {
 		f.adaptEta = d.AdaptEta
 	}
 	if !set["stop-grad"] {
-		f.stopGrad = d.StopGrad
+		f.v.StopGrad = d.StopGrad
 	}
 }
 
@@ -279,20 +274,20 @@ func (f *modelFlags) boundDefaults(set map[string]bool, method string) {
 func (f *modelFlags) imageDefaults(set map[string]bool, method, dataset string) {
 	p := paper.Config(method, dataset, 0)
 	if !set["k"] {
-		f.k = p.K
+		f.v.K = p.K
 	}
 	if !set["shared-q-sqrt"] {
-		f.sharedQSqrt = p.SharedQSqrt
+		f.v.SharedQSqrt = p.SharedQSqrt
 	}
 	if !set["stop-grad"] {
-		f.stopGrad = p.StopGrad
+		f.v.StopGrad = p.StopGrad
 	}
 }
 
 // setDefaultBatch makes b the default mini-batch size of fs (tables train with mini-batches).
 func (f *modelFlags) setDefaultBatch(fs *flag.FlagSet, b int) {
 	fs.Lookup("batch").DefValue = fmt.Sprint(b)
-	f.batch = b
+	f.v.Batch = b
 }
 
 // parseSet parses args and returns the names of the flags set explicitly.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -123,4 +124,64 @@ func parsedFlags(t *testing.T, args ...string) (*modelFlags, map[string]bool, *f
 		t.Fatal(err)
 	}
 	return &mf, set, fs
+}
+
+// TestConfigFlagsFromTags: every model.Config field with a flag tag is a flag whose default is
+// model.DefaultConfig's value; given, it reaches the configuration; not given, the configuration
+// keeps its own value (so presets survive).
+func TestConfigFlagsFromTags(t *testing.T) {
+	def := model.DefaultConfig("vais", 3)
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	var mf modelFlags
+	mf.register(fs)
+	var args []string
+	want := def
+	w := reflect.ValueOf(&want).Elem()
+	n := 0
+	for _, sf := range reflect.VisibleFields(w.Type()) {
+		name := sf.Tag.Get("flag")
+		if name == "" {
+			continue
+		}
+		n++
+		fl := fs.Lookup(name)
+		if fl == nil {
+			t.Errorf("model.Config.%s: no flag --%s", sf.Name, name)
+			continue
+		}
+		if got := fmt.Sprint(w.FieldByIndex(sf.Index).Interface()); fl.DefValue != got {
+			t.Errorf("--%s defaults to %s; model.DefaultConfig has %s", name, fl.DefValue, got)
+		}
+		f := w.FieldByIndex(sf.Index)
+		switch f.Kind() { // a value other than the default, valid for the configuration
+		case reflect.Int:
+			f.SetInt(f.Int() + 2)
+		case reflect.Float64:
+			f.SetFloat(f.Float()/2 + 0.125)
+		case reflect.Bool:
+			f.SetBool(!f.Bool())
+		case reflect.String:
+			f.SetString(map[string]string{"kernel": "matern32", "schedule": "sigmoid"}[name])
+		}
+		args = append(args, "--"+name+"="+fmt.Sprint(f.Interface()))
+	}
+	if n < 15 {
+		t.Fatalf("only %d tagged fields", n)
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	got := def
+	copyConfigFlags(&got, mf.v, func(name string) bool { return set[name] })
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("given every tagged flag:\n got %+v\nwant %+v", got, want)
+	}
+	kept := def
+	kept.K = 25
+	copyConfigFlags(&kept, mf.v, func(string) bool { return false })
+	if kept.K != 25 {
+		t.Errorf("no flag given: K %d; want the configuration's 25", kept.K)
+	}
 }

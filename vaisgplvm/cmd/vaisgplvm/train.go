@@ -59,7 +59,7 @@ func runTrain(args []string) error {
 	if paper.IsImage(src.Dataset) {
 		mf.imageDefaults(set, *method, src.Dataset)
 		if !set["batch"] {
-			mf.batch = 100
+			mf.v.Batch = 100
 		}
 	}
 	// Every flag is checked before any data is read: Q's default for --data needs the file's D,
