@@ -71,7 +71,7 @@ func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Bac
 		Iterations: opt.Iters, Backend: b.Name(), NumCPU: runtime.NumCPU(), NegELBOAtLast: tr.Curve[len(tr.Curve)-1],
 		CompiledGraphs: tr.CompiledGraphs(), Fit: "means"}
 	r.GraphOps, r.MatMuls = tr.GraphOps()
-	if _, maskRows, _, _, _ := train.Inputs(m, cfg.Seed, 0); m.UsesProjectedFit(r.Batch, len(maskRows)) {
+	if bt := train.Inputs(m, cfg.Seed, 0); m.UsesProjectedFit(r.Batch, len(bt.Mask)) {
 		r.Fit = "projected"
 	}
 	return r, nil

@@ -367,7 +367,7 @@ func (t *Trainer) requiredVariables() (vs map[string][]int, err error) {
 		}
 		nodes[i] = Parameter(g, fmt.Sprintf("arg%d", i), at.Shape())
 	}
-	t.stepFn(ctx, nodes[0], nodes[1], nodes[2], nodes[3], nodes[4])
+	t.stepFn(ctx, nodes)
 	vs = map[string][]int{}
 	vars.Each(ctx, func(v *mlmodel.Variable) {
 		vs[path.Join(v.Scope(), v.Name())] = v.Shape().Dimensions

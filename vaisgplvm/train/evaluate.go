@@ -66,10 +66,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	if err := full.Cfg.CheckMemory(m.N, m.D); err != nil {
 		return nil, fmt.Errorf("train: evaluating on all %d points: %w", m.N, err)
 	}
-	bound, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
-		if !m.HasMask() {
-			mask = nil
-		}
+	bound, err := t.exec("evaluate", m, &full, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		res, _ := full.Bound(ctx, x, mask, idx, eps0, chain)
 		return []*Node{res.ELBO, ReduceAllMean(res.PerPoint)}
 	})
@@ -104,10 +101,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	}
 	sizes := rec.Method.Recon(bounds.Sizes{K: rec.Cfg.K, Samples: rec.Cfg.Samples}, chains)
 	rec.Cfg.K, rec.Cfg.Samples = sizes.K, sizes.Samples
-	recon, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
-		if !m.HasMask() {
-			mask = nil
-		}
+	recon, err := t.exec("reconstruct", m, &rec, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		res, _ := rec.Bound(ctx, x, mask, idx, eps0, chain)
 		mean, ell := rec.Predict(ctx, x, mask, res.Recon)
 		return []*Node{res.Recon, mean, ell}
@@ -115,8 +109,9 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, mask, idx, eps0, chain := Inputs(&rec, m.Cfg.Seed+2_000_003, 0)
-	args, err := t.args(x, mask, idx, eps0, chain)
+	bt := Inputs(&rec, m.Cfg.Seed+2_000_003, 0)
+	idx := bt.Idx
+	args, err := bt.Args(m.DType())
 	if err != nil {
 		return nil, err
 	}

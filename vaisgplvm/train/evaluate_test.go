@@ -23,8 +23,8 @@ func TestEvaluateArrangedBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, mb, idx, _, _ := train.Inputs(m, 1, 0); len(mb) != 8 || idx[0] != 1 {
-		t.Fatalf("batch not rearranged: %d mask rows (want 8), first point %d (want 1)", len(mb), idx[0])
+	if bt := train.Inputs(m, 1, 0); len(bt.Mask) != 8 || bt.Idx[0] != 1 {
+		t.Fatalf("batch not rearranged: %d mask rows (want 8), first point %d (want 1)", len(bt.Mask), bt.Idx[0])
 	}
 	tr := train.New(m, testutil.Backend())
 	if err := tr.Run(150, nil, 0, nil); err != nil {

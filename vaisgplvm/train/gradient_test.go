@@ -82,8 +82,7 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := m.BatchSize()
-			_, mb, _, _, _ := train.Inputs(m, 77, 7)
-			if got := m.UsesProjectedFit(b, len(mb)); got != (c.wide > 0) {
+			if got := m.UsesProjectedFit(b, len(train.Inputs(m, 77, 7).Mask)); got != (c.wide > 0) {
 				t.Fatalf("projected fit = %v, want %v", got, c.wide > 0)
 			}
 			tr := train.New(m, testutil.Backend())
@@ -111,24 +110,21 @@ func checkDirectionalDerivatives(t *testing.T, tr *train.Trainer) {
 		res, _ := m.Bound(ctx, x, mask, idx, eps0, chain)
 		return DivScalar(Neg(res.ELBO), float64(m.N))
 	}
-	value := mlmodel.MustNewExec(tr.Backend, tr.Ctx.Store(), loss)
-	grad := mlmodel.MustNewExec(tr.Backend, tr.Ctx.Store(), func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
+	value := mlmodel.MustNewExec(tr.Backend, tr.Ctx.Store(), train.BoundGraph(m, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
+		return []*Node{loss(ctx, x, mask, idx, eps0, chain)}
+	}))
+	grad := mlmodel.MustNewExec(tr.Backend, tr.Ctx.Store(), train.BoundGraph(m, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		l := loss(ctx, x, mask, idx, eps0, chain)
 		nodes := make([]*Node, len(params))
 		for i, v := range params {
 			nodes[i] = v.ValueGraph(l.Graph())
 		}
 		return Gradient(l, nodes...)
-	})
-	xb, mb, idx, eps0, chain := train.Inputs(m, 77, 7)
-	for i := range xb { // missing entries hold NaN in real data; the trainer zeroes them
-		for j := range xb[i] {
-			if i < len(mb) && mb[i][j] == 0 {
-				xb[i][j] = 0
-			}
-		}
+	}))
+	in, err := train.Inputs(m, 77, 7).Args(m.DType())
+	if err != nil {
+		t.Fatal(err)
 	}
-	in := []any{tensors.FromValue(xb), tensors.FromValue(mb), idx, eps0, chain}
 	grads := grad.MustExec(in...)
 	base := make([][]float64, len(params))
 	for i, v := range params {

@@ -6,19 +6,35 @@ import (
 	"math/rand/v2"
 
 	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
-// Inputs draws the inputs of iteration it: batch rows, mask, indices and noise (from PCG(seed, it)).
-// The batch is in model.ArrangeBatch's order and mask covers its first rows as that says (all
-// ones, ignored, when the model has no mask): idx[i] is the point of row i.
-func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int32, eps0, chain *tensors.Tensor) {
+// Batch is one batch of a model as decided on the host, once: which points in which order, their
+// rows, which rows carry a mask, and the noise. A graph built by BoundGraph takes exactly what it
+// holds: no mask input when the model has no missing entries, no chain noise when the bound runs no
+// chain.
+type Batch struct {
+	X [][]float64 // rows [B, D], missing entries NaN (zeroed in Args: the mask removes them)
+	// Mask is the observation mask [R, D] (1 observed) of the first R rows, the others fully
+	// observed (model.ArrangeBatch puts the rows with missing entries first); nil when the model has
+	// no mask.
+	Mask  [][]float64
+	Idx   []int32         // the point of each row [B]
+	Eps0  *tensors.Tensor // q0 noise [S, B, Q] (model.NoiseShapes), float64
+	Chain *tensors.Tensor // chain noise [steps, S, B, Q], float64; nil unless the bound is annealed
+}
+
+// Inputs draws the batch of iteration it from PCG(seed, it): mini-batch indices (all points in order
+// for a full batch) arranged by model.ArrangeBatch, then the noise.
+func Inputs(m *model.Model, seed uint64, it int) Batch {
 	rng := rand.New(rand.NewPCG(seed, uint64(it)+1))
 	b := m.BatchSize()
-	idx = make([]int32, b)
+	idx := make([]int32, b)
 	if b == m.N {
 		for i := range idx {
 			idx[i] = int32(i)
@@ -29,42 +45,69 @@ func Inputs(m *model.Model, seed uint64, it int) (x, mask [][]float64, idx []int
 		}
 	}
 	idx, r := m.ArrangeBatch(idx)
-	x = make([][]float64, b)
-	if m.Mask == nil {
-		r = b
+	return rowsBatch(m, idx, r, rng)
+}
+
+// rowsBatch returns the batch of points idx whose first r rows carry their mask (when the model
+// has one), with noise drawn from rng: eps0, then the chain's.
+func rowsBatch(m *model.Model, idx []int32, r int, rng *rand.Rand) Batch {
+	bt := Batch{X: make([][]float64, len(idx)), Idx: idx}
+	if m.HasMask() {
+		bt.Mask = make([][]float64, r)
 	}
-	mask = make([][]float64, r)
 	for i, j := range idx {
-		x[i] = m.X[j]
-		switch {
-		case m.Mask == nil:
-			mask[i] = ones(m.D)
-		case i < r:
-			mask[i] = m.Mask[j] // the rows after r are fully observed
+		bt.X[i] = m.X[j]
+		if i < len(bt.Mask) {
+			bt.Mask[i] = m.Mask[j]
 		}
 	}
-	s0, sc := m.NoiseShapes(b)
-	return x, mask, idx, vars.Normal(rng, s0...), vars.Normal(rng, sc...)
+	s0, sc := m.NoiseShapes(len(idx))
+	bt.Eps0 = vars.Normal(rng, s0...)
+	if m.Method.Annealed() {
+		bt.Chain = vars.Normal(rng, sc...)
+	}
+	return bt
 }
 
-// args returns the inputs of a bound graph (x, mask, idx, eps0, chain), the batch as Inputs draws
-// it, in the model dtype: the rows x [B, D] with their non-finite (missing) entries set to 0 (the
-// mask removes them from the bound), the mask rows [R, D], the point indices and the float64 noise.
-func (t *Trainer) args(x, mask [][]float64, idx []int32, eps0, chain *tensors.Tensor) ([]any, error) {
-	return graphArgs(t.Model.DType(), x, mask, idx, eps0, chain)
-}
-
-// graphArgs is Trainer.args for the model dtype dt.
-func graphArgs(dt dtypes.DType, x, mask [][]float64, idx []int32, eps0, chain *tensors.Tensor) ([]any, error) {
-	xt, err := vars.Matrix(cleanNaN(x), dt)
+// Args returns the graph arguments of the batch in the model dtype dt, in BoundGraph's order: x
+// [B, D] (missing entries 0), the mask [R, D] when there is one, idx, eps0 and the chain noise
+// when there is one.
+func (bt Batch) Args(dt dtypes.DType) ([]any, error) {
+	xt, err := vars.Matrix(cleanNaN(bt.X), dt)
 	if err != nil {
 		return nil, fmt.Errorf("batch data: %w", err)
 	}
-	mt, err := vars.Matrix(mask, dt)
-	if err != nil {
-		return nil, fmt.Errorf("batch mask: %w", err)
+	args := []any{xt}
+	if bt.Mask != nil {
+		mt, err := vars.Matrix(bt.Mask, dt)
+		if err != nil {
+			return nil, fmt.Errorf("batch mask: %w", err)
+		}
+		args = append(args, mt)
 	}
-	return []any{xt, mt, idx, vars.Convert(eps0, dt), vars.Convert(chain, dt)}, nil
+	args = append(args, bt.Idx, vars.Convert(bt.Eps0, dt))
+	if bt.Chain != nil {
+		args = append(args, vars.Convert(bt.Chain, dt))
+	}
+	return args, nil
+}
+
+// BoundGraph adapts fn to the graph arguments of a Batch of m (Batch.Args): fn sees mask nil when
+// m has no mask and chain nil when m's bound is not annealed, as model.Model.Bound takes them.
+func BoundGraph(m *model.Model, fn func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node) func(*mlmodel.Scope, []*Node) []*Node {
+	hasMask, hasChain := m.HasMask(), m.Method.Annealed()
+	return func(ctx *mlmodel.Scope, in []*Node) []*Node {
+		x, in := in[0], in[1:]
+		var mask, chain *Node
+		if hasMask {
+			mask, in = in[0], in[1:]
+		}
+		idx, eps0 := in[0], in[1]
+		if hasChain {
+			chain = in[2]
+		}
+		return fn(ctx, x, mask, idx, eps0, chain)
+	}
 }
 
 // inputKey names the inputs of one training iteration: they depend only on the model (its data
@@ -119,16 +162,7 @@ func prefetch(key inputKey) *pending {
 
 // buildInputs draws the inputs named by key (Inputs) and converts them to graph arguments.
 func buildInputs(key inputKey) ([]any, error) {
-	x, mask, idx, eps0, chain := Inputs(key.model, key.seed, key.iter)
-	return graphArgs(key.model.DType(), x, mask, idx, eps0, chain)
-}
-
-func ones(d int) []float64 {
-	o := make([]float64, d)
-	for i := range o {
-		o[i] = 1
-	}
-	return o
+	return Inputs(key.model, key.seed, key.iter).Args(key.model.DType())
 }
 
 // cleanNaN replaces non-finite (missing) entries by 0; they are masked out of the bound.

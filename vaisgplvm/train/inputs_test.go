@@ -36,9 +36,8 @@ func BenchmarkStepInputs(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t := &Trainer{Model: m}
 	for it := 0; b.Loop(); it++ {
-		if _, err := t.args(Inputs(m, 1, it)); err != nil {
+		if _, err := Inputs(m, 1, it).Args(m.DType()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -103,5 +102,91 @@ func TestStepInputsPrefetch(t *testing.T) {
 	check(tr, 3)
 	if tr.ahead != nil {
 		t.Error("NoPrefetch: a prefetch was started")
+	}
+}
+
+// TestBatchPlanAndGraphCache: a model without missing entries gets no mask input and a bound
+// without a chain no chain noise; a masked model's batch carries the mask of its first rows only.
+// Evaluate, Weights, ChainPath and Params build each graph once: called again they reuse it (the
+// cache does not grow) and give the same values.
+func TestBatchPlanAndGraphCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	x := testutil.NormalRows(rng, 30, 4, 1)
+	for _, c := range []struct {
+		method      string
+		masked      bool
+		args        int
+		mask, chain bool
+	}{{"mf", false, 3, false, false}, {"iwvi", true, 4, true, false}, {"vais", false, 4, false, true}, {"vais", true, 5, true, true}} {
+		var mask [][]float64
+		data := x
+		if c.masked {
+			mask = make([][]float64, len(x))
+			data = make([][]float64, len(x))
+			for i := range x {
+				mask[i] = []float64{1, 1, 1, 1}
+				data[i] = append([]float64(nil), x[i]...)
+				if i%3 == 0 {
+					mask[i][1], data[i][1] = 0, math.NaN()
+				}
+			}
+		}
+		cfg := model.DefaultConfig(c.method, 2)
+		cfg.M, cfg.K, cfg.Batch = 5, 3, 10
+		m, err := model.New(cfg, data, mask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bt := Inputs(m, 1, 0)
+		args, err := bt.Args(m.DType())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(args) != c.args || (bt.Mask != nil) != c.mask || (bt.Chain != nil) != c.chain {
+			t.Errorf("%s masked %v: %d graph inputs, mask %v, chain %v; want %d, %v, %v", c.method, c.masked,
+				len(args), bt.Mask != nil, bt.Chain != nil, c.args, c.mask, c.chain)
+		}
+		for i := len(bt.Mask); i < len(bt.Idx); i++ {
+			if j := bt.Idx[i]; c.masked && j%3 == 0 {
+				t.Errorf("%s: point %d has a missing entry but is past the batch's %d mask rows", c.method, j, len(bt.Mask))
+			}
+		}
+		tr := New(m, testutil.Backend())
+		if _, err := tr.Step(); err != nil {
+			t.Fatal(err)
+		}
+		calls := func() []float64 {
+			ev, err := tr.Evaluate(2, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := tr.Params()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := []float64{ev.NegELBO, ev.NELL, p.NoiseVariance}
+			if c.method != "mf" {
+				w, err := tr.Weights([]int{0, 1, 2}, 4, 9)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, w.ESS)
+			}
+			if c.chain {
+				_, logW, err := tr.ChainPath(3, 5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, logW)
+			}
+			return out
+		}
+		first := calls()
+		n := len(tr.cache.execs)
+		second := calls()
+		if len(tr.cache.execs) != n || fmt.Sprint(first) != fmt.Sprint(second) {
+			t.Errorf("%s: second calls: %d cached graphs (first %d), values %v (first %v); want the same", c.method,
+				len(tr.cache.execs), n, second, first)
+		}
 	}
 }

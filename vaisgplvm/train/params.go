@@ -42,20 +42,22 @@ func (t *Trainer) Params() (*Params, error) {
 	}
 	m := t.Model
 	annealed := m.Method.Annealed()
-	exec, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, idx *Node) []*Node {
-		g := idx.Graph()
-		q0 := latent.Batch(ctx, g, m.Latent, idx)
-		sd := Sqrt(ReduceSum(Square(q0.Scale), -1))
-		post := gp.NewPosterior(ctx, g, m.Inducing, m.Kernel)
-		out := []*Node{m.Kernel.Lengthscales(ctx, g), m.Lik.NoiseVariance(ctx, g), q0.Mean, sd, post.Z}
-		if annealed {
-			k := max(m.Cfg.K, 1)
-			out = append(out, m.Schedule.Betas(ctx, g, k), m.Step.Etas(ctx, g, k))
-			if f := m.PointEtaFactors(ctx, g, idx); f != nil {
-				out = append(out, f)
+	exec, err := t.cached(execKey{name: "params", model: m, store: t.Ctx.Store()}, func() (*mlmodel.Exec, error) {
+		return mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, idx *Node) []*Node {
+			g := idx.Graph()
+			q0 := latent.Batch(ctx, g, m.Latent, idx)
+			sd := Sqrt(ReduceSum(Square(q0.Scale), -1))
+			post := gp.NewPosterior(ctx, g, m.Inducing, m.Kernel)
+			out := []*Node{m.Kernel.Lengthscales(ctx, g), m.Lik.NoiseVariance(ctx, g), q0.Mean, sd, post.Z}
+			if annealed {
+				k := max(m.Cfg.K, 1)
+				out = append(out, m.Schedule.Betas(ctx, g, k), m.Step.Etas(ctx, g, k))
+				if f := m.PointEtaFactors(ctx, g, idx); f != nil {
+					out = append(out, f)
+				}
 			}
-		}
-		return out
+			return out
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("params: %w", err)
@@ -99,16 +101,8 @@ func (t *Trainer) ChainPath(n int, seed uint64) (path [][]float64, logW float64,
 		return nil, 0, fmt.Errorf("chain path: point %d out of range [0, %d)", n, m.N)
 	}
 	m.Cfg.Samples = 1
-	x, mask := [][]float64{m.X[n]}, [][]float64{ones(m.D)}
-	if m.Mask != nil {
-		mask[0] = m.Mask[n]
-	}
 	rng := rand.New(rand.NewPCG(seed, 0x9a7))
-	s0, sc := m.NoiseShapes(1)
-	exec, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
-		if !m.HasMask() {
-			mk = nil
-		}
+	exec, err := t.exec("chain path", t.Model, &m, func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
 		res, chain := m.Bound(ctx, xn, mk, id, e0, ch)
 		out := []*Node{res.LogW}
 		for _, h := range chain.Path {
@@ -119,7 +113,7 @@ func (t *Trainer) ChainPath(n int, seed uint64) (path [][]float64, logW float64,
 	if err != nil {
 		return nil, 0, fmt.Errorf("chain path: %w", err)
 	}
-	args, err := t.args(x, mask, []int32{int32(n)}, vars.Normal(rng, s0...), vars.Normal(rng, sc...))
+	args, err := rowsBatch(&m, []int32{int32(n)}, 1, rng).Args(m.DType())
 	if err != nil {
 		return nil, 0, fmt.Errorf("chain path: %w", err)
 	}

@@ -50,10 +50,11 @@ type Trainer struct {
 	Stop <-chan struct{}
 
 	step   *mlmodel.Exec
-	stepFn func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node // the graph of step
-	graphs map[*Graph]bool                                                   // distinct training graphs built so far
-	last   *Graph                                                            // the graph of the last step
-	ahead  *pending                                                          // the next iteration's inputs, being prepared (nil with NoPrefetch)
+	stepFn func(ctx *mlmodel.Scope, in []*Node) []*Node // the graph of step (BoundGraph)
+	graphs map[*Graph]bool                              // distinct training graphs built so far
+	last   *Graph                                       // the graph of the last step
+	cache  *execCache                                   // Evaluate's, Weights' and ChainPath's graphs (shared by copies of the trainer)
+	ahead  *pending                                     // the next iteration's inputs, being prepared (nil with NoPrefetch)
 }
 
 // New prepares a trainer; graphs are compiled on the first Step. A nil model or backend gives a
@@ -72,10 +73,7 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		beta2 = model.DefaultAdamBeta2
 	}
 	opt := optimizers.Adam().LearningRate(m.Cfg.LR).Betas(0.9, beta2).Done()
-	t.stepFn = func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
-		if !m.HasMask() {
-			mask = nil
-		}
+	t.stepFn = BoundGraph(m, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		res, c := m.Bound(ctx, x, mask, idx, eps0, chain)
 		loss := DivScalar(Neg(res.ELBO), float64(m.N))
 		if m.Cfg.ClipGrad > 0 {
@@ -89,7 +87,7 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 			m.AdaptStep(ctx, c, idx)
 		}
 		return []*Node{loss, nonFinite(ctx, x.Graph())}
-	}
+	})
 	t.step = mlmodel.MustNewExec(b, ctx.Store(), t.stepFn)
 	return t
 }

@@ -46,26 +46,15 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 		return nil, fmt.Errorf("weights: need k >= 1 and at least one point")
 	}
 	b := len(idx)
-	x := make([][]float64, b)
-	mask := make([][]float64, b)
 	ids := make([]int32, b)
 	for i, j := range idx {
 		if j < 0 || j >= m.N {
 			return nil, fmt.Errorf("weights: point %d out of range [0, %d)", j, m.N)
 		}
-		ids[i], x[i] = int32(j), m.X[j]
-		if m.Mask != nil {
-			mask[i] = m.Mask[j]
-		} else {
-			mask[i] = ones(m.D)
-		}
+		ids[i] = int32(j)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x77))
-	s0, sc := m.NoiseShapes(b)
-	exec, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
-		if !m.HasMask() {
-			mk = nil
-		}
+	exec, err := t.exec("weights", t.Model, &m, func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
 		res, c := m.Bound(ctx, xn, mk, id, e0, ch)
 		if c != nil && len(c.LogAccept) > 0 {
 			return []*Node{res.LogW, c.AcceptRates(), c.MeanLogAccept()}
@@ -75,7 +64,7 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	args, err := t.args(x, mask, ids, vars.Normal(rng, s0...), vars.Normal(rng, sc...))
+	args, err := rowsBatch(&m, ids, b, rng).Args(m.DType())
 	if err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
