@@ -192,9 +192,9 @@ func parseXLA(spec string) (plugin string, options []string, err error) {
 // (the tables queue total trainings on jobs workers). When more trainings than workers queue up,
 // the pure-Go backend chosen by "go" or "auto" runs each training's ops one at a time (simplego
 // ops_sequential): the workers keep the cores busy, and parallel op scheduling on top only adds
-// goroutine overhead (Table 1: 405 s instead of 477 s on 2 cores, Table 5: 712 s instead of 897 s).
-// With a worker per training the short ones finish first and the longest then runs alone, so ops
-// stay parallel (Table 3: 332-375 s instead of 409 s). Explicit go:CONFIG specs are kept.
+// goroutine overhead. With a worker per training the short ones finish first and the longest then
+// runs alone, so ops stay parallel. The timings behind both rules are in docs/benchmarks.md,
+// "Figures behind the code's choices". Explicit go:CONFIG specs are kept.
 func OpenShared(spec string, jobs, total int) (*Choice, error) {
 	c, err := Open(spec)
 	if err != nil || jobs <= 1 || total <= jobs || c.Spec != "go" {

@@ -68,10 +68,9 @@ func setsFlag(flags, name string) bool {
 // Float64Option is the XLA spec option (",f64") for a process whose graphs all compute in
 // float64: Open then leaves the environment as it is for a CUDA plugin, since the exact-float32
 // settings concern float32 products only and --xla_gpu_enable_triton_gemm=false also takes XLA's
-// Triton GEMM fusions from float64 graphs. On an H100 (docs/benchmarks.md) a float64 Frey VAIS step
-// cost 0.45 ms more per annealing step with XLA's defaults (session of 2026-11-22) and 1.2 ms more
-// with the settings (2026-11-23), while float32 with TF32, whose settings did not change between
-// the two runs, stayed at 0.7-0.85 ms. A float32 graph run on such a backend may use TF32.
+// Triton GEMM fusions from float64 graphs, which made float64 steps slower on an H100
+// (docs/benchmarks.md, "float64 with and without the exact-float32 settings"). A float32 graph run
+// on such a backend may use TF32.
 // The command adds it for --dtype float64 (ForDType).
 const Float64Option = "f64"
 

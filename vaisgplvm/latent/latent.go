@@ -101,9 +101,9 @@ func applyScale(l, x *Node) *Node {
 // For a sample h = a + L eps use LogProbWhitened(eps) instead: it is the same function of the
 // parameters (so the same value and total gradient), but exact, whereas L_n^-1 (L_n eps) can be
 // far from eps: a triangular L_n with off-diagonal entries much larger than its diagonal has an
-// inverse that grows exponentially with Q (measured on Frey, Q = 20, float32, after 116 IWVI
-// iterations: |L^-1 L - I| up to 6.6e3 for diagonals ~0.07 and entries ~0.6), and the 0.5 |z|^2
-// of such a point can make an importance weight as large as the optimiser likes.
+// inverse that grows exponentially with Q (seen in training: docs/benchmarks.md, "Figures behind
+// the code's choices"), and the 0.5 |z|^2 of such a point can make an importance weight as large
+// as the optimiser likes.
 func (q *Q0) LogProb(h *Node) *Node {
 	z := applyScale(q.inverse(), Sub(h, InsertAxes(q.Mean, 0)))
 	logDet := q.logDetScale() // [B]

@@ -9,9 +9,8 @@ import (
 )
 
 // BaseBlock is the size at or below which the forward factorisation is unrolled column by column
-// instead of being split in halves. Larger values mean fewer, larger recursive steps; 16 is the
-// fastest on the pure-Go backend (log det of a 50 x 50 matrix and its gradient, 2 cores, four runs
-// of 300: base 16 2.6-2.9 ms, 25 2.7-3.1 ms, 50 3.3-3.7 ms).
+// instead of being split in halves. Larger values mean fewer, larger recursive steps; 16 was the
+// fastest on the pure-Go backend (docs/benchmarks.md, "Figures behind the code's choices").
 var BaseBlock = 16
 
 // Cholesky returns the lower-triangular factor L with A = L L^T.

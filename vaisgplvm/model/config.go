@@ -35,19 +35,24 @@ type Config struct {
 // ModelConfig is the GPLVM itself: latent dimensions, inducing points, kernel, q(u), q0 and the
 // initial noise.
 type ModelConfig struct {
-	Q        int    `json:"q"`                                                     // latent dimensions
-	M        int    `json:"m" flag:"m" usage:"inducing points M"`                  // inducing points
-	Kernel   string `json:"kernel" flag:"kernel" usage:"kernel"`                   // se, matern32, matern52, linear
-	Whitened bool   `json:"whitened"`                                              // whitened q(u) (default true)
-	DiagQ0   bool   `json:"diag_q0" flag:"diag-q0" usage:"diagonal q0 covariance"` // diagonal L_n in q0
+	Q int `json:"q"` // latent dimensions
+	// M is the number of inducing points.
+	M int `json:"m" flag:"m" usage:"inducing points M"`
+	// Kernel is a registered kernel (kernels.Names: se, matern32, matern52, linear ...).
+	Kernel   string `json:"kernel" flag:"kernel" usage:"kernel"`
+	Whitened bool   `json:"whitened"` // whitened q(u) (default true)
+	// DiagQ0 makes L_n in q0 diagonal.
+	DiagQ0 bool `json:"diag_q0" flag:"diag-q0" usage:"diagonal q0 covariance"`
 	// SharedQSqrt shares one square root S across the D outputs of q(u) (see gp.Inducing).
 	SharedQSqrt bool `json:"shared_q_sqrt" flag:"shared-q-sqrt" usage:"one q(u) covariance factor shared by all outputs"`
 	// MeanBias gives every output a learned constant mean, initialised at the observed column mean
 	// (default false: the paper's zero-mean GPs on raw data).
-	MeanBias bool    `json:"mean_bias" flag:"mean-bias" usage:"learned constant mean per output (initialised at the column mean) instead of zero-mean GPs"`
-	Scale0   float64 `json:"q0_scale0" flag:"q0-scale" usage:"initial standard deviation of q0(h)"`                       // initial std of q0
-	Noise0   float64 `json:"noise0" flag:"noise0" usage:"initial noise variance as a fraction of the mean data variance"` // initial noise variance as a fraction of the mean data variance
-	Jitter   float64 `json:"jitter"`                                                                                      // relative jitter on Kuu
+	MeanBias bool `json:"mean_bias" flag:"mean-bias" usage:"learned constant mean per output (initialised at the column mean) instead of zero-mean GPs"`
+	// Scale0 is the initial standard deviation of q0.
+	Scale0 float64 `json:"q0_scale0" flag:"q0-scale" usage:"initial standard deviation of q0(h)"`
+	// Noise0 is the initial noise variance as a fraction of the mean data variance.
+	Noise0 float64 `json:"noise0" flag:"noise0" usage:"initial noise variance as a fraction of the mean data variance"`
+	Jitter float64 `json:"jitter"` // relative jitter on Kuu
 	// DType is the floating-point type of every parameter and graph: "float64" (default, also
 	// when empty) or "float32".
 	DType string `json:"dtype,omitempty"`
@@ -57,12 +62,17 @@ type ModelConfig struct {
 // bound's (bounds.Sizes): K is the paper's K (IWVI's importance samples, VAIS's annealing steps),
 // Samples is MF's Monte Carlo draws or VAIS's independent chains per point.
 type BoundConfig struct {
-	Method   string  `json:"method"`                                                                                                                                         // a bound registered in package bounds: "mf", "iwvi" or "vais"
-	K        int     `json:"k" flag:"k" usage:"IWVI samples / annealing steps K"`                                                                                            // IWVI samples or VAIS annealing steps
-	Samples  int     `json:"samples" flag:"samples" usage:"MF samples / annealed bounds' independent chains"`                                                                // MF Monte Carlo samples, or VAIS independent chains S (default 1)
-	Schedule string  `json:"schedule" flag:"schedule" usage:"annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1"`                                    // linear, sigmoid, power, learned
-	Eta      float64 `json:"eta" flag:"eta" usage:"Langevin step size eta (initial value when adapted or learned; 0 = 0.25/K); relative to q0's spread when preconditioned"` // Langevin step size (initial when learned); 0 = EtaTimesK / K
-	LearnEta bool    `json:"learn_eta" flag:"learn-eta" usage:"learn log eta_k by gradient (instead of adapting it)"`                                                        // learn log eta_k
+	Method string `json:"method"` // a bound registered in package bounds: "mf", "iwvi" or "vais"
+	// K is IWVI's importance samples or an annealed bound's steps.
+	K int `json:"k" flag:"k" usage:"IWVI samples / annealing steps K"`
+	// Samples is MF's Monte Carlo samples, or an annealed bound's independent chains S (default 1).
+	Samples int `json:"samples" flag:"samples" usage:"MF samples / annealed bounds' independent chains"`
+	// Schedule is the annealing schedule beta_k (anneal.ParseSchedule).
+	Schedule string `json:"schedule" flag:"schedule" usage:"annealing schedule: linear, sigmoid, power, learned, or custom:b1,b2,...,1"`
+	// Eta is the Langevin step size (initial when adapted or learned); 0 = EtaTimesK / K.
+	Eta float64 `json:"eta" flag:"eta" usage:"Langevin step size eta (initial value when adapted or learned; 0 = 0.25/K); relative to q0's spread when preconditioned"`
+	// LearnEta learns log eta_k by gradient.
+	LearnEta bool `json:"learn_eta" flag:"learn-eta" usage:"learn log eta_k by gradient (instead of adapting it)"`
 	// PaperEta uses the paper's App. D step-size rule (anneal.StepSize.PaperD) from Eta; exclusive
 	// with LearnEta and AdaptEta.
 	PaperEta bool `json:"paper_eta,omitempty" flag:"paper-eta" usage:"the paper's App. D step-size rule eta_k = 0.9 eta_{k-1} + 0.1 eta_0 / sqrt(G_k) from --eta, G_k the running sum of mean squared scores (of the previous iteration's batch, so the bound stays valid); turns --adapt-eta off"`
@@ -74,7 +84,8 @@ type BoundConfig struct {
 	// PointEta (with AdaptEta) gives every point its own factor on eta_k, adapted toward equal
 	// acceptance rates across points (see anneal.StepSize.PerPoint; kept with the latents).
 	PointEta bool `json:"point_eta,omitempty"`
-	StopGrad bool `json:"stop_grad" flag:"stop-grad" usage:"stop gradients through the chain's scores (the bound's value is unchanged); on by default for VAIS on frey, where --stop-grad=false gives the paper's gradient through every step"` // stop gradients through the chain's scores
+	// StopGrad stops gradients through the chain's scores.
+	StopGrad bool `json:"stop_grad" flag:"stop-grad" usage:"stop gradients through the chain's scores (the bound's value is unchanged); on by default for VAIS on frey, where --stop-grad=false gives the paper's gradient through every step"`
 	// STL ("sticking the landing", Roeder et al. 2017) lets q0's initial density log q0(H_0) in
 	// the VAIS weight contribute its path derivative only: its score term, whose expectation is
 	// 0, is dropped from the gradient (the bound's value is unchanged). VAIS with one chain
@@ -94,14 +105,16 @@ type BoundConfig struct {
 // TrainConfig is the optimiser and the randomness: Adam's learning rate and second-moment decay,
 // gradient clipping, the mini-batch size and the seed.
 type TrainConfig struct {
-	LR float64 `json:"lr" flag:"lr" usage:"Adam learning rate"` // Adam learning rate
+	// LR is Adam's learning rate.
+	LR float64 `json:"lr" flag:"lr" usage:"Adam learning rate"`
 	// ClipGrad clips the global norm of each step's gradient at ClipGrad times the root mean square
 	// of the recent (clipped) norms (see train's gradient clipping); 0 = off (the default).
 	ClipGrad float64 `json:"clip_grad,omitempty" flag:"clip-grad" usage:"clip each step's global gradient norm at this many times the RMS of the last ~100 steps' norms (0 = off; e.g. 5)"`
 	// AdamBeta2 is the decay of Adam's second-moment average, in (0, 1); 0 = DefaultAdamBeta2.
 	AdamBeta2 float64 `json:"adam_beta2,omitempty"`
-	Batch     int     `json:"batch" flag:"batch" usage:"mini-batch size B (0 = full batch)"` // mini-batch size B; 0 = full batch
-	Seed      uint64  `json:"seed"`                                                          // seeds initialisation, batches and noise
+	// Batch is the mini-batch size B; 0 = full batch.
+	Batch int    `json:"batch" flag:"batch" usage:"mini-batch size B (0 = full batch)"`
+	Seed  uint64 `json:"seed"` // seeds initialisation, batches and noise
 }
 
 // DefaultConfig returns the paper's settings (Table 4) for a method on a dataset with q latent
@@ -149,9 +162,9 @@ const MaxSamples = 10000
 const DefaultAdamBeta2 = 0.999
 
 // EtaTimesK is the default total chain time eta * K: with the preconditioned, tamed chain the step
-// size defaults to EtaTimesK / K (0.05 for K = 5, 0.01 for K = 25). Measured: on oilflow with K = 5,
-// eta 0.05 beat 0.01, 0.2, 0.5, 1 and a learned eta after 1000 iterations; on Frey with K = 25,
-// eta 0.01 beat 0.002, 0.005 and 0.05 after 100 iterations.
+// size defaults to EtaTimesK / K (0.05 for K = 5, 0.01 for K = 25), the best of a grid on oilflow
+// and on Frey (docs/benchmarks.md, "Figures behind the code's choices"); with AdaptEta it is only
+// the starting value.
 const EtaTimesK = 0.25
 
 // StepSize returns the Langevin step size: Eta, or EtaTimesK / K when Eta is 0.

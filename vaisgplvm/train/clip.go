@@ -38,9 +38,8 @@ func newGradientClip(ctx *mlmodel.Scope) *gradientClip {
 // step only starts the running mean; a zero gradient is left alone.
 //
 // Why: a mini-batch gradient of the annealed bound, taken through the K Langevin steps, is heavy
-// tailed; one step with a norm 10^3 times the usual (measured on raw wine, VAIS, float32 seed 4,
-// iteration 475; float64 at the same parameters gives the same) makes Adam move every parameter
-// by about 3 learning rates, and its second moment then holds the spike for ~1/(1-beta2) = 1000
+// tailed; one step with a norm 10^3 times the usual (it happens: docs/benchmarks.md, "Figures behind
+// the code's choices") makes Adam move every parameter by about 3 learning rates, and its second moment then holds the spike for ~1/(1-beta2) = 1000
 // steps, shrinking the normal updates. Clipping the norm (a standard remedy, Pascanu et al. 2013)
 // at a multiple of its own recent scale needs no data-dependent constant.
 func (c *gradientClip) apply(grads []*Node, kappa float64) []*Node {

@@ -131,8 +131,8 @@ type pending struct {
 // Step prepared in the background when that was for this model, seed and iteration (waiting for
 // them if they are not ready), else built now. Unless NoPrefetch is set, it then starts preparing
 // iteration it+1's on another goroutine, so that while the graph runs (on a GPU, while the host
-// only waits) the host draws the next batch and noise and builds their tensors: about 1 ms per
-// step at Frey's Table 2 sizes (BenchmarkStepInputs). Both ways give the same tensors.
+// only waits) the host draws the next batch and noise and builds their tensors
+// (BenchmarkStepInputs times that part). Both ways give the same tensors.
 func (t *Trainer) stepInputs(it int) ([]any, error) {
 	key := inputKey{model: t.Model, seed: t.Model.Cfg.Seed, iter: it}
 	var args []any

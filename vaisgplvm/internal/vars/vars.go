@@ -78,8 +78,8 @@ func Convert(t *tensors.Tensor, dt dtypes.DType) *tensors.Tensor {
 
 // Matrix returns rows as a tensor [len(rows), len(rows[0])] in dtype dt (float64 or float32),
 // written straight into the flat buffer: tensors.FromAnyValue walks a [][]float64 element by
-// element through reflection, about 5 ms for a [100, 560] batch (one Frey iteration's data), more
-// than a whole training step on a GPU. An error names the first row whose length differs.
+// element through reflection, which for one Frey batch costs more than a whole training step on a
+// GPU (docs/benchmarks.md, "Figures behind the code's choices"). An error names the first row whose length differs.
 func Matrix(rows [][]float64, dt dtypes.DType) (*tensors.Tensor, error) {
 	cols := 0
 	if len(rows) > 0 {
