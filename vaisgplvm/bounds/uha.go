@@ -38,7 +38,7 @@ func (uhaMethod) Recon(s Sizes, chains int) Sizes {
 }
 
 // ChainDefaults implements Defaulted: the stop-gradient chain (eta adapted, as VAIS's): with the
-// gradient through the whole chain the training spikes or diverges (measured in docs/results.md,
+// gradient through the whole chain the training spikes or diverges (measured in docs/results-log.md,
 // "The underdamped bound").
 func (uhaMethod) ChainDefaults() ChainDefaults { return ChainDefaults{AdaptEta: true, StopGrad: true} }
 
