@@ -369,3 +369,20 @@ func meanColumnVariance(x, mask [][]float64) float64 {
 
 // HasMask reports whether the data has missing entries marked by a mask.
 func (m *Model) HasMask() bool { return m.Mask != nil }
+
+// PixelLogLik returns the expected log-likelihood of every entry at the latent points h [S, B, Q]:
+// E_q(f_d)[log N(x_nd | f_d(h_sn), s^2)] = log N(x_nd | mean_snd, s^2) - var_snd / (2 s^2), [S, B, D]
+// in nats, and 0 where mask [B, D] is 0 (mask nil: every entry observed). Summed over d it is the
+// l_n(h) of Bound; the per-entry terms are the "per-pixel" weights of Table 3's diagnostics.
+func (m *Model) PixelLogLik(ctx *mlmodel.Scope, x, mask, h *Node) *Node {
+	s, b, q := h.Shape().Dim(0), h.Shape().Dim(1), h.Shape().Dim(2)
+	post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
+	terms := m.Lik.Terms(ctx, h.Graph())
+	mg := post.Predict(Reshape(h, s*b, q), true)
+	xt := m.tile(x, s) // [S*B, D]
+	e := Sub(terms.LogNorm, Div(Add(Square(Sub(xt, mg.Mean)), mg.Var), MulScalar(terms.NoiseVariance, 2)))
+	if mask != nil {
+		e = Mul(e, m.tile(mask, s))
+	}
+	return Reshape(e, s, b, m.D)
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot/vg"
 
@@ -21,6 +22,9 @@ type artefacts struct {
 	mask    [][]float64 // observation mask [N, D] or nil
 	damaged []int       // images with hidden pixels (tables 2, 3)
 	ess     []float64   // per damaged image ESS at the last snapshot (table 3)
+	// essDefs are the per damaged image ESS under the other definitions at the last snapshot
+	// (table 3; train.ESSBreakdown).
+	essDefs *train.ESSBreakdown
 }
 
 // newArtefacts keeps what the figures need from a trained job (mask: the observation mask or nil,
@@ -33,6 +37,7 @@ func newArtefacts(tr *train.Trainer, j *job, mask [][]float64, damaged []int) (*
 	a := &artefacts{curve: tr.Curve, params: params, recon: j.evals[len(j.evals)-1].Recon, mask: mask, damaged: damaged}
 	if j.weights != nil {
 		a.ess = j.weights[len(j.weights)-1].PerPointESS
+		a.essDefs = j.breakdowns[len(j.breakdowns)-1]
 	}
 	return a, nil
 }
@@ -108,21 +113,11 @@ func (r *Result) WriteFigures(dir string) ([]string, error) {
 			files = append(files, path)
 		}
 		if table == 3 {
-			var samples []plots.Sample
-			k := 0
-			for _, j := range js {
-				samples = append(samples, plots.Sample{Name: j.method, Values: j.art.ess})
-				k = max(k, j.weights[len(j.weights)-1].K)
-			}
-			p, err := plots.Histograms(fmt.Sprintf("%s: ESS of %d normalised weights per damaged image", name, k), "ESS", 25, samples...)
+			paths, err := essHistograms(dir, name, js)
+			files = append(files, paths...)
 			if err != nil {
 				return files, err
 			}
-			path := filepath.Join(dir, fmt.Sprintf("ess_%s.png", name))
-			if err := plots.Save(p, path, 0, 0); err != nil {
-				return files, err
-			}
-			files = append(files, path)
 		}
 	}
 	return files, nil
@@ -217,4 +212,49 @@ func pixelMax(ds *data.Dataset) float64 {
 		return 1
 	}
 	return 255
+}
+
+// essHistograms writes Table 3's histograms of the per damaged image ESS: ess_NAME.png (each
+// method's own weights, the table's ESS column) and one ess_NAME_DEFINITION.png per other
+// definition of train.ESSBreakdown (q0_samples, per_pixel, chain_increments), every method in each.
+func essHistograms(dir, name string, js []*job) ([]string, error) {
+	var own []plots.Sample
+	defs := map[string][]plots.Sample{}
+	k := 0
+	for _, j := range js {
+		own = append(own, plots.Sample{Name: j.method, Values: j.art.ess})
+		k = max(k, j.weights[len(j.weights)-1].K)
+		if e := j.art.essDefs; e != nil {
+			defs["q0 samples"] = append(defs["q0 samples"], plots.Sample{Name: j.method, Values: e.Q0Samples})
+			defs["per pixel"] = append(defs["per pixel"], plots.Sample{Name: j.method, Values: e.PerPixel})
+			if e.Increments != nil {
+				defs["chain increments"] = append(defs["chain increments"], plots.Sample{Name: j.method, Values: e.Increments})
+			}
+		}
+	}
+	var files []string
+	p, err := plots.Histograms(fmt.Sprintf("%s: ESS of %d normalised weights per damaged image", name, k), "ESS", 25, own...)
+	if err != nil {
+		return files, err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("ess_%s.png", name))
+	if err := plots.Save(p, path, 0, 0); err != nil {
+		return files, err
+	}
+	files = append(files, path)
+	for _, def := range []string{"q0 samples", "per pixel", "chain increments"} {
+		if defs[def] == nil {
+			continue
+		}
+		p, err := plots.Histograms(fmt.Sprintf("%s: per-image ESS, %s", name, def), "ESS", 25, defs[def]...)
+		if err != nil {
+			return files, err
+		}
+		path := filepath.Join(dir, fmt.Sprintf("ess_%s_%s.png", name, strings.ReplaceAll(def, " ", "_")))
+		if err := plots.Save(p, path, 0, 0); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
 }

@@ -3,6 +3,8 @@ package paper
 import (
 	"math"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -28,6 +30,9 @@ type Row struct {
 	// ESS and weight entropy of K weights per damaged image (Table 3 only).
 	ESS     *[2]float64 `json:"ess,omitempty"`
 	Entropy *[2]float64 `json:"weight_entropy,omitempty"`
+	// ESSDefinitions are the mean per-image ESS under the definitions of train.ESSBreakdown (Table 3
+	// only), mean ± 2 s.e. over the seeds.
+	ESSDefinitions *ESSDefinitions `json:"ess_definitions,omitempty"`
 	// PerRun holds every run's values, in seed order, so that methods can be compared seed by
 	// seed (run r of every method uses seed r: the same noise for the data's hidden pixels).
 	PerRun []RunResult `json:"per_run"`
@@ -97,4 +102,38 @@ func oneNN(evs []*train.Evaluation) *[2]float64 {
 func meanTwoSE(v []float64) [2]float64 {
 	m, se := metrics.MeanAndTwoSE(v)
 	return [2]float64{m, se}
+}
+
+// ESSDefinitions are a Table 3 row's mean per-image ESS under each definition of
+// train.ESSBreakdown, mean ± 2 s.e. over the seeds (nil where a definition does not apply).
+type ESSDefinitions struct {
+	Particles  *[2]float64 `json:"particles,omitempty"`  // the method's own K chains or samples (the ESS column)
+	Q0Samples  [2]float64  `json:"q0_samples"`           // K samples of the model's q0, for every method
+	PerPixel   [2]float64  `json:"per_pixel"`            // per-entry weights of K samples of q0, mean over observed pixels
+	Increments *[2]float64 `json:"increments,omitempty"` // one chain's K incremental weights (annealed bounds)
+}
+
+// essDefinitions summarises snapshot s of the jobs of one cell.
+func essDefinitions(cell []job, s int) *ESSDefinitions {
+	var part, q0, pix, inc []float64
+	for _, j := range cell {
+		e := j.breakdowns[s]
+		q0, pix = append(q0, stat.Mean(e.Q0Samples, nil)), append(pix, stat.Mean(e.PerPixel, nil))
+		if e.Particles != nil {
+			part = append(part, stat.Mean(e.Particles, nil))
+		}
+		if e.Increments != nil {
+			inc = append(inc, stat.Mean(e.Increments, nil))
+		}
+	}
+	d := &ESSDefinitions{Q0Samples: meanTwoSE(q0), PerPixel: meanTwoSE(pix)}
+	if len(part) == len(cell) {
+		v := meanTwoSE(part)
+		d.Particles = &v
+	}
+	if len(inc) == len(cell) {
+		v := meanTwoSE(inc)
+		d.Increments = &v
+	}
+	return d
 }

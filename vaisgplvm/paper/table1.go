@@ -48,10 +48,11 @@ type job struct {
 	dataset, method string
 	seed            uint64
 	cfg             model.Config
-	evals           []*train.Evaluation  // one per snapshot
-	weights         []*train.WeightStats // one per snapshot (table 3)
-	secs            float64              // seconds per iteration
-	art             *artefacts           // for the figures (first seed only)
+	evals           []*train.Evaluation   // one per snapshot
+	weights         []*train.WeightStats  // one per snapshot (table 3)
+	breakdowns      []*train.ESSBreakdown // one per snapshot (table 3): the ESS under other definitions
+	secs            float64               // seconds per iteration
+	art             *artefacts            // for the figures (first seed only)
 }
 
 // snapshots runs Tables 1-3: every dataset x method x seed trained to Iters, evaluated at Iters/3,
@@ -132,6 +133,11 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 					return err
 				}
 				j.weights = append(j.weights, w)
+				e, err := tr.ESSBreakdown(damaged, j.cfg.K, j.seed)
+				if err != nil {
+					return err
+				}
+				j.breakdowns = append(j.breakdowns, e)
 			}
 		}
 		j.secs = tr.SecondsPerIter()
@@ -218,6 +224,7 @@ func rowsOf(jobs []job, runs int, snaps []int, table int) []Row {
 				}
 				e, h := meanTwoSE(ess), meanTwoSE(ent)
 				row.ESS, row.Entropy = &e, &h
+				row.ESSDefinitions = essDefinitions(cell, s)
 			}
 			rows = append(rows, row)
 		}
