@@ -23,6 +23,9 @@ type EvidenceSummary struct {
 	// Underdamped are the underdamped chain at Dampings (and EtaScales) and IWVI at the chain's
 	// evaluations (evidence.Underdamped).
 	Underdamped []evidence.BoundValue `json:"underdamped,omitempty"`
+	// Collapsed is the collapsed bound at the checkpoint's q0 and global parameters
+	// (evidence.Collapsed: the optimal q(u) integrated out); nil for data with missing entries.
+	Collapsed *evidence.BoundValue `json:"collapsed,omitempty"`
 	// Warnings name the bounds above the evidence estimate (evidence.Unconverged) and an estimate
 	// its convergence check puts more than Tolerance above its limit (evidence.NotConverged).
 	Warnings []string `json:"warnings,omitempty"`
@@ -88,6 +91,14 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 		if sum.Underdamped, err = evidence.Underdamped(tr, res, opt.Draws, opt.EtaScales, opt.Dampings); err != nil {
 			return nil, err
 		}
+	}
+	if !tr.Model.HasMask() {
+		c, err := evidence.Collapsed(tr, max(20, 200_000/tr.Model.N), 3, opt.Seed)
+		if err != nil {
+			return nil, err
+		}
+		b := c.BoundValue()
+		sum.Collapsed = &b
 	}
 	sum.Warnings = evidence.Unconverged(sum.All())
 	if w := evidence.NotConverged(res, opt.Tolerance); w != "" {

@@ -121,3 +121,10 @@ func NewPosterior(ctx *mlmodel.Scope, g *Graph, in *Inducing, k kernels.Kernel) 
 	p.S = TakeLowerTriangular(vars.New(c, "q_sqrt", s0).ValueGraph(g), 0)
 	return p
 }
+
+// Cross returns k(h, Z) [N, M] at latent points h [N, Q], with the kernel prepared at Z once per
+// Posterior (as every prediction uses it).
+func (p *Posterior) Cross(h *Node) *Node { return p.kz.Cross(h) }
+
+// KernelDiag returns k(h_n, h_n) [N] at latent points h [N, Q].
+func (p *Posterior) KernelDiag(h *Node) *Node { return p.kz.Diag(h) }

@@ -99,6 +99,9 @@ func runEvidence(args []string) error {
 		}
 		fmt.Fprintf(os.Stderr, "  %-70s -ELBO %.4f ± %.4f (KL(q(u))/N %.4f)  %s\n", b.Reference, b.NegELBO, b.SE, b.KLU, gap)
 	}
+	if c := sum.Collapsed; c != nil {
+		fmt.Fprintf(os.Stderr, "  %-70s -bound %.4f ± %.4f  (u integrated out: not comparable with the evidence, which is at the trained q(u))\n", c.Reference, c.NegELBO, c.SE)
+	}
 	printWarnings(sum.Warnings)
 	if err := writeJSON(dir, "evidence.json", sum); err != nil {
 		return err
