@@ -47,8 +47,8 @@ func newModel(t *testing.T, c Config, y [][]float64) *Model {
 	return m
 }
 
-// TestBoundEqualsWeightInExpectation checks every KL term against Monte Carlo, for each family
-// and both term-B forms: the bound per point is log p(y | z) - reg, the log importance weight is
+// TestBoundEqualsWeightInExpectation checks every KL term against Monte Carlo, for each family,
+// both term-B forms and both cmf bounds (collapsed, auxiliary; per-point variances): the bound per point is log p(y | z) - reg, the log importance weight is
 // log p(y | z) + log p(z) - log q(z, a) + log r(a | z), and their expectations are equal (reg is
 // the closed-form or MC expectation of log q - log r - log p(z)). Over 4000 draws at the initial
 // parameters (with input variances spread over [0.01, 1] so that the psi statistics matter), the
@@ -56,7 +56,9 @@ func newModel(t *testing.T, c Config, y [][]float64) *Model {
 func TestBoundEqualsWeightInExpectation(t *testing.T) {
 	y := toy(12, 5, false)
 	for _, c := range []Config{
-		{Family: "cmf", TermB: "closed"}, {Family: "cmf", TermB: "mc"}, {Family: "meanfield"}, {Family: "amortised"},
+		{Family: "cmf", TermB: "closed"}, {Family: "cmf", TermB: "mc"}, {Family: "cmf", TermB: "closed", Bound: "auxiliary"},
+		{Family: "cmf", TermB: "mc", Bound: "auxiliary"}, {Family: "cmf", TermB: "closed", PointVar: true},
+		{Family: "meanfield"}, {Family: "amortised"},
 	} {
 		c.LatentDim, c.InputDim, c.M, c.Hidden, c.AuxHidden = 2, 3, 6, 8, 8
 		m := newModel(t, c, y)
@@ -77,7 +79,7 @@ func TestBoundEqualsWeightInExpectation(t *testing.T) {
 		}
 		mean, se := stat.Mean(diffs, nil), stat.StdDev(diffs, nil)/math.Sqrt(4000)
 		if math.Abs(mean) > 4*se || se == 0 {
-			t.Errorf("%s/%s: E[bound - log w] = %.5f ± %.5f, want 0", c.Family, c.TermB, mean, se)
+			t.Errorf("%s/%s/%s point-var %v: E[bound - log w] = %.5f ± %.5f, want 0", c.Family, c.TermB, c.Bound, c.PointVar, mean, se)
 		}
 	}
 }
@@ -191,11 +193,33 @@ func TestBoundsBelowTheLikelihood(t *testing.T) {
 // L^T K_uu^-1 m, the GP-LVM-CMF family is z_i ~ N(m_i, s^2 I): its terms A - B (the bound without
 // the auxiliary term C) equal the mean-field bound with means m_i and variances s^2 on the same
 // decoder and noise, to 1e-5 per point and draw (measured 1e-6; term B alone agrees with the
-// mean-field KL to 1e-12).
+// mean-field KL to 1e-12). With per-point variances (PointVar) set to s_id^2 in [0.1, 0.6], it is
+// per-point mean-field N(m_i, diag s_i^2) exactly, to the same tolerance. Both bounds (collapsed,
+// auxiliary) reduce so.
 func TestDegenerateFamilyIsMeanField(t *testing.T) {
+	for _, bound := range []string{"collapsed", "auxiliary"} {
+		for _, pointVar := range []bool{false, true} {
+			degenerateFamily(t, bound, pointVar)
+		}
+	}
+}
+
+func degenerateFamily(t *testing.T, bound string, pointVar bool) {
 	y := toy(6, 4, false)
 	const s2, kvar = 0.3, 1e-20
-	m := newModel(t, Config{Family: "cmf", LatentDim: 2, InputDim: 2, M: 6, Hidden: 8, AuxHidden: 8, ZVar0: s2}, y)
+	m := newModel(t, Config{Family: "cmf", LatentDim: 2, InputDim: 2, M: 6, Hidden: 8, AuxHidden: 8, ZVar0: s2,
+		Bound: bound, PointVar: pointVar}, y)
+	variances := filled(6, 2, s2)
+	if pointVar {
+		raw := filled(6, 2, 0)
+		for i := range variances {
+			for j := range variances[i] {
+				variances[i][j] = 0.1 + 0.1*float64((i+2*j)%6)
+				raw[i][j] = vars.InvSoftplus(variances[i][j])
+			}
+		}
+		m.Ctx.At("local").VariableWithValue("raw_z_var", raw)
+	}
 	rng := rand.New(rand.NewPCG(9, 9))
 	z := [][]float64{{0, 0}, {3, 0}, {0, 3}, {3, 3}, {6, 0}, {0, 6}} // well-conditioned K_uu
 	mean := testutil.NormalRows(rng, 6, 2, 1)
@@ -235,18 +259,88 @@ func TestDegenerateFamilyIsMeanField(t *testing.T) {
 	idx := []int32{0, 1, 2, 3, 4, 5}
 	yt, _ := vars.Matrix(y, dtypes.Float64)
 	meanT, _ := vars.Matrix(mean, dtypes.Float64)
+	varT, _ := vars.Matrix(variances, dtypes.Float64)
 	nz := []*tensors.Tensor{vars.Normal(rng, s, 6, 2), vars.Normal(rng, s, 6, 2), vars.Normal(rng, s, 6, 2), vars.Normal(rng, s, 6, 2)}
 	out := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, in []*Node) []*Node {
 		y, ids, mu := in[0], in[1], in[2]
 		d := m.cmfDraw(ctx, ids, noise{in[3], in[4], in[5], in[6]})
-		mf := gaussianDraw(mu, Log(MulScalar(OnesLike(mu), s2)), in[6])
+		mf := gaussianDraw(mu, Log(in[7]), in[6])
 		return []*Node{Sub(m.logLik(ctx, d.z, y), d.kl), Sub(m.logLik(ctx, mf.z, y), mf.kl)}
-	}, yt, tensors.FromValue(idx), meanT, nz[0], nz[1], nz[2], nz[3])
+	}, yt, tensors.FromValue(idx), meanT, nz[0], nz[1], nz[2], nz[3], varT)
 	a, b := vars.Flat64(out[0]), vars.Flat64(out[1])
 	if d := testutil.MaxAbsDiff(a, b); d > 1e-5 {
-		t.Errorf("degenerate cmf A - B differs from the mean-field bound by %g", d)
+		t.Errorf("%s, point-var %v: degenerate cmf A - B differs from the mean-field bound by %g", bound, pointVar, d)
 	}
 	if stat.StdDev(b, nil) == 0 {
 		t.Errorf("the mean-field bounds do not vary: the comparison is empty")
+	}
+}
+
+// TestCollapsedBetweenAuxiliaryAndLikelihood: at the same parameters of a trained Dz = 1 model,
+// the auxiliary bound L (u and f sampled) is below the collapsed bound L_coll (u and f integrated
+// out given X), which is below log p(y) by quadrature, each within 4 Monte Carlo standard errors;
+// their difference is (Dz / 2) log(1 + k_ii / s^2) exactly in expectation (terms A and C have the
+// same distribution under both; B differs by that), within 4 standard errors.
+func TestCollapsedBetweenAuxiliaryAndLikelihood(t *testing.T) {
+	c := Config{Family: "cmf", LatentDim: 1, InputDim: 1, M: 6, Hidden: 10, AuxHidden: 10, LR: 0.01, Batch: 20}
+	m := newModel(t, c, toy(20, 4, false))
+	if err := m.Train(context.Background(), 150, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := stat.Mean(quadratureLogLik(t, m), nil)
+	coll, err := m.Bound(400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aux := *m
+	aux.Cfg.Bound, aux.step, aux.eval = "auxiliary", nil, nil
+	l, err := aux.Bound(400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	se := math.Hypot(l.SE, coll.SE)
+	if !(l.PerPoint < coll.PerPoint-2*se) || coll.PerPoint > want+4*coll.SE {
+		t.Errorf("auxiliary %.4f ± %.4f, collapsed %.4f ± %.4f, log p(y) %.4f: want L < L_coll <= log p(y)",
+			l.PerPoint, l.SE, coll.PerPoint, coll.SE, want)
+	}
+	gp, err := m.GP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gain := float64(c.LatentDim) / 2 * math.Log1p(gp.KernelVariance/gp.ZVariance)
+	if d := coll.PerPoint - l.PerPoint; math.Abs(d-gain) > 4*se {
+		t.Errorf("L_coll - L_aux = %.4f ± %.4f; want (Dz / 2) log(1 + k_ii / s^2) = %.4f", d, se, gain)
+	}
+	t.Logf("auxiliary %.4f ± %.4f, collapsed %.4f ± %.4f, log p(y) %.4f", l.PerPoint, l.SE, coll.PerPoint, coll.SE, want)
+}
+
+// TestTermsSumToTheBound: A - B - C from Terms equals Bound within their Monte Carlo errors (4
+// combined standard errors), for cmf and a baseline (whose C is 0), and the GP summary is read
+// for cmf only.
+func TestTermsSumToTheBound(t *testing.T) {
+	for _, fam := range []string{"cmf", "meanfield"} {
+		m := newModel(t, Config{Family: fam, LatentDim: 2, InputDim: 2, M: 5, Hidden: 8, AuxHidden: 8}, toy(12, 4, false))
+		b, err := m.Bound(400)
+		if err != nil {
+			t.Fatal(err)
+		}
+		terms, err := m.Terms(400)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := terms.A.PerPoint - terms.B.PerPoint - terms.C.PerPoint
+		if se := math.Hypot(b.SE, terms.A.SE+terms.B.SE+terms.C.SE); math.Abs(sum-b.PerPoint) > 4*se {
+			t.Errorf("%s: A - B - C = %.4f, bound %.4f ± %.4f", fam, sum, b.PerPoint, se)
+		}
+		if fam != "cmf" && terms.C.PerPoint != 0 {
+			t.Errorf("%s: C = %g, want 0", fam, terms.C.PerPoint)
+		}
+		gp, err := m.GP()
+		if err != nil || (gp != nil) != (fam == "cmf") {
+			t.Errorf("%s: GP summary %+v, %v", fam, gp, err)
+		}
+		if gp != nil && (math.Abs(gp.ZVariance-0.1) > 1e-12 || !(gp.KernelVariance > 0) || !(gp.KappaRMS > 0)) {
+			t.Errorf("cmf GP summary at initialisation %+v: want s^2 0.1 and positive kernel variance and |kappa~|", gp)
+		}
 	}
 }

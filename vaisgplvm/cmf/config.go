@@ -10,20 +10,27 @@ import (
 // Config of a GP-LVM-CMF model or one of its baselines. The zero value of a field takes the
 // default given in its comment (see WithDefaults).
 type Config struct {
-	Family     string  // "cmf" (default), "meanfield" or "amortised"
-	Likelihood string  // "gaussian" (default; continuous data) or "bernoulli" (data in {0, 1})
-	LatentDim  int     // Dz, dimensions of z (default 5)
-	InputDim   int     // R, dimensions of the GP inputs X (cmf; default LatentDim)
-	M          int     // inducing inputs (cmf; default 50, at most N)
-	Hidden     int     // decoder hidden width (default 200)
-	AuxHidden  int     // hidden width of r(X | z) (cmf) and of the encoder (amortised) (default 100)
-	TermB      string  // "closed" (default; psi statistics) or "mc" (the KL at the sampled f)
-	Samples    int     // noise draws per step (default 1)
-	Batch      int     // points per step (default 100, at most N)
-	LR         float64 // Adam learning rate (default 1e-3)
-	ZVar0      float64 // initial s^2 of q(z | f) (cmf; default 0.1)
-	Seed       uint64  // seeds initialisation, mini-batches and noise (default 1)
-	DType      string  // "float64" (default) or "float32"
+	Family     string // "cmf" (default), "meanfield" or "amortised"
+	Likelihood string // "gaussian" (default; continuous data) or "bernoulli" (data in {0, 1})
+	LatentDim  int    // Dz, dimensions of z (default 5)
+	InputDim   int    // R, dimensions of the GP inputs X (cmf; default LatentDim)
+	M          int    // inducing inputs (cmf; default 50, at most N)
+	Hidden     int    // decoder hidden width (default 200)
+	AuxHidden  int    // hidden width of r(X | z) (cmf) and of the encoder (amortised) (default 100)
+	TermB      string // "closed" (default; psi statistics) or "mc" (the KL at the sampled f)
+	// Bound is the cmf family's bound: "collapsed" (default; u and f integrated out given X, so
+	// q(z_i | X_i) = N(A_i kappa~, (k_ii + s^2) I) and the GP's spread is credited in the entropy)
+	// or "auxiliary" (the derivation's L: u and f sampled, their spread paid for in term B only).
+	Bound string
+	// PointVar gives every point its own diagonal variance s_i^2 of q(z | .) (cmf), so that the
+	// family contains per-point mean-field exactly (kernel variance -> 0); default one shared s^2.
+	PointVar bool
+	Samples  int     // noise draws per step (default 1)
+	Batch    int     // points per step (default 100, at most N)
+	LR       float64 // Adam learning rate (default 1e-3)
+	ZVar0    float64 // initial s^2 of q(z | f) (cmf; default 0.1)
+	Seed     uint64  // seeds initialisation, mini-batches and noise (default 1)
+	DType    string  // "float64" (default) or "float32"
 }
 
 // Families lists the accepted Family names.
@@ -51,6 +58,9 @@ func (c Config) WithDefaults(n int) Config {
 	set(&c.Batch, min(100, n))
 	if c.TermB == "" {
 		c.TermB = "closed"
+	}
+	if c.Bound == "" {
+		c.Bound = "collapsed"
 	}
 	if c.LR == 0 {
 		c.LR = 1e-3
@@ -88,6 +98,8 @@ func (c Config) validate(n, maxM int) error {
 		return configErrorf("Batch", "cmf: batch %d: want 1 <= batch <= N = %d", c.Batch, n)
 	case c.TermB != "closed" && c.TermB != "mc":
 		return configErrorf("TermB", "cmf: term B %q: want closed or mc", c.TermB)
+	case c.Bound != "collapsed" && c.Bound != "auxiliary":
+		return configErrorf("Bound", "cmf: bound %q: want collapsed or auxiliary", c.Bound)
 	case !(c.LR > 0) || math.IsInf(c.LR, 0):
 		return configErrorf("LR", "cmf: learning rate %g: want a finite value > 0", c.LR)
 	case !(c.ZVar0 > 0) || math.IsInf(c.ZVar0, 0):
@@ -119,7 +131,7 @@ func configErrorf(field, format string, args ...any) error {
 func (c Config) Bytes(n, d int) float64 {
 	f := func(v ...int) float64 { return memory.Floats(v...) }
 	dz, r, h, a := c.LatentDim, c.InputDim, c.Hidden, c.AuxHidden
-	params := f(dz+1, h) + f(h+1, d) + f(dz+r+1, a) + f(a+1, 2*(r+dz)) + f(c.M, r+dz) + f(c.M, c.M) + f(n, 2*(r+dz))
+	params := f(dz+1, h) + f(h+1, d) + f(dz+r+1, a) + f(a+1, 2*(r+dz)) + f(c.M, r+dz) + f(c.M, c.M) + f(n, 2*(r+dz)) + f(n, dz)
 	acts := f(c.Batch, c.Samples) * (float64(h) + float64(d) + float64(a) + float64(c.M) + float64(r) + float64(dz)) * 8
 	return 4*params + acts
 }

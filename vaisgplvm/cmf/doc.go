@@ -21,7 +21,21 @@
 // kappa~ [M, Dz] is the variable; q(f(X_i) | u) the GP conditional (22); and q(z_i | f(X_i)) =
 // N(f(X_i), s^2 I) (23) with a learned s^2.
 //
-// # Auxiliary bound (4-6)
+// # Collapsed bound (the default, Config.Bound "collapsed")
+//
+// Given X_i everything is linear-Gaussian: with the whitened q(u~) = N(kappa~, I), f(X_i) has mean
+// A_i kappa~ and variance k_ii, so u and f integrate out and q(z_i | X_i) = N(A_i kappa~, (k_ii +
+// s^2) I). The bound
+//
+//	L_coll = E_q[log p(y | z)] - E_q(X)[KL(q(z | X) || p(z))] - E_q[log q(X) - log r(X | z)]
+//
+// credits the spread the GP adds to q(z) in the entropy, which L_aux below does not: terms A and C
+// have the same distribution under both, and L_coll - L_aux = (Dz / 2) log(1 + k_ii / s^2). Its term B
+// is closed form with Psi2 (per point (1/2)[Dz (v - 1 - log v) + tr(kappa~^T L^-1 Psi2_i L^-T
+// kappa~)], v = k_ii + s^2). With Config.PointVar, s^2 is a per-point diagonal s_i^2, and the
+// family contains per-point mean-field exactly (kernel variance 0).
+//
+// # Auxiliary bound (4-6, Config.Bound "auxiliary")
 //
 //	L_aux = E_q[log p(y | z)] - E_q[KL(q(z | f) || p(z))] - E_q[log q(u, X) - log r(u, X | z)]
 //	        (term A)            (term B)                     (term C)
@@ -37,9 +51,9 @@
 // tr(kappa~^T L^-1 Psi2_i L^-T kappa~)]; TermB "mc" evaluates the same KL at the sampled f instead.
 //
 // Term C is evaluated at the joint sample (u, X, z) of q: the derivation's eqs. 32-34 write it as
-// E_q(z)[KL(q(u, X) || r(u, X | z))], which takes q(u, X) independent of z; z depends on u and X,
-// so that form is not a bound. Here log r is evaluated at the sampled X_i and z_i and the entropy
-// of q(X_i) is exact.
+// E_q(z)[KL(q(u, X) || r(u, X | z))], with the marginal q(u, X): that form is a valid but useless
+// bound (it is maximised at r = q(u, X), where the auxiliary model does nothing). Here log r is
+// evaluated at the joint sample X_i, z_i and the entropy of q(X_i) is exact.
 //
 // Samples are reparameterised from q (29-31): X_i = phi_i + Phi_i^(1/2) beta_i, u = L(kappa~ + eps),
 // f_i = A_i u~ + (k_ii - |A_i|^2)^(1/2) xi_i with A_i = k(X_i, Z_u) L^-T, z_i = f_i + s eta_i.

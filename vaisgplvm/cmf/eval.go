@@ -66,6 +66,94 @@ func (m *Model) overPoints(s int, zero bool, use func(idx []int, out []*tensors.
 	return nil
 }
 
+// Terms are the bound's terms per point (nats, averaged over the points, with their Monte Carlo
+// standard errors): bound = A - B - C.
+type Terms struct {
+	A Estimate `json:"a_log_lik"`  // E log p(y | z)
+	B Estimate `json:"b_kl_prior"` // E KL(q(z | .) || p(z)) (closed form or Monte Carlo, Config.TermB)
+	C Estimate `json:"c_aux"`      // E[log q(X) - log r(X | z)] (cmf; 0 for the baselines)
+}
+
+// Terms returns the bound's terms A, B and C per point over draws noise draws per point (>= 2).
+func (m *Model) Terms(draws int) (*Terms, error) {
+	if draws < 2 {
+		return nil, fmt.Errorf("cmf: terms need at least 2 draws for their standard errors, got %d", draws)
+	}
+	per := [3][][]float64{make([][]float64, m.N), make([][]float64, m.N), make([][]float64, m.N)}
+	err := m.overPoints(draws, false, func(idx []int, out []*tensors.Tensor) {
+		tv, b := vars.Flat64(out[3]), len(idx) // [3, s, b]
+		for t := range 3 {
+			for k := 0; k < draws; k++ {
+				for j, i := range idx {
+					per[t][i] = append(per[t][i], tv[(t*draws+k)*b+j])
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out [3]Estimate
+	for t := range out {
+		if out[t], err = summarise(per[t], func(v []float64) float64 { return stat.Mean(v, nil) }, draws); err != nil {
+			return nil, err
+		}
+	}
+	return &Terms{A: out[0], B: out[1], C: out[2]}, nil
+}
+
+// GPSummary describes a trained cmf family's GP: how much it does beyond a per-point Gaussian.
+type GPSummary struct {
+	KernelVariance float64 `json:"kernel_variance"` // k_ii of the SE kernel
+	// ZVariance is s^2 of q(z | .): the shared value, or with Config.PointVar the mean over points
+	// and dimensions of s_id^2.
+	ZVariance float64 `json:"z_variance"`
+	KappaRMS  float64 `json:"kappa_rms"` // root mean square of the whitened q(u) mean kappa~ [M, Dz]
+}
+
+// GP returns the GP summary of a cmf model (nil for the baselines).
+func (m *Model) GP() (*GPSummary, error) {
+	if m.Cfg.Family != "cmf" {
+		return nil, nil
+	}
+	read := func(scope, name string) ([]float64, error) {
+		v := m.Ctx.Store().Scope(scope).GetVariable(name)
+		if v == nil {
+			return nil, fmt.Errorf("cmf: no variable %s/%s (the model has not been built)", scope, name)
+		}
+		t, err := v.Value()
+		if err != nil {
+			return nil, err
+		}
+		return vars.Flat64(t), nil
+	}
+	origin := [][]float64{make([]float64, m.Cfg.InputDim)} // k_ii is the same at every input (SE)
+	kv, err := mlmodel.ExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, x *Node) []*Node {
+		return []*Node{m.kernel.Diag(ctx.At("gp"), x)}
+	}, origin)
+	if err != nil {
+		return nil, err
+	}
+	zScope := "/gp"
+	if m.Cfg.PointVar {
+		zScope = "/local"
+	}
+	zv, err := read(zScope, "raw_z_var")
+	if err != nil {
+		return nil, err
+	}
+	kappa, err := read("/gp", "q_mean_whitened")
+	if err != nil {
+		return nil, err
+	}
+	softplus := func(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }
+	z := 0.0
+	for _, v := range zv {
+		z += softplus(v) / float64(len(zv))
+	}
+	return &GPSummary{KernelVariance: vars.Flat64(kv[0])[0], ZVariance: z, KappaRMS: math.Sqrt(floats.Dot(kappa, kappa) / float64(len(kappa)))}, nil
+}
+
 // Bound returns the bound per point, averaged over draws noise draws per point (>= 2), with its
 // Monte Carlo standard error: the standard deviation over draws of the per-point average, over
 // sqrt(draws). For cmf the per-point bounds of a held-out model (Fit) bound each point's log p(y_i)

@@ -44,6 +44,10 @@ type FamilyResult struct {
 	Family     string   `json:"family"`
 	TrainBound Estimate `json:"train_bound"` // on the training points, at the end
 	TestBound  Estimate `json:"test_bound"`  // on the held-out points, after fitting their locals
+	// TestTerms are the held-out bound's terms A, B and C (bound = A - B - C).
+	TestTerms *Terms `json:"test_terms"`
+	// GP summarises the trained cmf family's GP (kernel variance, s^2, |kappa~|); nil otherwise.
+	GP *GPSummary `json:"gp,omitempty"`
 	// IW holds the held-out importance-weighted bounds, one per K.
 	IW []IWEstimate `json:"iw_bounds"`
 	// LogLik is the decoder's log p(y) on the first AISPoints held-out points (AIS; no q), and
@@ -252,6 +256,12 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 	start := time.Now()
 	progress("evaluate")(0, 0)
 	if fr.TestBound, err = held.Bound(o.Draws); err != nil {
+		return fr, err
+	}
+	if fr.TestTerms, err = held.Terms(o.Draws); err != nil {
+		return fr, err
+	}
+	if fr.GP, err = m.GP(); err != nil {
 		return fr, err
 	}
 	for _, k := range o.Ks {

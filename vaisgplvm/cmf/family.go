@@ -77,34 +77,47 @@ func (m *Model) cmfDraw(ctx *mlmodel.Scope, idx *Node, nz noise) *draw {
 	kuu := Add(m.kernel.Matrix(gpc, zu, zu), MulScalar(Mul(linalg.Eye(g, c.M, dt), kvar), jitter))
 	_, lInv := linalg.CholeskyWithInverse(kuu)
 	kappa := vars.New(gpc, "q_mean_whitened", m.init.kappa).ValueGraph(g) // [M, Dz]
-	zVar := Softplus(vars.New(gpc, "raw_z_var", vars.InvSoftplus(c.ZVar0)).ValueGraph(g))
-	logZVar := Log(zVar)
+	zVar := m.zVariance(gpc, local, idx, b)                               // s^2 [B, Dz]
 
 	phi := gatherRows(vars.New(local, "phi", m.init.mean).ValueGraph(g), idx)              // [B, R]
 	logPhi := gatherRows(vars.New(local, "log_phi_var", m.init.logVar).ValueGraph(g), idx) // [B, R]
 	x := Add(InsertAxes(phi, 0), Mul(InsertAxes(Exp(MulScalar(logPhi, 0.5)), 0), nz.beta)) // [S, B, R]
 
 	kxu := Reshape(m.kernel.Matrix(gpc, Reshape(x, s*b, r), zu), s, b, c.M)
-	a := Einsum("sbm,nm->sbn", kxu, lInv)                                    // A = K_xu L^-T
-	u := Add(InsertAxes(kappa, 0), nz.epsU)                                  // whitened u~ [S, M, Dz]
-	fMean := Einsum("sbm,smd->sbd", a, u)                                    // [S, B, Dz]
-	fVar := Max(Sub(kvar, ReduceSum(Square(a), -1)), MulScalar(kvar, 1e-10)) // [S, B], floored for sqrt's gradient
-	f := Add(fMean, Mul(InsertAxes(Sqrt(fVar), -1), nz.xi))
-	z := Add(f, Mul(Sqrt(zVar), nz.eta))
+	a := Einsum("sbm,nm->sbn", kxu, lInv) // A = K_xu L^-T
+	var f, v *Node                        // z = f + sqrt(v) eta
+	if c.Bound == "collapsed" {
+		// u and f integrated out given X: q(z_i | X_i) = N(A_i kappa~, (k_ii + s^2) I), since the
+		// whitened q(u~) = N(kappa~, I) gives f(X_i) the variance k_ii (stationary kernel: kvar).
+		f = Einsum("sbm,md->sbd", a, kappa)
+		v = Add(zVar, kvar)
+	} else {
+		u := Add(InsertAxes(kappa, 0), nz.epsU)                                  // whitened u~ [S, M, Dz]
+		fMean := Einsum("sbm,smd->sbd", a, u)                                    // [S, B, Dz]
+		fVar := Max(Sub(kvar, ReduceSum(Square(a), -1)), MulScalar(kvar, 1e-10)) // [S, B], floored for sqrt's gradient
+		f = Add(fMean, Mul(InsertAxes(Sqrt(fVar), -1), nz.xi))
+		v = zVar
+	}
+	logV := Log(v)                                   // [B, Dz]
+	z := Add(f, Mul(InsertAxes(Sqrt(v), 0), nz.eta)) // [S, B, Dz]
+	varTerm := ReduceSum(Sub(v, OnePlus(logV)), -1)  // sum_d (v_d - 1 - log v_d): [B]
 
-	// Term B: E KL(N(f_i, s^2 I) || N(0, I)).
+	// Term B: E KL(N(f_i, diag v_i) || N(0, I)) (collapsed: f_i = A_i kappa~, v_i = k_ii + s_i^2).
 	var termB *Node
 	if c.TermB == "mc" {
-		termB = MulScalar(Add(ReduceSum(Square(f), -1), MulScalar(Sub(zVar, OnePlus(logZVar)), dz)), 0.5)
+		termB = MulScalar(Add(ReduceSum(Square(f), -1), InsertAxes(varTerm, 0)), 0.5)
 	} else {
 		psi, err := kernels.PsiStatistics(gpc, m.kernel, phi, Exp(logPhi), zu)
 		if err != nil {
 			panic(err) // New accepts only the SE kernel
 		}
-		v := MatMul(Transpose(lInv, 0, 1), kappa)                                          // L^-T kappa~ [M, Dz]
-		quad := ReduceSum(Mul(Einsum("bmn,nd->bmd", psi.Psi2, v), InsertAxes(v, 0)), 1, 2) // [B]
-		perPoint := MulScalar(Add(Add(MulScalar(psi.Psi0, dz), quad), MulScalar(Sub(zVar, OnePlus(logZVar)), dz)), 0.5)
-		termB = BroadcastToDims(InsertAxes(perPoint, 0), s, b)
+		w := MatMul(Transpose(lInv, 0, 1), kappa)                                          // L^-T kappa~ [M, Dz]
+		quad := ReduceSum(Mul(Einsum("bmn,nd->bmd", psi.Psi2, w), InsertAxes(w, 0)), 1, 2) // E|A_i kappa~|^2: [B]
+		perPoint := Add(quad, varTerm)
+		if c.Bound != "collapsed" {
+			perPoint = Add(perPoint, MulScalar(psi.Psi0, dz)) // the u and f spread, paid for in the KL
+		}
+		termB = BroadcastToDims(InsertAxes(MulScalar(perPoint, 0.5), 0), s, b)
 	}
 	// Term C: E[log q(X_i) - log r(X_i | z_i)] with the entropy of q(X_i) exact; r(u | z) = q(u).
 	out := mlp(ctx, "aux", z, c.AuxHidden, r, r)
@@ -112,7 +125,20 @@ func (m *Model) cmfDraw(ctx *mlmodel.Scope, idx *Node, nz noise) *draw {
 	entropyX := MulScalar(ReduceSum(AddScalar(logPhi, 1+math.Log(2*math.Pi)), -1), 0.5) // [B]
 	termC := Neg(Add(logR, InsertAxes(entropyX, 0)))
 
-	logQzf := AddScalar(MulScalar(Add(ReduceSum(Square(nz.eta), -1), MulScalar(logZVar, dz)), -0.5), -0.5*dz*math.Log(2*math.Pi))
+	logQzf := AddScalar(MulScalar(Add(ReduceSum(Square(nz.eta), -1), InsertAxes(ReduceSum(logV, -1), 0)), -0.5), -0.5*dz*math.Log(2*math.Pi))
 	logQx := logNormalStd(nz.beta, InsertAxes(logPhi, 0))
 	return &draw{z: z, reg: Add(termB, termC), kl: termB, aux: termC, logQ: Sub(Add(logQzf, logQx), logR)}
+}
+
+// zVariance returns s^2 of q(z | f) (or of q(z | X), collapsed) for the batch's b points as
+// [B, Dz]: one shared value (gp/raw_z_var), or with Cfg.PointVar each point's own diagonal
+// (local/raw_z_var [N, Dz]; a held-out model starts them at ZVar0).
+func (m *Model) zVariance(gpc, local *mlmodel.Scope, idx *Node, b int) *Node {
+	c, g := m.Cfg, idx.Graph()
+	if c.PointVar {
+		raw := vars.New(local, "raw_z_var", filled(m.N, c.LatentDim, vars.InvSoftplus(c.ZVar0))).ValueGraph(g)
+		return Softplus(gatherRows(raw, idx))
+	}
+	v := Softplus(vars.New(gpc, "raw_z_var", vars.InvSoftplus(c.ZVar0)).ValueGraph(g))
+	return BroadcastToDims(v, b, c.LatentDim)
 }

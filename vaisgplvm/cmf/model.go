@@ -173,9 +173,16 @@ func filled(n, d int, v float64) [][]float64 {
 // perPoint builds, for the points idx [B] with data y [B, P], the bound per point and sample
 // log p(y | z) - reg [S, B], the log importance weights [S, B] and the samples z [S, B, Dz].
 func (m *Model) perPoint(ctx *mlmodel.Scope, y, idx *Node, nz noise) (bound, logW, z *Node) {
+	bound, logW, z, _ = m.perPointTerms(ctx, y, idx, nz)
+	return bound, logW, z
+}
+
+// perPointTerms is perPoint with the bound's terms A (log p(y | z)), B (the KL to p(z)) and C
+// (the auxiliary term) [S, B] each, stacked [3, S, B].
+func (m *Model) perPointTerms(ctx *mlmodel.Scope, y, idx *Node, nz noise) (bound, logW, z, terms *Node) {
 	d := m.draw(ctx, y, idx, nz)
 	ll := m.logLik(ctx, d.z, y)
-	return Sub(ll, d.reg), Sub(Add(ll, logStdNormal(d.z)), d.logQ), d.z
+	return Sub(ll, d.reg), Sub(Add(ll, logStdNormal(d.z)), d.logQ), d.z, Stack([]*Node{ll, d.kl, d.aux}, 0)
 }
 
 // build compiles nothing yet: it defines the step (one Adam update on -bound / N, returning the
@@ -192,8 +199,8 @@ func (m *Model) build() {
 		return loss
 	})
 	m.eval = mlmodel.MustNewExec(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, in []*Node) []*Node {
-		bound, logW, z := m.perPoint(ctx, in[0], in[1], noise{in[2], in[3], in[4], in[5]})
-		return []*Node{bound, logW, z}
+		bound, logW, z, terms := m.perPointTerms(ctx, in[0], in[1], noise{in[2], in[3], in[4], in[5]})
+		return []*Node{bound, logW, z, terms}
 	})
 }
 

@@ -31,6 +31,8 @@ func runCMF(args []string) error {
 	fs.IntVar(&c.Hidden, "hidden", 0, "decoder hidden width (0: 200 for frey, 500 for mnist)")
 	fs.IntVar(&c.AuxHidden, "aux-hidden", 100, "hidden width of r(X | z) (cmf) and of the encoder (amortised)")
 	fs.StringVar(&c.TermB, "term-b", "closed", "cmf: term B in closed form (psi statistics) or mc")
+	fs.StringVar(&c.Bound, "bound", "collapsed", "cmf: collapsed (u and f integrated out given X: the GP's spread is credited in q(z | X)'s entropy) or auxiliary (the derivation's bound, u and f sampled)")
+	fs.BoolVar(&c.PointVar, "point-var", false, "cmf: a diagonal variance s_i^2 of q(z | .) per point (the family then contains per-point mean-field) instead of one shared s^2")
 	fs.IntVar(&c.Samples, "samples", 1, "noise draws per step")
 	fs.IntVar(&c.Batch, "batch", 100, "points per step")
 	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate")
@@ -115,6 +117,9 @@ func checkCMFSizes(o cmf.ExperimentOptions) error {
 	}
 	if c.TermB != "closed" && c.TermB != "mc" {
 		return usagef("--term-b %q: want closed or mc", c.TermB)
+	}
+	if c.Bound != "collapsed" && c.Bound != "auxiliary" {
+		return usagef("--bound %q: want collapsed or auxiliary", c.Bound)
 	}
 	if c.DType != "float64" && c.DType != "float32" {
 		return usagef("--dtype %q: want float64 or float32", c.DType)
