@@ -27,7 +27,8 @@ type Baseline struct {
 // latentBaselines returns Table 1's baselines on x [N, D] (mask nil or 0 at missing entries) with
 // labels (nil: no 1-NN errors): the data space's 1-NN error, and PCA with 2 and with q components
 // (1-NN error of the scores, reconstruction MSE over the observed entries; missing entries are
-// mean-imputed first).
+// mean-imputed first). PCA with as many components as columns reconstructs exactly (MSE 0) and
+// is the data space again, so only PCA with fewer components than D is listed.
 func latentBaselines(dataset string, x, mask [][]float64, labels []int, q int) ([]Baseline, error) {
 	full, err := baselines.MeanImpute(x, mask, x, mask)
 	if err != nil {
@@ -39,7 +40,7 @@ func latentBaselines(dataset string, x, mask [][]float64, labels []int, q int) (
 	}
 	out := []Baseline{space}
 	for _, c := range []int{2, q} {
-		if c > min(len(x), len(x[0])) || (c == q && q == 2) {
+		if c >= len(x[0]) || c > len(x) || (c == q && q == 2) {
 			continue
 		}
 		scores, recon, err := baselines.PCA(full, c)

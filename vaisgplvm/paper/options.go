@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"slices"
@@ -52,6 +53,11 @@ type Options struct {
 	// Observe, when set and Jobs is 1, is called after every step of every training of the table
 	// (train.Trainer.Run's events; a progress bar or a live view subscribes here).
 	Observe func(train.Event)
+	// ObserveJob, when set, is called once per training of tables 1, 2, 3 and 5 at any Jobs, with
+	// the training's name ("oilflow vais seed 1"); the observer it returns gets that training's
+	// events, on the training's goroutine (trainings run Jobs at a time: it must be safe for
+	// concurrent use). With Jobs 1 it is used instead of Observe.
+	ObserveJob func(name string) func(train.Event)
 	// Log, when set, receives one line per finished training.
 	Log io.Writer
 	// Figures keeps what WriteFigures needs (curves, latents, reconstructions of the first seed).
@@ -259,4 +265,24 @@ func (o Options) openBackend(dtype string, total int) (backends.Backend, error) 
 		return nil, err
 	}
 	return c.Backend, nil
+}
+
+// observer returns the observer of the training of method on dataset with seed, trained to
+// iteration total in one or more Runs (the tables' snapshots): ObserveJob's for it, else Observe
+// when trainings run one at a time, else nil. Its events carry total, not the snapshot's target.
+func (o Options) observer(dataset, method string, seed uint64, total int) func(train.Event) {
+	var f func(train.Event)
+	switch {
+	case o.ObserveJob != nil:
+		f = o.ObserveJob(fmt.Sprintf("%s %s seed %d", dataset, method, seed))
+	case o.Jobs == 1:
+		f = o.Observe
+	}
+	if f == nil {
+		return nil
+	}
+	return func(e train.Event) {
+		e.Total = total
+		f(e)
+	}
 }

@@ -54,3 +54,21 @@ func TestPairedDifferences(t *testing.T) {
 		t.Errorf("different seeds: want no paired table, got %q", tab.Text())
 	}
 }
+
+// TestOwnDataHasNoPaperColumns: Table 1 on a dataset the paper does not print drops the paper's
+// columns and the caption about them; on oilflow they stay, even at iteration counts the paper
+// prints nothing for.
+func TestOwnDataHasNoPaperColumns(t *testing.T) {
+	row := func(ds string) Row {
+		return Row{Dataset: ds, Method: "vais", Iterations: 30, Runs: 1, NegELBO: [2]float64{1, 0}, PerRun: []RunResult{{Seed: 1}}}
+	}
+	for _, c := range []struct {
+		dataset string
+		paper   bool
+	}{{"mine", false}, {"oilflow", true}} {
+		md := (&Result{Table: 1, Rows: []Row{row(c.dataset)}, Settings: map[string]any{}}).Markdown()
+		if got := strings.Contains(md, "paper -ELBO"); got != c.paper || strings.Contains(md, paperScale) != c.paper {
+			t.Errorf("%s: paper columns %v, want %v:\n%s", c.dataset, got, c.paper, md)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package paper
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,6 +107,10 @@ func (r *Result) Tables() []report.Table {
 				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.3f", row.KLU, row.Runs), paperCell(pe), pm("%.4f", row.MSE, row.Runs), paperCell(pmse),
 				pm("%.3f", row.NELL, row.Runs), paperCell(pn), pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter)})
 		}
+		if !hasPaperRows(r.Rows) { // your own data: no paper columns, and no caption about them
+			main = withoutColumns(main, "paper -ELBO", "paper MSE", "paper NELL")
+			main.Title = strings.Replace(main.Title, paperScale, "", 1)
+		}
 	}
 	out := []report.Table{main}
 	what := "1-NN error of the data itself and of PCA scores with 2 components and with the GPLVM's Q; PCA's reconstruction MSE from those components over the observed entries."
@@ -177,4 +182,37 @@ func essDefinitionsTable(rows []Row) report.Table {
 			pm("%.2f", d.Q0Samples, row.Runs), pm("%.2f", d.PerPixel, row.Runs), pmOpt("%.2f", d.Increments, row.Runs), p})
 	}
 	return t
+}
+
+// hasPaperRows reports whether any row's dataset is one the paper prints values for (at any
+// iteration count): false for your own data.
+func hasPaperRows(rows []Row) bool {
+	for _, r := range rows {
+		for k := range paperTable12 {
+			if k.dataset == r.Dataset {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withoutColumns returns t without the columns whose headers are named.
+func withoutColumns(t report.Table, names ...string) report.Table {
+	var keep []int
+	out := report.Table{Title: t.Title}
+	for i, h := range t.Header {
+		if !slices.Contains(names, h) {
+			keep = append(keep, i)
+			out.Header = append(out.Header, h)
+		}
+	}
+	for _, row := range t.Rows {
+		var r []string
+		for _, i := range keep {
+			r = append(r, row[i])
+		}
+		out.Rows = append(out.Rows, r)
+	}
+	return out
 }

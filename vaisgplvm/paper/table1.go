@@ -91,10 +91,6 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		res.Settings["stop_grad"] = sg
 	}
 	start := time.Now()
-	var observe func(train.Event)
-	if o.Jobs == 1 {
-		observe = o.Observe
-	}
 	err = runJobs(ctx, res.jobs, o.Jobs, func(j *job) string { return j.method }, func(j *job) error {
 		ds := res.sets[j.dataset]
 		x, mask := ds.X, ds.Mask // your own data may have missing entries
@@ -110,6 +106,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		}
 		tr := train.New(m, b)
 		tr.Stop = ctx.Done()
+		observe := o.observer(j.dataset, j.method, j.seed, snaps[len(snaps)-1])
 		draws := EvaluationOf(j.dataset, 3, tr)
 		for _, it := range snaps {
 			if err := tr.Run(it, observe, 0, nil); err != nil {

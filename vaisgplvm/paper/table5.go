@@ -200,7 +200,7 @@ func fitVAIS(ctx context.Context, j *job5, s Split, o Options, b backends.Backen
 	}
 	tr := train.New(m, b)
 	tr.Stop = ctx.Done()
-	if err := tr.Run(o.Iters, nil, 0, nil); err != nil {
+	if err := tr.Run(o.Iters, o.observer(j.dataset, j.method, j.seed, o.Iters), 0, nil); err != nil {
 		return err
 	}
 	ev, err := tr.Evaluate(1, s.TrainLabels)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	backends "github.com/gomlx/compute"
 
@@ -92,6 +93,8 @@ func runReproduce(args []string) error {
 	}
 	if opts.Jobs == 1 {
 		opts.Observe = progress.Trainings(os.Stderr)
+	} else { // concurrent trainings: a status line per running training every 15 s
+		opts.ObserveJob = progress.Jobs(os.Stderr, 15*time.Second)
 	}
 	if set["datasets"] {
 		opts.Datasets = strings.Split(*datasets, ",")

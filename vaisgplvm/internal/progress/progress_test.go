@@ -25,3 +25,20 @@ func TestTrainings(t *testing.T) {
 	}
 	New(nil, 3, "x").Set(1, "nothing") // must not panic
 }
+
+// TestJobs: concurrent trainings each report under their own name; the status lists the running
+// ones with their iteration, total and time left, and counts the finished ones.
+func TestJobs(t *testing.T) {
+	var buf bytes.Buffer
+	obs := Jobs(&buf, 0)
+	a, b := obs("oilflow vais seed 1"), obs("wine mf seed 1")
+	a(train.Event{Method: "vais", Iter: 10, Total: 100, NegELBO: 2.5, Seconds: 0.5})
+	b(train.Event{Method: "mf", Iter: 5, Total: 5, NegELBO: 1})
+	out := buf.String()
+	for _, want := range []string{"oilflow vais seed 1", "10/100", "about 45s left", "1 trainings finished, 1 running"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	Jobs(nil, 0)("x")(train.Event{Iter: 1, Total: 2}) // must not panic
+}
