@@ -344,3 +344,44 @@ func TestTermsSumToTheBound(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmStartIsMeanField: a cmf model warm-started from a trained mean-field model with every
+// point an inducing input (M = N), q(X) a near point mass (fraction 1e-6) and per-point variances
+// starts at mean-field's q(z_i) = N(m_i, diag v_i) on mean-field's decoder: its terms A and B equal
+// mean-field's within 4 Monte Carlo standard errors (C, the auxiliary term, is cmf's alone).
+func TestWarmStartIsMeanField(t *testing.T) {
+	y := toy(12, 4, false)
+	base := Config{LatentDim: 2, InputDim: 2, M: 12, Hidden: 8, AuxHidden: 8, LR: 0.01, Batch: 12, PointVar: true}
+	mfc := base
+	mfc.Family = "meanfield"
+	mf := newModel(t, mfc, y)
+	if err := mf.Train(context.Background(), 200, nil); err != nil {
+		t.Fatal(err)
+	}
+	cc := base
+	cc.Family = "cmf"
+	m := newModel(t, cc, y)
+	if err := m.WarmStart(mf, 1e-6); err != nil {
+		t.Fatal(err)
+	}
+	want, err := mf.Terms(2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Terms(2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		gv, wv Estimate
+	}{{"A", got.A, want.A}, {"B", got.B, want.B}} {
+		if se := math.Hypot(c.gv.SE, c.wv.SE); math.Abs(c.gv.PerPoint-c.wv.PerPoint) > 4*se+1e-6 {
+			t.Errorf("term %s: warm-started cmf %.5f ± %.5f, mean-field %.5f ± %.5f", c.name, c.gv.PerPoint, c.gv.SE, c.wv.PerPoint, c.wv.SE)
+		}
+	}
+	if err := m.WarmStart(mf, 0.25); err == nil { // Terms built its graphs
+
+		t.Error("WarmStart after the model was built: want an error")
+	}
+}

@@ -34,6 +34,10 @@ type ExperimentOptions struct {
 	// ones), the slowest part.
 	AISPoints int
 	Backend   backends.Backend
+	// WarmStart starts the cmf family from the trained mean-field family (Model.WarmStart with
+	// WarmStartFraction; needs meanfield among the Families, which then trains first, and GP input
+	// dim = latent dim): cmf then trains Iters steps of its own after mean-field's Iters.
+	WarmStart bool
 	// Progress, when not nil, is called after every training step and at every stage.
 	Progress func(family, stage string, iter int, negBound float64)
 }
@@ -168,6 +172,12 @@ func (o ExperimentOptions) Check() error {
 	if o.Draws == 1 || o.Reps == 1 || o.AIS.Runs == 1 {
 		return fmt.Errorf("cmf: draws, IW repetitions and AIS runs need >= 2 for a standard error")
 	}
+	if o.WarmStart && (!slices.Contains(o.Families, "cmf") || !slices.Contains(o.Families, "meanfield")) {
+		return fmt.Errorf("cmf: a warm start trains cmf from the mean-field family: give both cmf and meanfield among the families")
+	}
+	if o.WarmStart && o.Config.InputDim != 0 && o.Config.InputDim != o.Config.LatentDim {
+		return fmt.Errorf("cmf: a warm start needs GP input dim = latent dim (%d), not %d", o.Config.LatentDim, o.Config.InputDim)
+	}
 	return nil
 }
 
@@ -207,25 +217,48 @@ func Experiment(ctx context.Context, o ExperimentOptions) (*ExperimentResult, er
 	yTrain, yTest := rows(trainIdx), rows(testIdx)
 	res := &ExperimentResult{Dataset: o.Dataset, N: n, P: len(ds.X[0]), Train: len(trainIdx), Test: len(testIdx), Options: o,
 		Config: o.Config.WithDefaults(len(trainIdx)), TestIndex: testIdx, Labels: ds.Labels, ImageRows: ds.ImageRows, ImageCols: ds.ImageCols}
-	for _, fam := range o.Families {
-		fr, err := runFamily(ctx, o, fam, yTrain, yTest)
+	order := slices.Clone(o.Families)
+	if o.WarmStart { // mean-field first: cmf starts from it
+		slices.SortStableFunc(order, func(a, b string) int { return boolInt(b == "meanfield") - boolInt(a == "meanfield") })
+	}
+	var mf *Model
+	done := map[string]FamilyResult{}
+	for _, fam := range order {
+		fr, err := runFamily(ctx, o, fam, yTrain, yTest, mf)
 		if fr != nil {
-			res.Families = append(res.Families, *fr)
+			done[fam] = *fr
+			if fam == "meanfield" {
+				mf = fr.Model
+			}
 		}
 		if err != nil {
+			for _, f := range o.Families {
+				if r, ok := done[f]; ok {
+					res.Families = append(res.Families, r)
+				}
+			}
 			return res, fmt.Errorf("family %s: %w", fam, err)
 		}
+	}
+	for _, f := range o.Families {
+		res.Families = append(res.Families, done[f])
 	}
 	return res, nil
 }
 
-// runFamily trains one family and evaluates it on the held-out points.
-func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTest [][]float64) (*FamilyResult, error) {
+// runFamily trains one family and evaluates it on the held-out points; with o.WarmStart the cmf
+// family starts from the trained mean-field model mf.
+func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTest [][]float64, mf *Model) (*FamilyResult, error) {
 	c := o.Config
 	c.Family = fam
 	m, err := New(c, yTrain, o.Backend)
 	if err != nil {
 		return nil, err
+	}
+	if o.WarmStart && fam == "cmf" {
+		if err := m.WarmStart(mf, WarmStartFraction); err != nil {
+			return nil, err
+		}
 	}
 	fr := &FamilyResult{Family: fam, Model: m}
 	progress := func(stage string) func(int, float64) {
@@ -320,4 +353,11 @@ func (r *ExperimentResult) Warnings() []string {
 		w = append(w, f.Warnings...)
 	}
 	return w
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -39,6 +39,7 @@ func runCMF(args []string) error {
 	fs.StringVar(&c.DType, "dtype", "float64", "float64 or float32")
 	seed := fs.Uint64("seed", 1, "random seed (initialisation, held-out split, mini-batches, noise)")
 	fs.IntVar(&o.Iters, "iters", 2000, "training steps per family")
+	fs.BoolVar(&o.WarmStart, "warm-start", false, "start cmf from the trained mean-field family (its decoder, means and variances; needs meanfield among --families and --input-dim equal to --latent-dim): cmf then trains --iters steps after mean-field's")
 	fs.IntVar(&o.Test, "test", 0, "held-out points (0: 200 for frey, 1000 for mnist)")
 	fs.IntVar(&o.FitIters, "fit-iters", 500, "steps fitting the held-out points' local parameters (globals frozen)")
 	fs.IntVar(&o.Draws, "draws", 10, "noise draws of each bound (>= 2)")
