@@ -1,4 +1,5 @@
-// Package docker_test checks that docker/Dockerfile pins the Go and GoNB versions of go.mod.
+// Package docker_test checks that docker/Dockerfile pins the Go and GoNB versions of go.mod, builds
+// what its build arguments say, and that the build context leaves out what it should.
 package docker_test
 
 import (
@@ -32,9 +33,23 @@ func TestDockerfileMatchesGoMod(t *testing.T) {
 	if gonb == nil || arg("GONB_VERSION") != string(gonb[1]) {
 		t.Errorf("Dockerfile GONB_VERSION %s, go.mod gonb %s", arg("GONB_VERSION"), gonb)
 	}
-	for _, want := range []string{"github.com/janpfeifer/gonb golang.org/x/tools/cmd/goimports", "COPY go.mod go.sum", "EXPOSE 8888"} {
+	for _, want := range []string{"github.com/janpfeifer/gonb golang.org/x/tools/cmd/goimports", "COPY go.mod go.sum", "EXPOSE 8888",
+		`= "${GONB_VERSION}"`, "GOFLAGS=${XLA_TAGS}", "linux-${TARGETARCH:-amd64}"} {
 		if !strings.Contains(string(df), want) {
 			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+}
+
+// TestDockerignore: the build context leaves out version control and run outputs.
+func TestDockerignore(t *testing.T) {
+	b, err := os.ReadFile("../.dockerignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{".git", "out/"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf(".dockerignore lacks %q", want)
 		}
 	}
 }
