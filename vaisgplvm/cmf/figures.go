@@ -6,14 +6,17 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
 )
 
-// Figure is a named plot of an experiment ("curves", "iw", "<family>_samples", ...).
+// Figure is a named plot of an experiment ("curves", "iw", "<family>_samples", ...), with the size
+// to draw it at (0: the default size; image grids have theirs, so that pixels stay square).
 type Figure struct {
-	Name string
-	Plot *plot.Plot
+	Name          string
+	Plot          *plot.Plot
+	Width, Height vg.Length
 }
 
 // Figures draws the experiment: the training curves (-bound per point, smoothed over 20 steps or
@@ -42,13 +45,13 @@ func (r *ExperimentResult) Figures() ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	figs = append(figs, Figure{"curves", p})
+	figs = append(figs, Figure{Name: "curves", Plot: p})
 	if len(iw) > 0 && len(iw[0].X) > 0 {
 		if p, err = plots.Curves(plots.CurveOptions{Title: r.Dataset + ": held-out importance-weighted bound", XLabel: "log10 K",
 			YLabel: "bound (nats per point)", Markers: true}, iw...); err != nil {
 			return nil, err
 		}
-		figs = append(figs, Figure{"iw", p})
+		figs = append(figs, Figure{Name: "iw", Plot: p})
 	}
 	for _, f := range r.Families {
 		more, err := r.familyFigures(f)
@@ -85,7 +88,7 @@ func (r *ExperimentResult) familyFigures(f FamilyResult) ([]Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, Figure{f.Family + "_latents", p})
+		figs = append(figs, Figure{Name: f.Family + "_latents", Plot: p})
 	}
 	if r.ImageRows == 0 {
 		return figs, nil
@@ -103,12 +106,14 @@ func (r *ExperimentResult) familyFigures(f FamilyResult) ([]Figure, error) {
 		return nil, err
 	}
 	grid := plots.GridOptions{Rows: r.ImageRows, Cols: r.ImageCols, Lo: 0, Hi: 1}
-	grid.Title = r.Dataset + ", " + f.Family + ": decoder means at z ~ N(0, I)"
-	p, err := plots.ImageGrid([]plots.ImageRow{{Label: "samples", Images: samples}}, grid)
+	// Prior draws land where the training latents may not be (the aggregate posterior need not
+	// fill N(0, I)); the decoder's output there is an extrapolation, often black or noise.
+	grid.Title = r.Dataset + ", " + f.Family + ": decoder means at z ~ N(0, I) (black or noisy: z where no training latent lies)"
+	fig, err := gridFigure(f.Family+"_samples", []plots.ImageRow{{Label: "samples", Images: samples}}, grid)
 	if err != nil {
 		return nil, err
 	}
-	figs = append(figs, Figure{f.Family + "_samples", p})
+	figs = append(figs, fig)
 	z, err := f.Held.Latents()
 	if err != nil {
 		return nil, err
@@ -118,8 +123,23 @@ func (r *ExperimentResult) familyFigures(f FamilyResult) ([]Figure, error) {
 		return nil, err
 	}
 	grid.Title = r.Dataset + ", " + f.Family + ": held-out images and reconstructions"
-	if p, err = plots.ImageGrid([]plots.ImageRow{{Label: "held-out", Images: f.Held.Y[:len(recon)]}, {Label: "reconstruction", Images: recon}}, grid); err != nil {
+	fig, err = gridFigure(f.Family+"_reconstructions", []plots.ImageRow{{Label: "held-out", Images: f.Held.Y[:len(recon)]},
+		{Label: "reconstruction", Images: recon}}, grid)
+	if err != nil {
 		return nil, err
 	}
-	return append(figs, Figure{f.Family + "_reconstructions", p}), nil
+	return append(figs, fig), nil
+}
+
+// gridFigure is the image grid of rows as a Figure at the size that keeps its pixels square.
+func gridFigure(name string, rows []plots.ImageRow, grid plots.GridOptions) (Figure, error) {
+	p, err := plots.ImageGrid(rows, grid)
+	if err != nil {
+		return Figure{}, err
+	}
+	w, h, err := plots.GridSize(rows, grid, 0)
+	if err != nil {
+		return Figure{}, err
+	}
+	return Figure{Name: name, Plot: p, Width: w, Height: h}, nil
 }

@@ -75,7 +75,7 @@ func writeCMFFigures(dir *rundir.Dir, res *cmf.ExperimentResult) error {
 		return err
 	}
 	for _, f := range figs {
-		png, err := plots.PNG(f.Plot, 0, 0)
+		png, err := plots.PNG(f.Plot, f.Width, f.Height)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // ImageRow is one row of an image grid: a label ("truth", "masked", "reconstruction") and images
@@ -127,4 +128,20 @@ func GridImage(rows []ImageRow, opt GridOptions) (*image.RGBA, error) {
 		}
 	}
 	return img, nil
+}
+
+// GridSize returns the size at which to draw an ImageGrid plot of rows at width w (0: 8 inches)
+// so that its pixels stay square: the raster's aspect ratio plus room for the title and the
+// row labels. Drawn at another size, the images come out stretched. Errors: as GridImage.
+func GridSize(rows []ImageRow, opt GridOptions, w vg.Length) (width, height vg.Length, err error) {
+	img, err := GridImage(rows, opt)
+	if err != nil {
+		return 0, 0, err
+	}
+	if w == 0 {
+		w = 8 * vg.Inch
+	}
+	b := img.Bounds()
+	labels := 1.2 * vg.Inch // the row labels' margin, left of the raster
+	return w, (w-labels)*vg.Length(b.Dy())/vg.Length(b.Dx()) + 0.6*vg.Inch, nil
 }
