@@ -78,15 +78,7 @@ func TestTrainThenLoadCheckpoint(t *testing.T) {
 	cfg.M, cfg.K = 8, 2
 	open := func(model.Config) (backends.Backend, error) { return testutil.Backend(), nil }
 	run := func(out string, iters int, stop bool, resume string) (*experiment.Metrics, *train.Trainer, error) {
-		src := experiment.Source{File: f.path}
-		td, err := src.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := experiment.NewTrainer(cfg, td, src, testutil.Backend())
-		if err != nil {
-			t.Fatal(err)
-		}
+		src, td, tr := fileTrainer(t, f.path, cfg)
 		dir, err := rundir.Open(out, experiment.TrainOutputs, rundir.Options{Run: "train", Resume: resume != "", ResumeFile: resume})
 		if err != nil {
 			t.Fatal(err)
@@ -154,15 +146,7 @@ func TestLoadCheckpointErrors(t *testing.T) {
 	f := writeCSV(t, 20, 3, 2)
 	cfg := model.DefaultConfig("mf", 2)
 	cfg.M = 5
-	src := experiment.Source{File: f.path}
-	td, err := src.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := experiment.NewTrainer(cfg, td, src, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, tr := fileTrainer(t, f.path, cfg)
 	ckpt := filepath.Join(t.TempDir(), "c.gob")
 	if err := tr.Save(ckpt); err != nil {
 		t.Fatal(err)
@@ -252,4 +236,20 @@ func writeCSV(t *testing.T, n, d int, seed uint64) csvFile {
 		t.Fatal(err)
 	}
 	return csvFile{path, rows}
+}
+
+// fileTrainer loads the file at path as a Source and returns it, its data and a trainer of cfg on
+// it (pure-Go test backend).
+func fileTrainer(t *testing.T, path string, cfg model.Config) (experiment.Source, *experiment.Data, *train.Trainer) {
+	t.Helper()
+	src := experiment.Source{File: path}
+	td, err := src.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := experiment.NewTrainer(cfg, td, src, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, td, tr
 }
