@@ -172,7 +172,11 @@ func (o ExperimentOptions) Check() error {
 	if o.Draws == 1 || o.Reps == 1 || o.AIS.Runs == 1 {
 		return fmt.Errorf("cmf: draws, IW repetitions and AIS runs need >= 2 for a standard error")
 	}
-	if o.WarmStart && (!slices.Contains(o.Families, "cmf") || !slices.Contains(o.Families, "meanfield")) {
+	fams := o.Families
+	if len(fams) == 0 {
+		fams = Families // the default
+	}
+	if o.WarmStart && (!slices.Contains(fams, "cmf") || !slices.Contains(fams, "meanfield")) {
 		return fmt.Errorf("cmf: a warm start trains cmf from the mean-field family: give both cmf and meanfield among the families")
 	}
 	if o.WarmStart && o.Config.InputDim != 0 && o.Config.InputDim != o.Config.LatentDim {

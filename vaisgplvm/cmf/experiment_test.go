@@ -149,3 +149,18 @@ func TestExperimentWarnsOnUnconvergedAIS(t *testing.T) {
 		t.Fatalf("AIS %.3f against the bound %.3f: warnings %q", f.LogLik.PerPoint, f.TestBoundAIS, f.Warnings)
 	}
 }
+
+// TestWarmStartOptions: a warm start needs cmf and mean-field among the families (the default
+// families have both) and GP input dim = latent dim.
+func TestWarmStartOptions(t *testing.T) {
+	for _, c := range []struct {
+		fams  []string
+		input int
+		ok    bool
+	}{{nil, 0, true}, {[]string{"cmf", "meanfield"}, 0, true}, {[]string{"cmf"}, 0, false}, {nil, 3, false}} {
+		o := ExperimentOptions{Dataset: "frey", Families: c.fams, WarmStart: true, Config: Config{LatentDim: 2, InputDim: c.input}}
+		if err := o.Check(); (err == nil) != c.ok {
+			t.Errorf("families %v, input dim %d: Check() = %v, want ok %v", c.fams, c.input, err, c.ok)
+		}
+	}
+}
