@@ -2,6 +2,8 @@ package plots
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -74,9 +76,43 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 			p.Legend.Add(s.Name, line)
 		}
 	}
+	if wholeX(series) {
+		p.X.Tick.Marker = integerTicks{}
+	}
 	p.Legend.Top = true
 	roomForLegend(p, len(series))
 	return p, nil
+}
+
+// wholeX reports whether every series' x values are whole numbers (counts: iterations, K);
+// a series without X is drawn at 1, 2, ....
+func wholeX(series []Series) bool {
+	for _, s := range series {
+		for _, x := range s.X {
+			if x != math.Trunc(x) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// integerTicks is plot.DefaultTicks for an axis of counts: labels only at whole numbers, written
+// without decimals (25, not 25.00).
+type integerTicks struct{}
+
+func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		switch {
+		case ts[i].Label == "":
+		case ts[i].Value != math.Trunc(ts[i].Value):
+			ts[i].Label = ""
+		default:
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
 }
 
 // dashes distinguishes series without relying on colour alone.
