@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"sync"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
@@ -17,18 +18,25 @@ type execCache struct {
 }
 
 // execKey names a graph: its purpose, the trainer's model and variable store (pointers: kept alive
-// by the map, so never reused for another), and the sizes the graph's model copy was given.
+// by the map, so never reused for another), and the state of the graph's model copy that the graph
+// bakes in (configuration, schedule, step-size rule, printed): a model changed in place, such as a
+// schedule set by hand, gets graphs of its own instead of stale ones.
 type execKey struct {
-	name       string
-	model      *model.Model
-	store      *mlmodel.Store
-	k, samples int
+	name  string
+	model *model.Model
+	store *mlmodel.Store
+	state string
+}
+
+// graphState prints what of m a graph bakes in as constants.
+func graphState(m *model.Model) string {
+	return fmt.Sprintf("%+v|%+v|%+v", m.Cfg, m.Schedule, m.Step)
 }
 
 // exec returns the graph named name for the trainer's model owner, evaluating batches of m (a copy
 // of owner with other sizes, BoundGraph's inputs) with fn: built on first use, then reused.
 func (t *Trainer) exec(name string, owner, m *model.Model, fn func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node) (*mlmodel.Exec, error) {
-	key := execKey{name: name, model: owner, store: t.Ctx.Store(), k: m.Cfg.K, samples: m.Cfg.Samples}
+	key := execKey{name: name, model: owner, store: t.Ctx.Store(), state: graphState(m)}
 	return t.cached(key, func() (*mlmodel.Exec, error) {
 		return mlmodel.NewExec(t.Backend, t.Ctx.Store(), BoundGraph(m, fn))
 	})

@@ -190,3 +190,40 @@ func TestBatchPlanAndGraphCache(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphCacheFollowsInPlaceChanges: a model changed in place (here its step sizes scaled, as a
+// hand-tuning notebook would) gets fresh graphs: Weights then equals that of a separate copy of
+// the changed model, not the cached graph's.
+func TestGraphCacheFollowsInPlaceChanges(t *testing.T) {
+	x := testutil.NormalRows(rand.New(rand.NewPCG(6, 6)), 20, 3, 1)
+	cfg := model.DefaultConfig("vais", 2)
+	cfg.M, cfg.K, cfg.Batch = 5, 3, 10
+	m, err := model.New(cfg, x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := New(m, testutil.Backend())
+	if _, err := tr.Step(); err != nil {
+		t.Fatal(err)
+	}
+	idx := []int{0, 1, 2, 3}
+	before, err := tr.Weights(idx, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Model.Step.Scale = 3 // in place
+	after, err := tr.Weights(idx, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := *tr
+	mm := *tr.Model
+	fresh.Model, fresh.cache = &mm, nil
+	want, err := fresh.Weights(idx, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(after.MeanLogAccept) != fmt.Sprint(want.MeanLogAccept) || fmt.Sprint(after.MeanLogAccept) == fmt.Sprint(before.MeanLogAccept) {
+		t.Errorf("mean log acceptance before %v, after scaling eta in place %v, a fresh copy %v", before.MeanLogAccept, after.MeanLogAccept, want.MeanLogAccept)
+	}
+}

@@ -42,7 +42,7 @@ func (t *Trainer) Params() (*Params, error) {
 	}
 	m := t.Model
 	annealed := m.Method.Annealed()
-	exec, err := t.cached(execKey{name: "params", model: m, store: t.Ctx.Store()}, func() (*mlmodel.Exec, error) {
+	exec, err := t.cached(execKey{name: "params", model: m, store: t.Ctx.Store(), state: graphState(m)}, func() (*mlmodel.Exec, error) {
 		return mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, idx *Node) []*Node {
 			g := idx.Graph()
 			q0 := latent.Batch(ctx, g, m.Latent, idx)
