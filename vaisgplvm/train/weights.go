@@ -2,10 +2,12 @@ package train
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -20,6 +22,9 @@ type WeightStats struct {
 	Points  int     `json:"points"`
 	// PerPointESS is the ESS of each point, in the order of idx.
 	PerPointESS []float64 `json:"-"`
+	// PerPointBound is each point's log (1/k) sum_s w_s (nats), in the order of idx: the bound's
+	// per-point term L_n with k particles (without KL(q(u) || p(u)) / N).
+	PerPointBound []float64 `json:"-"`
 	// Accept are, for VAIS, the mean Metropolis-Hastings acceptance rates min(1, a_k) of the K
 	// transitions over the points and chains (see anneal.Chain.LogAccept); nil otherwise.
 	Accept []float64 `json:"accept_rates,omitempty"`
@@ -84,6 +89,7 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 		}
 		ess := metrics.ESS(col)
 		st.PerPointESS = append(st.PerPointESS, ess)
+		st.PerPointBound = append(st.PerPointBound, floats.LogSumExp(col)-math.Log(float64(k)))
 		st.ESS += ess / float64(b)
 		st.Entropy += metrics.WeightEntropy(col) / float64(b)
 	}

@@ -1,0 +1,161 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// ScheduleLab evaluates a trained annealed model at its fixed global parameters and q0 under an
+// annealing schedule beta_k and step sizes set by hand: what notebook 02's sliders drive. Each
+// setting costs one run of Chains chains on the lab's points (and, the first time a setting is
+// seen, compiling its graph). Nothing it evaluates changes the trained model.
+type ScheduleLab struct {
+	Points []int  // the points evaluated
+	Chains int    // annealed chains per point (>= 1); with >= 2 the ESS of their weights is reported
+	Seed   uint64 // the chains' noise: every setting sees the same draws
+
+	tr      *train.Trainer // a copy of the trained one, whose model copy the lab changes
+	model   *model.Model
+	klu     float64         // KL(q(u) || p(u)) / N at the parameters
+	trained *train.Params   // the trained schedule and step sizes
+	logZ    map[int]float64 // log Z_n of the evidence reference (nil: none)
+}
+
+// LabSetting is one hand-set chain: Betas beta_1..beta_K (increasing in (0, 1], the last 1; nil:
+// the trained schedule) and EtaScale, a factor on every trained eta_k (0: 1).
+type LabSetting struct {
+	Betas    []float64
+	EtaScale float64
+}
+
+// LabResult is the bound under one LabSetting on the lab's points.
+type LabResult struct {
+	// NegBound is -(mean over the points of L_n) + KL(q(u) || p(u)) / N, nats per point: the
+	// -ELBO on these points with Chains chains; SE is its standard error over the points.
+	NegBound, SE float64
+	// Gap is the mean over the points of log Z_n - L_n (nats per point) and GapSE its standard
+	// error, when the lab has an evidence reference; nil otherwise.
+	Gap, GapSE *float64
+	Accept     []float64 // mean Metropolis-Hastings acceptance of each transition k = 1..K
+	ESS        float64   // mean over the points of the ESS of their Chains weights (Chains >= 2)
+	Betas      []float64 // the schedule evaluated
+	Etas       []float64 // the step sizes evaluated (the trained eta_k times EtaScale)
+	// PerPoint are the points' L_n (nats), in the order of the lab's Points: every setting sees
+	// the same noise, so two settings' L_n pair point by point (Paired).
+	PerPoint []float64
+}
+
+// Paired returns the mean over the points of r's -L_n minus base's, with its standard error: the
+// difference of two settings' bounds, paired point by point (same points, same noise), whose
+// error is far smaller than either bound's own spread over the points.
+func (r *LabResult) Paired(base *LabResult) (diff, se float64) {
+	d := make([]float64, len(r.PerPoint))
+	for i := range d {
+		d[i] = base.PerPoint[i] - r.PerPoint[i]
+	}
+	m, sd := stat.MeanStdDev(d, nil)
+	return m, sd / math.Sqrt(float64(len(d)))
+}
+
+// NewScheduleLab returns a lab for the trained annealed model of tr on the given points, with
+// chains chains per point and noise from seed; ev, when not nil, is an evidence estimate
+// (evidence.Estimate) covering every one of the points, for the gap. Errors: a model without an
+// annealed chain, no points or a point out of range, chains < 1, points the evidence lacks.
+func NewScheduleLab(tr *train.Trainer, points []int, chains int, seed uint64, ev *evidence.Result) (*ScheduleLab, error) {
+	if err := tr.Ready(); err != nil {
+		return nil, err
+	}
+	if !tr.Model.Method.Annealed() {
+		return nil, fmt.Errorf("schedule lab: the %s bound has no annealed chain", tr.Model.Cfg.Method)
+	}
+	if len(points) == 0 || chains < 1 {
+		return nil, fmt.Errorf("schedule lab: %d points and %d chains: want at least one of each", len(points), chains)
+	}
+	p, err := tr.Params()
+	if err != nil {
+		return nil, err
+	}
+	e, err := tr.Evaluate(2, nil)
+	if err != nil {
+		return nil, err
+	}
+	l := &ScheduleLab{Points: points, Chains: chains, Seed: seed, trained: p, klu: e.KLUPerPoint}
+	if ev != nil {
+		l.logZ = map[int]float64{}
+		for i, n := range ev.Points {
+			l.logZ[n] = ev.LogZ[i]
+		}
+		for _, n := range points {
+			if _, ok := l.logZ[n]; !ok {
+				return nil, fmt.Errorf("schedule lab: the evidence estimate does not cover point %d", n)
+			}
+		}
+	}
+	mm := *tr.Model
+	t := *tr
+	t.Model = &mm
+	l.tr, l.model = &t, &mm
+	return l, nil
+}
+
+// Trained returns the trained schedule beta_k and step sizes eta_k.
+func (l *ScheduleLab) Trained() (betas, etas []float64) { return l.trained.Betas, l.trained.Etas }
+
+// Evaluate runs the lab's chains under s and returns the bound, its gap to the evidence, the
+// acceptance per transition and the ESS. Errors: a schedule of the wrong length, not increasing,
+// outside (0, 1] or not ending at 1; a step-size factor that is not positive and finite.
+func (l *ScheduleLab) Evaluate(s LabSetting) (*LabResult, error) {
+	k := len(l.trained.Betas)
+	betas := l.trained.Betas
+	if s.Betas != nil {
+		if len(s.Betas) != k {
+			return nil, fmt.Errorf("schedule lab: %d betas for a chain of K = %d steps", len(s.Betas), k)
+		}
+		fx := anneal.Fixed{Kind: "custom", Values: s.Betas}
+		if _, err := fx.BetaValues(k); err != nil {
+			return nil, fmt.Errorf("schedule lab: %w", err)
+		}
+		l.model.Schedule, betas = fx, s.Betas
+	} else {
+		l.model.Schedule = l.tr.Model.Schedule
+	}
+	scale := s.EtaScale
+	if scale == 0 {
+		scale = 1
+	}
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return nil, fmt.Errorf("schedule lab: step-size factor %g: want a positive number", scale)
+	}
+	l.model.Step.Scale = scale
+	w, err := l.tr.Weights(l.Points, l.Chains, l.Seed)
+	if err != nil {
+		return nil, err
+	}
+	r := &LabResult{Accept: w.Accept, Betas: betas, PerPoint: w.PerPointBound}
+	for _, e := range l.trained.Etas {
+		r.Etas = append(r.Etas, e*scale)
+	}
+	mean, sd := stat.MeanStdDev(w.PerPointBound, nil)
+	n := float64(len(l.Points))
+	r.NegBound, r.SE = -mean+l.klu, sd/math.Sqrt(n)
+	if l.Chains >= 2 {
+		r.ESS = w.ESS
+	}
+	if l.logZ != nil {
+		gaps := make([]float64, len(l.Points))
+		for i, p := range l.Points {
+			gaps[i] = l.logZ[p] - w.PerPointBound[i]
+		}
+		g, gsd := stat.MeanStdDev(gaps, nil)
+		gse := gsd / math.Sqrt(n)
+		r.Gap, r.GapSE = &g, &gse
+	}
+	return r, nil
+}

@@ -1,0 +1,82 @@
+package experiment_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+)
+
+// TestScheduleLab: at a trained VAIS model, the lab's bound under the trained schedule agrees
+// with Evaluate's -ELBO (an independent path) within 4 combined standard errors; the trained
+// schedule given by hand reproduces it exactly (same noise); another schedule and a step-size
+// factor change it; its gap is the bound minus the evidence estimate on the same points (to
+// 1e-9); bad schedules and factors are refused; the trained model is unchanged.
+func TestScheduleLab(t *testing.T) {
+	f := writeCSV(t, 30, 4, 3)
+	cfg := model.DefaultConfig("vais", 2)
+	cfg.M, cfg.K, cfg.Batch = 6, 4, 0
+	_, _, tr := fileTrainer(t, f.path, cfg)
+	if err := tr.Run(40, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	points := make([]int, 30)
+	for i := range points {
+		points[i] = i
+	}
+	ev, err := evidence.Estimate(tr, evidence.Options{Temps: 40, Runs: 2, Seed: 1, CheckTemps: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, err := experiment.NewScheduleLab(tr, points, 1, 7, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := lab.Evaluate(experiment.LabSetting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := tr.Evaluate(8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := math.Abs(base.NegBound - e.NegELBO); d > 4*math.Hypot(base.SE, *e.NegELBOSE) {
+		t.Errorf("lab -bound %.4f ± %.4f, Evaluate -ELBO %.4f ± %.4f", base.NegBound, base.SE, e.NegELBO, *e.NegELBOSE)
+	}
+	betas, _ := lab.Trained()
+	same, err := lab.Evaluate(experiment.LabSetting{Betas: betas, EtaScale: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(same.NegBound-base.NegBound) > 1e-9 {
+		t.Errorf("the trained schedule by hand: %.12g, the trained one: %.12g", same.NegBound, base.NegBound)
+	}
+	if g := base.NegBound - ev.NegLogEvidencePerPoint; base.Gap == nil || math.Abs(*base.Gap-g) > 1e-9 {
+		t.Errorf("gap %v, want -bound - -log evidence = %.9f", base.Gap, g)
+	}
+	other, err := lab.Evaluate(experiment.LabSetting{Betas: []float64{0.7, 0.8, 0.9, 1}, EtaScale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := other.Paired(base); math.Abs(d-(other.NegBound-base.NegBound)) > 1e-9 {
+		t.Errorf("paired difference %.9f, difference of the bounds %.9f", d, other.NegBound-base.NegBound)
+	}
+	if other.NegBound == base.NegBound || len(other.Accept) != 4 || other.Etas[0] != 2*base.Etas[0] {
+		t.Errorf("another schedule and factor: %+v; base %+v", other, base)
+	}
+	for _, bad := range []experiment.LabSetting{{Betas: []float64{0.5, 1}}, {Betas: []float64{0.5, 0.4, 0.9, 1}},
+		{Betas: []float64{0.2, 0.4, 0.6, 0.9}}, {EtaScale: -1}} {
+		if _, err := lab.Evaluate(bad); err == nil {
+			t.Errorf("setting %+v accepted", bad)
+		}
+	}
+	after, err := tr.Evaluate(8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.NegELBO != e.NegELBO {
+		t.Errorf("the lab changed the trained model: -ELBO %.12g then %.12g", e.NegELBO, after.NegELBO)
+	}
+}
