@@ -73,15 +73,16 @@ func (t *Trainer) ESSBreakdown(idx []int, k int, seed uint64) (*ESSBreakdown, er
 	return out, nil
 }
 
-// pointIDs checks idx against the model's points and returns them as int32.
-func (t *Trainer) pointIDs(idx []int) ([]int32, error) {
+// pointIDs checks idx against the model's points and returns them as int32; errors begin with
+// what.
+func (t *Trainer) pointIDs(what string, idx []int) ([]int32, error) {
 	if len(idx) == 0 {
-		return nil, fmt.Errorf("ess: no points")
+		return nil, fmt.Errorf("%s: no points", what)
 	}
 	ids := make([]int32, len(idx))
 	for i, j := range idx {
 		if j < 0 || j >= t.Model.N {
-			return nil, fmt.Errorf("ess: point %d out of range [0, %d)", j, t.Model.N)
+			return nil, fmt.Errorf("%s: point %d out of range [0, %d)", what, j, t.Model.N)
 		}
 		ids[i] = int32(j)
 	}
@@ -91,7 +92,7 @@ func (t *Trainer) pointIDs(idx []int) ([]int32, error) {
 // perPixelESS is ESSBreakdown.PerPixel for t's IWVI model (its K samples of q0).
 func (t *Trainer) perPixelESS(idx []int, seed uint64) ([]float64, error) {
 	m := *t.Model
-	ids, err := t.pointIDs(idx)
+	ids, err := t.pointIDs("ess", idx)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func (t *Trainer) perPixelESS(idx []int, seed uint64) ([]float64, error) {
 func (t *Trainer) incrementESS(idx []int, seed uint64) ([]float64, error) {
 	m := *t.Model
 	m.Cfg.Samples = 1
-	ids, err := t.pointIDs(idx)
+	ids, err := t.pointIDs("ess", idx)
 	if err != nil {
 		return nil, err
 	}

@@ -50,14 +50,11 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	if k < 1 || len(idx) == 0 {
 		return nil, fmt.Errorf("weights: need k >= 1 and at least one point")
 	}
-	b := len(idx)
-	ids := make([]int32, b)
-	for i, j := range idx {
-		if j < 0 || j >= m.N {
-			return nil, fmt.Errorf("weights: point %d out of range [0, %d)", j, m.N)
-		}
-		ids[i] = int32(j)
+	ids, err := t.pointIDs("weights", idx)
+	if err != nil {
+		return nil, err
 	}
+	b := len(ids)
 	rng := rand.New(rand.NewPCG(seed, 0x77))
 	exec, err := t.exec("weights", t.Model, &m, func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
 		res, c := m.Bound(ctx, xn, mk, id, e0, ch)
