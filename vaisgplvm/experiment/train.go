@@ -155,7 +155,7 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		}
 	}
 	ckpt := dir.Final("checkpoint.gob")
-	saved := opt.Resume != "" && sameFile(opt.Resume, ckpt) // a checkpoint of this run exists
+	saved := opt.Resume != "" && SameFile(opt.Resume, ckpt) // a checkpoint of this run exists
 	save := func(t *train.Trainer) error {
 		if err := t.Save(dir.File("checkpoint.gob")); err != nil {
 			return err
@@ -283,12 +283,9 @@ func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.E
 	return err
 }
 
-// sameFile reports whether paths a and b name the same file (by absolute path).
-func sameFile(a, b string) bool {
+// SameFile reports whether paths a and b name the same file (by absolute path).
+func SameFile(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
 }
-
-// SameFile reports whether paths a and b name the same file (by absolute path).
-func SameFile(a, b string) bool { return sameFile(a, b) }

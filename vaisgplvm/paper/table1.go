@@ -125,16 +125,14 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 			}
 			j.evals = append(j.evals, ev)
 			if table == 3 {
-				w, err := tr.Weights(damaged, j.cfg.K, j.seed)
+				e, err := tr.ESSBreakdown(damaged, j.cfg.K, j.seed) // its Own are Weights(damaged, K, seed)
 				if err != nil {
 					return err
 				}
-				j.weights = append(j.weights, w)
-				e, err := tr.ESSBreakdown(damaged, j.cfg.K, j.seed)
-				if err != nil {
-					return err
+				if e.Own == nil {
+					return fmt.Errorf("weights: method %q has no importance weights", j.method)
 				}
-				j.breakdowns = append(j.breakdowns, e)
+				j.weights, j.breakdowns = append(j.weights, e.Own), append(j.breakdowns, e)
 			}
 		}
 		j.secs = tr.SecondsPerIter()

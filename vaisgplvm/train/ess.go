@@ -23,6 +23,8 @@ type ESSBreakdown struct {
 	// Particles: the method's own K weights per point (Trainer.Weights): K independent chains of
 	// an annealed bound, K samples of q0 for IWVI; nil for MF.
 	Particles []float64 `json:"particles,omitempty"`
+	// Own are the diagnostics of those weights (Trainer.Weights; nil for MF), Particles' source.
+	Own *WeightStats `json:"-"`
 	// Q0Samples: K importance samples of the model's q0, w_s = p(x_n, h_s) / q0(h_s), for every
 	// method (IWVI's weights at this model's q0).
 	Q0Samples []float64 `json:"q0_samples"`
@@ -49,7 +51,7 @@ func (t *Trainer) ESSBreakdown(idx []int, k int, seed uint64) (*ESSBreakdown, er
 		if err != nil {
 			return nil, err
 		}
-		out.Particles = w.PerPointESS
+		out.Own, out.Particles = w, w.PerPointESS
 	}
 	iw, err := t.Model.WithBound("iwvi", k, nil)
 	if err != nil {

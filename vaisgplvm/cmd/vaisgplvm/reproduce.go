@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -170,11 +169,7 @@ func runReproduce(args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s\n", dir.Final(fmt.Sprintf("table%d.json", *tab)))
 	if *jsonOut {
-		buf, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Println(string(buf))
+		return printJSON(res)
 	}
 	return nil
 }

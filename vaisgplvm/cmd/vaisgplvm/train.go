@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -122,12 +121,7 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	buf, err := json.MarshalIndent(met, "", "  ")
-	if err != nil {
-		return err
-	}
-	fmt.Println(string(buf))
-	return nil
+	return printJSON(met)
 }
 
 // resumeArgs returns train's arguments with --resume ckpt in place of any --resume given.
