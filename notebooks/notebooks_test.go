@@ -35,14 +35,7 @@ var wants = map[string][]string{
 }
 
 func TestNotebooksExecute(t *testing.T) {
-	jupyter, err := exec.LookPath("jupyter")
-	if err != nil || exec.Command(jupyter, "nbconvert", "--version").Run() != nil {
-		const how = "Jupyter nbconvert not found; install it with: apt-get install -y --no-install-recommends jupyter-nbconvert python3-nbclient jupyter-client"
-		if os.Getenv("VAISGPLVM_REQUIRE_JUPYTER") == "1" {
-			t.Fatal(how + " (VAISGPLVM_REQUIRE_JUPYTER=1: the notebooks must run here)")
-		}
-		t.Skip(how + ": the notebooks were NOT executed")
-	}
+	jupyter, env := kernelEnv(t)
 	files, err := filepath.Glob("*.ipynb")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no notebooks found (%v)", err)
@@ -54,18 +47,6 @@ func TestNotebooksExecute(t *testing.T) {
 		}
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "github.com/janpfeifer/gonb", "golang.org/x/tools/cmd/goimports")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building gonb and goimports from go.mod's tool lines: %v\n%s", err, out)
-	}
-	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"JUPYTER_DATA_DIR="+filepath.Join(tmp, "jupyter"), "VAISGPLVM_QUICK=1")
-	install := exec.Command(filepath.Join(bin, "gonb"), "--install", "--force_deps")
-	install.Env = env
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("gonb --install: %v\n%s", err, out)
-	}
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(f, ".ipynb"), func(t *testing.T) {
 			out := filepath.Join(tmp, f)
@@ -86,6 +67,35 @@ func TestNotebooksExecute(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kernelEnv returns the jupyter command and an environment in which GoNB (built here from go.mod's
+// tool lines, with goimports) is installed as a Jupyter kernel in a temporary directory, in quick
+// mode. Without Jupyter it skips, saying so, or fails with VAISGPLVM_REQUIRE_JUPYTER=1.
+func kernelEnv(t *testing.T) (string, []string) {
+	t.Helper()
+	jupyter, err := exec.LookPath("jupyter")
+	if err != nil || exec.Command(jupyter, "nbconvert", "--version").Run() != nil {
+		const how = "Jupyter nbconvert not found; install it with: apt-get install -y --no-install-recommends jupyter-nbconvert python3-nbclient jupyter-client"
+		if os.Getenv("VAISGPLVM_REQUIRE_JUPYTER") == "1" {
+			t.Fatal(how + " (VAISGPLVM_REQUIRE_JUPYTER=1: the notebooks must run here)")
+		}
+		t.Skip(how + ": the notebooks were NOT executed")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "bin")
+	build := exec.Command("go", "build", "-o", bin+"/", "github.com/janpfeifer/gonb", "golang.org/x/tools/cmd/goimports")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building gonb and goimports from go.mod's tool lines: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"JUPYTER_DATA_DIR="+filepath.Join(tmp, "jupyter"), "VAISGPLVM_QUICK=1")
+	install := exec.Command(filepath.Join(bin, "gonb"), "--install", "--force_deps")
+	install.Env = env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("gonb --install: %v\n%s", err, out)
+	}
+	return jupyter, env
 }
 
 // problems lists the error outputs, panics or non-zero exits in stream outputs, and missing MIME
@@ -218,5 +228,117 @@ func TestNotebooksCallThePackage(t *testing.T) {
 		if strings.HasPrefix(f, "0") && f >= "03" && f < "08" && !strings.Contains(src, "paper.Table") {
 			t.Errorf("%s: a table notebook that does not call paper.TableN", f)
 		}
+	}
+}
+
+// TestScheduleLabWidgets drives notebook 02's lab sliders through the GoNB kernel with a stand-in
+// for the browser (testdata/frontend.py: it opens GoNB's channel, answers heartbeats and sends the
+// values a browser's widgets would), in quick mode and with its own temporary directory: every code
+// cell of the notebook runs in order, the last one (nb.Lab) shows the trained chain's view, the
+// stand-in moves the beta_1 slider, the view is redrawn for the new schedule, and Stop ends the cell
+// with that view left in its output. The widgets' own JavaScript does not run here.
+func TestScheduleLabWidgets(t *testing.T) {
+	jupyter, env := kernelEnv(t)
+	python, err := interpreter(jupyter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cells, err := codeCells("02-beta-schedules-by-hand.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cells[len(cells)-1], "nb.Lab(") {
+		t.Fatalf("the last code cell of notebook 02 is not the lab with sliders:\n%s", cells[len(cells)-1])
+	}
+	args := []string{"testdata/frontend.py"}
+	for i, c := range cells {
+		f := filepath.Join(tmp, fmt.Sprintf("cell%02d.go", i))
+		if err := os.WriteFile(f, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, f)
+	}
+	cmd := exec.Command(python, args...)
+	cmd.Env = append(env, "TMPDIR="+tmp, "FRONTEND_TIMEOUT=600")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, runErr := cmd.Output()
+	var r struct {
+		OK      bool     `json:"ok"`
+		Why     string   `json:"why"`
+		Latency *float64 `json:"latency_s"`
+		Shown   []string `json:"shown"`
+		Final   string   `json:"final"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("frontend.py: %v (%v)\n%s\n%s", err, runErr, out, tail(stderr.String(), 3000))
+	}
+	if !r.OK {
+		t.Fatalf("frontend.py: %s\nshown: %q\n%s", r.Why, r.Shown, tail(stderr.String(), 3000))
+	}
+	t.Logf("the view was redrawn %.2f s after the slider moved (quick mode: 10 points)", *r.Latency)
+	if len(r.Shown) != 2 || !strings.Contains(r.Shown[0], "this setting") || r.Shown[0] == r.Shown[1] || r.Final != r.Shown[1] {
+		t.Errorf("want the trained view, then a redrawn one left as the final output; got %d views, final %.200q", len(r.Shown), r.Final)
+	}
+	// beta_1's slider went to position 31 of 1..99 (0.01 + 30/98 * 0.98 = 0.31): the moved view lists it.
+	if !strings.Contains(r.Shown[1], "0.31") {
+		t.Errorf("the redrawn view does not show beta_1 = 0.31: %.600q", stripImages(r.Shown[1]))
+	}
+}
+
+// interpreter is the Python that runs jupyter (its #! line), which has jupyter_client.
+func interpreter(jupyter string) (string, error) {
+	buf, err := os.ReadFile(jupyter)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(buf), "\n")
+	if !strings.HasPrefix(line, "#!") {
+		return "", fmt.Errorf("%s has no #! line", jupyter)
+	}
+	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(fields) == 2 && filepath.Base(fields[0]) == "env" {
+		return exec.LookPath(fields[1])
+	}
+	return fields[0], nil
+}
+
+// codeCells returns the code cells of a notebook, in order.
+func codeCells(path string) ([]string, error) {
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var nb struct {
+		Cells []struct {
+			CellType string          `json:"cell_type"`
+			Source   json.RawMessage `json:"source"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(buf, &nb); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var cells []string
+	for _, c := range nb.Cells {
+		if c.CellType == "code" {
+			cells = append(cells, streamText(c.Source))
+		}
+	}
+	return cells, nil
+}
+
+// stripImages drops inline PNGs from HTML, for messages.
+func stripImages(h string) string {
+	for {
+		i := strings.Index(h, "data:image/png;base64,")
+		if i < 0 {
+			return h
+		}
+		j := strings.Index(h[i:], `"`)
+		if j < 0 {
+			return h[:i]
+		}
+		h = h[:i] + "IMG" + h[i+j:]
 	}
 }

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	mlmodel "github.com/gomlx/gomlx/ml/model"
-
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -135,7 +132,7 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 	if etaScales == nil {
 		etaScales = []float64{1}
 	}
-	t, err := scratch(tr)
+	t, err := tr.Scratch() // resets the damping, keeps a trained mass (the trained step sizes go with it)
 	if err != nil {
 		return nil, err
 	}
@@ -170,28 +167,6 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 		return nil, err
 	}
 	return append(out, b), nil
-}
-
-// scratch returns a copy of tr whose variables are copies in a new store, so that a bound
-// evaluated on it may create or reset its own parameters without touching tr's (Underdamped
-// resets the damping and keeps a trained mass, since the trained step sizes go with it).
-func scratch(tr *train.Trainer) (*train.Trainer, error) {
-	store := mlmodel.NewStore()
-	var err error
-	for v := range tr.Ctx.Store().IterVariables() {
-		if err == nil {
-			_, err = v.CloneToStore(store)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("evidence: copying the model's variables: %w", err)
-	}
-	t := *tr
-	t.Ctx = store.RootScope()
-	if err := vars.SetDType(t.Ctx, tr.Model.DType()); err != nil {
-		return nil, err
-	}
-	return &t, nil
 }
 
 // evaluate is the bound of t's model at its parameters averaged over draws noise draws on all

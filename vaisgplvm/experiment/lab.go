@@ -4,35 +4,48 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // ScheduleLab evaluates a trained annealed model at its fixed global parameters and q0 under an
-// annealing schedule beta_k and step sizes set by hand: what notebook 02's sliders drive. Each
-// setting costs one run of Chains chains on the lab's points (and, the first time a setting is
-// seen, compiling its graph). Nothing it evaluates changes the trained model.
+// annealing schedule beta_k, step sizes and (for the underdamped chain, bound uha) a momentum
+// damping set by hand: what notebook 02's sliders drive. Each setting costs one run of Chains
+// chains on the lab's points (and, the first time a schedule or step-size factor is seen,
+// compiling its graph). The lab works on a copy of the model's variables (train.Trainer.Scratch):
+// nothing it evaluates changes the trained model.
 type ScheduleLab struct {
 	Points []int  // the points evaluated
 	Chains int    // annealed chains per point (>= 1); with >= 2 the ESS of their weights is reported
 	Seed   uint64 // the chains' noise: every setting sees the same draws
 
-	tr      *train.Trainer // a copy of the trained one, whose model copy the lab changes
-	model   *model.Model
+	tr      *train.Trainer  // a copy of the trained one with its own variables (Scratch)
+	model   *model.Model    // a copy of the trained model, whose schedule and step sizes the lab sets
+	damping *float64        // the trained momentum damping of an underdamped model (nil: VAIS)
+	base    *LabResult      // the trained chain's result, View's reference (evaluated on first use)
 	klu     float64         // KL(q(u) || p(u)) / N at the parameters
 	trained *train.Params   // the trained schedule and step sizes
 	logZ    map[int]float64 // log Z_n of the evidence reference (nil: none)
 }
 
 // LabSetting is one hand-set chain: Betas beta_1..beta_K (increasing in (0, 1], the last 1; nil:
-// the trained schedule) and EtaScale, a factor on every trained eta_k (0: 1).
+// the trained schedule), EtaScale, a factor on every trained eta_k (0: 1), and Damping, the
+// momentum damping gamma in [0, 1) of the underdamped chain (bound uha: partial momentum refresh,
+// one leapfrog step per bridge, at the same evaluations as VAIS's Langevin step); nil: the trained
+// chain (VAIS's Langevin move, or an underdamped model's trained damping). A Damping on a VAIS
+// model runs the underdamped chain with VAIS's schedule and step sizes (leapfrog step
+// sqrt(2 eta_k)) and an identity mass.
 type LabSetting struct {
 	Betas    []float64
 	EtaScale float64
+	Damping  *float64
 }
 
 // LabResult is the bound under one LabSetting on the lab's points.
@@ -47,6 +60,7 @@ type LabResult struct {
 	ESS        float64   // mean over the points of the ESS of their Chains weights (Chains >= 2)
 	Betas      []float64 // the schedule evaluated
 	Etas       []float64 // the step sizes evaluated (the trained eta_k times EtaScale)
+	Damping    *float64  // the momentum damping evaluated (nil: VAIS's Langevin chain)
 	// PerPoint are the points' L_n (nats), in the order of the lab's Points: every setting sees
 	// the same noise, so two settings' L_n pair point by point (Paired).
 	PerPoint []float64
@@ -98,12 +112,31 @@ func NewScheduleLab(tr *train.Trainer, points []int, chains int, seed uint64, ev
 			}
 		}
 	}
+	if l.tr, err = tr.Scratch(); err != nil {
+		return nil, fmt.Errorf("schedule lab: %w", err)
+	}
 	mm := *tr.Model
-	t := *tr
-	t.Model = &mm
-	l.tr, l.model = &t, &mm
+	l.model = &mm
+	if tr.Model.Cfg.Method == "uha" {
+		v := l.dampingVar().GetVariable("raw_damping")
+		if v == nil {
+			return nil, fmt.Errorf("schedule lab: the underdamped model has no trained damping (bound/uha/raw_damping)")
+		}
+		t, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("schedule lab: reading the trained damping: %w", err)
+		}
+		d := 1 / (1 + math.Exp(-vars.Flat64(t)[0]))
+		l.damping = &d
+	}
 	return l, nil
 }
+
+// dampingVar is the scope of the underdamped chain's damping in the lab's variables.
+func (l *ScheduleLab) dampingVar() *mlmodel.Scope { return l.tr.Ctx.At("bound").At("uha") }
+
+// TrainedDamping returns the trained momentum damping of an underdamped model, or nil for VAIS.
+func (l *ScheduleLab) TrainedDamping() *float64 { return l.damping }
 
 // Trained returns the trained schedule beta_k and step sizes eta_k.
 func (l *ScheduleLab) Trained() (betas, etas []float64) { return l.trained.Betas, l.trained.Etas }
@@ -134,11 +167,18 @@ func (l *ScheduleLab) Evaluate(s LabSetting) (*LabResult, error) {
 		return nil, fmt.Errorf("schedule lab: step-size factor %g: want a positive number", scale)
 	}
 	l.model.Step.Scale = scale
+	damping := s.Damping
+	if damping == nil {
+		damping = l.damping
+	}
+	if err := l.useChain(damping); err != nil {
+		return nil, err
+	}
 	w, err := l.tr.Weights(l.Points, l.Chains, l.Seed)
 	if err != nil {
 		return nil, err
 	}
-	r := &LabResult{Accept: w.Accept, Betas: betas, PerPoint: w.PerPointBound}
+	r := &LabResult{Accept: w.Accept, Betas: betas, PerPoint: w.PerPointBound, Damping: damping}
 	for _, e := range l.trained.Etas {
 		r.Etas = append(r.Etas, e*scale)
 	}
@@ -158,4 +198,36 @@ func (l *ScheduleLab) Evaluate(s LabSetting) (*LabResult, error) {
 		r.Gap, r.GapSE = &g, &gse
 	}
 	return r, nil
+}
+
+// useChain points the lab's trainer at the Langevin chain (damping nil: the lab's model as it is)
+// or at the underdamped chain with the given damping, set in the lab's own variables. The
+// underdamped model keeps the bound settings of the trained one (or the defaults), so a new
+// damping reuses the compiled graph: only the variable's value changes.
+func (l *ScheduleLab) useChain(damping *float64) error {
+	if damping == nil {
+		l.tr.Model = l.model
+		return nil
+	}
+	d := *damping
+	if !(d >= 0 && d < 1) {
+		return fmt.Errorf("schedule lab: damping %g: want a damping in [0, 1)", d)
+	}
+	m := l.model
+	if m.Cfg.Method != "uha" {
+		var err error
+		if m, err = l.model.WithBound("uha", l.model.Cfg.K, nil); err != nil {
+			return fmt.Errorf("schedule lab: %w", err)
+		}
+	}
+	l.tr.Model = m
+	raw := math.Log(max(d, 1e-6) / (1 - d)) // the bound's parameterisation: gamma = sigmoid(raw)
+	if v := l.dampingVar().GetVariable("raw_damping"); v != nil {
+		if err := v.SetValue(vars.Convert(tensors.FromScalar(raw), v.DType())); err != nil {
+			return fmt.Errorf("schedule lab: setting the damping: %w", err)
+		}
+		return nil
+	}
+	vars.New(l.dampingVar(), "raw_damping", raw)
+	return nil
 }

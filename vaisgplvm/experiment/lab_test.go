@@ -80,3 +80,87 @@ func TestScheduleLab(t *testing.T) {
 		t.Errorf("the lab changed the trained model: -ELBO %.12g then %.12g", e.NegELBO, after.NegELBO)
 	}
 }
+
+// TestScheduleLabDamping: a damping on a VAIS model runs the underdamped chain: the lab's bound
+// agrees with evidence.Underdamped's (Evaluate's path, independent draws) at the same damping
+// within 4 combined standard errors, two dampings differ, and the Langevin chain afterwards is
+// the one before, exactly. On an underdamped (uha) model the trained chain is its trained damping
+// (setting it by hand gives the same bound to 1e-9), and agrees with Evaluate within 4 s.e.
+// Dampings outside [0, 1) are refused.
+func TestScheduleLabDamping(t *testing.T) {
+	f := writeCSV(t, 30, 4, 3)
+	points := make([]int, 30)
+	for i := range points {
+		points[i] = i
+	}
+	cfg := model.DefaultConfig("vais", 2)
+	cfg.M, cfg.K, cfg.Batch = 6, 4, 0
+	_, _, tr := fileTrainer(t, f.path, cfg)
+	if err := tr.Run(40, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	lab, err := experiment.NewScheduleLab(tr, points, 1, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lab.TrainedDamping() != nil {
+		t.Errorf("a VAIS model has a trained damping %v", *lab.TrainedDamping())
+	}
+	base := labEval(t, lab, experiment.LabSetting{})
+	half, low := 0.5, 0.0
+	uha := labEval(t, lab, experiment.LabSetting{Damping: &half})
+	ref, err := evidence.Underdamped(tr, nil, 8, nil, []float64{half})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := math.Abs(uha.NegBound - ref[0].NegELBO); d > 4*math.Hypot(uha.SE, ref[0].SE) {
+		t.Errorf("lab underdamped -bound %.4f ± %.4f, evidence.Underdamped %.4f ± %.4f", uha.NegBound, uha.SE, ref[0].NegELBO, ref[0].SE)
+	}
+	if other := labEval(t, lab, experiment.LabSetting{Damping: &low}); other.NegBound == uha.NegBound || *other.Damping != 0 {
+		t.Errorf("dampings 0.5 and 0 give the same bound %.9f", uha.NegBound)
+	}
+	if again := labEval(t, lab, experiment.LabSetting{}); again.NegBound != base.NegBound || again.Damping != nil {
+		t.Errorf("the Langevin chain after the underdamped one: %.12g, before: %.12g", again.NegBound, base.NegBound)
+	}
+	for _, bad := range []float64{1, -0.1, math.NaN()} {
+		if _, err := lab.Evaluate(experiment.LabSetting{Damping: &bad}); err == nil {
+			t.Errorf("damping %g accepted", bad)
+		}
+	}
+
+	cfg.Method = "uha"
+	_, _, ut := fileTrainer(t, f.path, cfg)
+	if err := ut.Run(40, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	ul, err := experiment.NewScheduleLab(ut, points, 1, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trained := ul.TrainedDamping()
+	if trained == nil || !(*trained > 0 && *trained < 1) {
+		t.Fatalf("trained damping of a uha model: %v", trained)
+	}
+	ub := labEval(t, ul, experiment.LabSetting{})
+	byHand := labEval(t, ul, experiment.LabSetting{Damping: trained})
+	if math.Abs(byHand.NegBound-ub.NegBound) > 1e-9 {
+		t.Errorf("the trained damping by hand: %.12g, the trained chain: %.12g", byHand.NegBound, ub.NegBound)
+	}
+	e, err := ut.Evaluate(8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := math.Abs(ub.NegBound - e.NegELBO); d > 4*math.Hypot(ub.SE, *e.NegELBOSE) {
+		t.Errorf("lab -bound %.4f ± %.4f, uha Evaluate -ELBO %.4f ± %.4f", ub.NegBound, ub.SE, e.NegELBO, *e.NegELBOSE)
+	}
+}
+
+// labEval is lab.Evaluate(s), failing the test on an error.
+func labEval(t *testing.T, lab *experiment.ScheduleLab, s experiment.LabSetting) *experiment.LabResult {
+	t.Helper()
+	r, err := lab.Evaluate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -1,7 +1,6 @@
 package nb
 
 import (
-	"encoding/base64"
 	"fmt"
 	"os"
 
@@ -53,9 +52,9 @@ func liveHTML(t *train.Trainer, total int) string {
 	if err != nil {
 		return s
 	}
-	png, err := plots.PNG(p, 0, 0)
+	img, err := PlotsHTML(0, 0, p)
 	if err != nil {
 		return s
 	}
-	return s + `<img src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `"/>`
+	return s + img
 }

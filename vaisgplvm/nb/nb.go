@@ -11,10 +11,12 @@
 package nb
 
 import (
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/janpfeifer/gonb/gonbui"
 	"gonum.org/v1/plot"
@@ -53,6 +55,23 @@ func Show(p *plot.Plot, w, h vg.Length) error {
 		gonbui.Sync()
 	}
 	return nil
+}
+
+// PlotsHTML renders plots as PNGs of w x h (zero: plots' defaults) in one row of HTML <img>
+// elements, for an output block that is redrawn in place (Lab's update). Errors: a plot that
+// does not render.
+func PlotsHTML(w, h vg.Length, ps ...*plot.Plot) (string, error) {
+	var b strings.Builder
+	b.WriteString(`<div style="display:flex;flex-wrap:wrap">`)
+	for _, p := range ps {
+		png, err := plots.PNG(p, w, h)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(`<img src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `"/>`)
+	}
+	b.WriteString(`</div>`)
+	return b.String(), nil
 }
 
 // ShowFile displays a PNG file written earlier (e.g. by the vaisgplvm command).

@@ -1,0 +1,112 @@
+package experiment_test
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// TestScheduleLabView: the sliders of a VAIS lab are beta_1..beta_{K-1}, the eta factor, the
+// underdamped switch and its damping; their starting values map to the trained schedule (to the
+// sliders' 0.01 resolution), factor 1 and VAIS's chain; View's row for a setting is Evaluate's
+// result for the same setting (same noise), with the switch on it runs the underdamped chain at
+// the slider's damping; a wrong number of values and a decreasing schedule are refused.
+func TestScheduleLabView(t *testing.T) {
+	f := writeCSV(t, 30, 4, 3)
+	cfg := model.DefaultConfig("vais", 2)
+	cfg.M, cfg.K, cfg.Batch = 6, 4, 0
+	_, _, tr := fileTrainer(t, f.path, cfg)
+	if err := tr.Run(40, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	lab, err := experiment.NewScheduleLab(tr, []int{0, 3, 6, 9, 12, 15}, 3, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl := lab.Controls()
+	if len(ctl) != cfg.K+2 {
+		t.Fatalf("%d controls for K = %d on VAIS, want K + 2: %+v", len(ctl), cfg.K, ctl)
+	}
+	start := make([]float64, len(ctl))
+	for i, c := range ctl {
+		start[i] = c.Value
+	}
+	s, err := lab.SettingOf(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	betas, _ := lab.Trained()
+	for k, b := range betas {
+		if math.Abs(s.Betas[k]-b) > 0.005+1e-12 {
+			t.Errorf("starting beta_%d %g, trained %g", k+1, s.Betas[k], b)
+		}
+	}
+	if s.EtaScale != 1 || s.Damping != nil {
+		t.Errorf("starting setting %+v: want factor 1 and VAIS's chain", s)
+	}
+	moved := append([]float64{}, start...)
+	moved[0], moved[cfg.K-1], moved[cfg.K], moved[cfg.K+1] = 0.05, 1, 1, 0.6 // beta_1, eta x 2, underdamped at 0.6
+	tab, panels, err := lab.View(moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := lab.SettingOf(moved)
+	if set.EtaScale != 2 || set.Damping == nil || *set.Damping != 0.6 || set.Betas[0] != 0.05 {
+		t.Errorf("moved sliders give %+v", set)
+	}
+	r := labEval(t, lab, set)
+	want := r.NegBound
+	if got := tab.Rows[1][4]; !strings.HasPrefix(got, fmt.Sprintf("%.3f ± ", want)) || tab.Rows[1][3] != "0.60" || len(panels) != 3 {
+		t.Errorf("View's row %q (damping %q, %d panels), Evaluate's -ELBO %.3f", got, tab.Rows[1][3], len(panels), want)
+	}
+	if _, _, err := lab.View(start[:2]); err == nil {
+		t.Error("two slider values accepted")
+	}
+	bad := append([]float64{}, start...)
+	bad[0], bad[1] = 0.9, 0.1
+	if _, _, err := lab.View(bad); err == nil {
+		t.Error("a decreasing schedule accepted")
+	}
+}
+
+// BenchmarkScheduleLabView is one move of notebook 02's sliders: a new schedule and step-size
+// factor evaluated on the lab's 100 oil-flow points with 4 chains each (Q = 10, M = 50, K = 5, as
+// the notebook) and its table and panels built; the graph of each new setting is compiled anew.
+func BenchmarkScheduleLabView(b *testing.B) {
+	ds, err := data.Oilflow()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := model.DefaultConfig("vais", 10)
+	cfg.Batch, cfg.K = 100, 5
+	m, err := model.New(cfg, ds.X, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr := train.New(m, testutil.Backend())
+	points := make([]int, 100)
+	for i := range points {
+		points[i] = i * 10
+	}
+	lab, err := experiment.NewScheduleLab(tr, points, 4, 1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := make([]float64, len(lab.Controls()))
+	for i, c := range lab.Controls() {
+		v[i] = c.Value
+	}
+	for i := 0; b.Loop(); i++ {
+		v[0] = 0.01 + float64(i%50)/100 // a new beta_1 each move
+		if _, _, err := lab.View(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
