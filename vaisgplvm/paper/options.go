@@ -58,6 +58,9 @@ type Options struct {
 	// events, on the training's goroutine (trainings run Jobs at a time: it must be safe for
 	// concurrent use). With Jobs 1 it is used instead of Observe.
 	ObserveJob func(name string) func(train.Event)
+	// PlanJobs, when set, is told before the trainings start how many of them will report to
+	// ObserveJob (a status that estimates the time left for all of them).
+	PlanJobs func(trainings int)
 	// Log, when set, receives one line per finished training.
 	Log io.Writer
 	// Figures keeps what WriteFigures needs (curves, latents, reconstructions of the first seed).
@@ -265,6 +268,13 @@ func (o Options) openBackend(dtype string, total int) (backends.Backend, error) 
 		return nil, err
 	}
 	return c.Backend, nil
+}
+
+// plan tells PlanJobs, when set, that n trainings will report.
+func (o Options) plan(n int) {
+	if o.PlanJobs != nil {
+		o.PlanJobs(n)
+	}
 }
 
 // observer returns the observer of the training of method on dataset with seed, trained to

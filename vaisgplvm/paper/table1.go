@@ -91,6 +91,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		res.Settings["stop_grad"] = sg
 	}
 	start := time.Now()
+	o.plan(len(res.jobs))
 	err = runJobs(ctx, res.jobs, o.Jobs, func(j *job) string { return j.method }, func(j *job) error {
 		ds := res.sets[j.dataset]
 		x, mask := ds.X, ds.Mask // your own data may have missing entries

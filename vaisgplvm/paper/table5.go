@@ -103,6 +103,13 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 		return o.Subset
 	}
 	start := time.Now()
+	reporting := 0 // the standard GPLVM's fits do not report iterations
+	for _, j := range list {
+		if j.method != "standard" {
+			reporting++
+		}
+	}
+	o.plan(reporting)
 	err = runJobs(ctx, list, o.Jobs, func(j *job5) string { return j.method }, func(j *job5) error {
 		all, allLabels, err := SubsetRows(sets[j.dataset], sizeOf(j.dataset), j.seed)
 		if err != nil {

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // small returns options for seconds-long runs: M inducing points and mini-batches of batch.
@@ -27,14 +29,33 @@ func small(m, batch int) Options {
 // row's mean and 2 s.e. are those of its runs.
 func TestTable1IsIndependentOfJobs(t *testing.T) {
 	var res [2]*Result
+	var planned int
+	var mu sync.Mutex
+	finished := map[string]int{} // each training's last event's iteration
 	for i, jobs := range []int{1, 3} {
 		o := small(8, 20)
 		o.Datasets, o.Runs, o.Jobs = []string{"oilflow"}, 2, jobs
+		if jobs == 3 {
+			o.PlanJobs = func(n int) { planned = n }
+			o.ObserveJob = func(name string) func(train.Event) {
+				return func(e train.Event) {
+					mu.Lock()
+					defer mu.Unlock()
+					if e.Total != 3 {
+						t.Errorf("%s: event total %d, want the final 3", name, e.Total)
+					}
+					finished[name] = e.Iter
+				}
+			}
+		}
 		r, err := Table1(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res[i] = r
+	}
+	if planned != 6 || len(finished) != 6 || finished["oilflow vais seed 2"] != 3 {
+		t.Errorf("planned %d trainings, observed %v: want 6 (3 methods x 2 seeds), each to iteration 3", planned, finished)
 	}
 	if len(res[0].Rows) != 9 || len(res[1].Rows) != 9 {
 		t.Fatalf("want 9 rows (3 methods x 3 snapshots), got %d and %d", len(res[0].Rows), len(res[1].Rows))
@@ -213,7 +234,12 @@ func TestStopGradCells(t *testing.T) {
 func TestTable5Smoke(t *testing.T) {
 	o := small(5, 20)
 	o.Datasets, o.Subset, o.ReconIters = []string{"oilflow"}, 40, 3
+	planned := -1
+	o.PlanJobs = func(n int) { planned = n }
 	res, err := Table5(context.Background(), o)
+	if planned != 1 {
+		t.Errorf("table 5 planned %d reporting trainings, want 1 (VAIS; the standard GPLVM's fit does not report)", planned)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

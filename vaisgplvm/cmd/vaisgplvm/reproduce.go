@@ -93,7 +93,8 @@ func runReproduce(args []string) error {
 	if opts.Jobs == 1 {
 		opts.Observe = progress.Trainings(os.Stderr)
 	} else { // concurrent trainings: a status line per running training every 15 s
-		opts.ObserveJob = progress.Jobs(os.Stderr, 15*time.Second)
+		jobs := progress.NewJobs(os.Stderr, 15*time.Second)
+		opts.ObserveJob, opts.PlanJobs = jobs.Job, jobs.Plan
 	}
 	if set["datasets"] {
 		opts.Datasets = strings.Split(*datasets, ",")

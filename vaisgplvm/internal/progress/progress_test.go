@@ -30,8 +30,8 @@ func TestTrainings(t *testing.T) {
 // ones with their iteration, total and time left, and counts the finished ones.
 func TestJobs(t *testing.T) {
 	var buf bytes.Buffer
-	obs := Jobs(&buf, 0)
-	a, b := obs("oilflow vais seed 1"), obs("wine mf seed 1")
+	obs := NewJobs(&buf, 0)
+	a, b := obs.Job("oilflow vais seed 1"), obs.Job("wine mf seed 1")
 	a(train.Event{Method: "vais", Iter: 10, Total: 100, NegELBO: 2.5, Seconds: 0.5})
 	b(train.Event{Method: "mf", Iter: 5, Total: 5, NegELBO: 1})
 	out := buf.String()
@@ -40,5 +40,26 @@ func TestJobs(t *testing.T) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
 	}
-	Jobs(nil, 0)("x")(train.Event{Iter: 1, Total: 2}) // must not panic
+	NewJobs(nil, 0).Job("x")(train.Event{Iter: 1, Total: 2}) // must not panic
+}
+
+// TestJobsPlanEstimate: with a plan, the header counts the waiting trainings and estimates the time
+// left for all: here one running (90 iterations left at 0.5 s), one finished (100 at 0.3 s), two
+// waiting (each at the mean 100 iterations and (50 + 30) / 200 = 0.4 s per iteration), two at a
+// time: (45 + 2 * 40) / 2 = 62.5 s.
+func TestJobsPlanEstimate(t *testing.T) {
+	var buf bytes.Buffer
+	s := NewJobs(&buf, 0)
+	s.Plan(4)
+	a, b := s.Job("a"), s.Job("b")
+	b(train.Event{Iter: 50, Total: 100, Seconds: 0.3})
+	a(train.Event{Iter: 10, Total: 100, Seconds: 0.5})
+	buf.Reset()
+	b(train.Event{Iter: 100, Total: 100, Seconds: 0.3})
+	out := buf.String()
+	for _, want := range []string{"1 of 4 trainings finished, 1 running, 2 waiting", "about 1m3s left in all"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
 }
