@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -384,4 +386,70 @@ func TestWarmStartIsMeanField(t *testing.T) {
 
 		t.Error("WarmStart after the model was built: want an error")
 	}
+}
+
+// TestFreezeDecoder: a warm-started cmf model with its decoder frozen keeps mean-field's decoder
+// weights exactly through training while its q moves; freezing before the warm start (no decoder
+// yet) or after a step is refused.
+func TestFreezeDecoder(t *testing.T) {
+	y := toy(12, 4, false)
+	base := Config{LatentDim: 2, InputDim: 2, M: 6, Hidden: 8, AuxHidden: 8, LR: 0.01, Batch: 12}
+	mfc := base
+	mfc.Family = "meanfield"
+	mf := newModel(t, mfc, y)
+	if err := mf.Train(context.Background(), 50, nil); err != nil {
+		t.Fatal(err)
+	}
+	cc := base
+	cc.Family = "cmf"
+	m := newModel(t, cc, y)
+	if err := m.FreezeDecoder(); err == nil {
+		t.Error("FreezeDecoder before WarmStart: want an error")
+	}
+	if err := m.WarmStart(mf, 0.25); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.FreezeDecoder(); err != nil {
+		t.Fatal(err)
+	}
+	before := scopeValues(t, m, "/")
+	if err := m.Train(context.Background(), 30, nil); err != nil {
+		t.Fatal(err)
+	}
+	after, want := scopeValues(t, m, "/"), scopeValues(t, mf, "/decoder")
+	moved := 0
+	for name, v := range after {
+		if strings.HasPrefix(name, "/decoder") {
+			if w, ok := want[name]; !ok || !slices.Equal(v, w) {
+				t.Errorf("decoder variable %s moved from mean-field's", name)
+			}
+		} else if b, ok := before[name]; ok && !slices.Equal(v, b) {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Error("no variable of q moved in 30 steps")
+	}
+	if err := m.FreezeDecoder(); err == nil {
+		t.Error("FreezeDecoder after training: want an error")
+	}
+}
+
+// scopeValues returns the values of m's variables under prefix, by scope/name.
+func scopeValues(t *testing.T, m *Model, prefix string) map[string][]float64 {
+	t.Helper()
+	out := map[string][]float64{}
+	vars.Each(m.Ctx, func(v *mlmodel.Variable) {
+		if !strings.HasPrefix(v.Scope(), prefix) {
+			return
+		}
+		val, err := v.Value()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if val.DType().IsFloat() {
+			out[v.Scope()+"/"+v.Name()] = vars.Flat64(val)
+		}
+	})
+	return out
 }

@@ -38,6 +38,10 @@ type ExperimentOptions struct {
 	// WarmStartFraction; needs meanfield among the Families, which then trains first, and GP input
 	// dim = latent dim): cmf then trains Iters steps of its own after mean-field's Iters.
 	WarmStart bool
+	// FreezeDecoder (with WarmStart) keeps the cmf family's decoder at mean-field's trained one
+	// (Model.FreezeDecoder): cmf then fits only its q, and its bounds against mean-field's measure
+	// the family as a posterior approximation at the same decoder (their AIS log p(y) agree).
+	FreezeDecoder bool
 	// Progress, when not nil, is called after every training step and at every stage.
 	Progress func(family, stage string, iter int, negBound float64)
 }
@@ -179,6 +183,9 @@ func (o ExperimentOptions) Check() error {
 	if o.WarmStart && (!slices.Contains(fams, "cmf") || !slices.Contains(fams, "meanfield")) {
 		return fmt.Errorf("cmf: a warm start trains cmf from the mean-field family: give both cmf and meanfield among the families")
 	}
+	if o.FreezeDecoder && !o.WarmStart {
+		return fmt.Errorf("cmf: freezing the decoder keeps mean-field's: it needs the warm start")
+	}
 	if o.WarmStart && o.Config.InputDim != 0 && o.Config.InputDim != o.Config.LatentDim {
 		return fmt.Errorf("cmf: a warm start needs GP input dim = latent dim (%d), not %d", o.Config.LatentDim, o.Config.InputDim)
 	}
@@ -262,6 +269,11 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 	if o.WarmStart && fam == "cmf" {
 		if err := m.WarmStart(mf, WarmStartFraction); err != nil {
 			return nil, err
+		}
+		if o.FreezeDecoder {
+			if err := m.FreezeDecoder(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	fr := &FamilyResult{Family: fam, Model: m}

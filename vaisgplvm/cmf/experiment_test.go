@@ -164,3 +164,31 @@ func TestWarmStartOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestFrozenDecoderExperiment: with the warm start and the decoder frozen, cmf's decoder is
+// mean-field's, so the decoder's AIS log-likelihood (same points, same AIS noise) is the same for
+// both families to 1e-9, while cmf's own bound differs; the table says the decoder was frozen.
+// Freezing without the warm start is refused.
+func TestFrozenDecoderExperiment(t *testing.T) {
+	ds := &data.Dataset{Name: "toy", X: toy(40, 5, false)}
+	o := ExperimentOptions{Data: ds, Families: []string{"cmf", "meanfield"}, WarmStart: true, FreezeDecoder: true,
+		Config: Config{LatentDim: 2, InputDim: 2, M: 8, Hidden: 10, AuxHidden: 10, LR: 0.01, Batch: 20},
+		Iters: 40, Test: 10, FitIters: 20, Draws: 4, Ks: []int{1}, Reps: 2, AIS: ais.Options{Temps: 50, Runs: 2}, AISPoints: 5,
+		Backend: testutil.Backend()}
+	res, err := Experiment(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, m := res.Families[0], res.Families[1]
+	if math.Abs(c.LogLik.PerPoint-m.LogLik.PerPoint) > 1e-9 || c.TestBound.PerPoint == m.TestBound.PerPoint {
+		t.Errorf("AIS log p(y): cmf %.12g, mean-field %.12g (want equal); held-out bounds %.6g and %.6g (want different)",
+			c.LogLik.PerPoint, m.LogLik.PerPoint, c.TestBound.PerPoint, m.TestBound.PerPoint)
+	}
+	if !strings.Contains(res.Table().Title, "decoder frozen at mean-field's") {
+		t.Errorf("title %q does not say the decoder was frozen", res.Table().Title)
+	}
+	o.WarmStart = false
+	if err := o.Check(); err == nil {
+		t.Error("FreezeDecoder without WarmStart accepted")
+	}
+}

@@ -19,6 +19,12 @@ func (r *ExperimentResult) Table() report.Table {
 		if c.PointVar {
 			t.Title += ", per-point variances"
 		}
+		if r.Options.WarmStart {
+			t.Title += ", warm-started from mean-field"
+		}
+		if r.Options.FreezeDecoder {
+			t.Title += " with its decoder frozen at mean-field's"
+		}
 	}
 	t.Title += fmt.Sprintf("; %d steps of %d points, lr %g, seed %d; held-out locals fitted %d steps. Nats per point (higher is better) ± MC s.e.; "+
 		"AIS: %d temperatures x %d runs.", r.Options.Iters, c.Batch, c.LR, c.Seed, r.Options.FitIters, r.Options.AIS.Temps, r.Options.AIS.Runs)

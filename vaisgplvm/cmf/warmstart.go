@@ -168,3 +168,25 @@ func copyScope(src, dst *mlmodel.Scope, prefix string) error {
 	}
 	return err
 }
+
+// FreezeDecoder keeps the decoder's weights (scope /decoder) fixed in training: after WarmStart,
+// a cmf model then fits only its q (GP, locals, r(X | z)) to mean-field's decoder, so that its
+// bound against mean-field's measures what the family gains as a posterior approximation alone.
+// Errors: a model that has taken a step, or one without decoder weights yet (call WarmStart
+// first).
+func (m *Model) FreezeDecoder() error {
+	if m.step != nil {
+		return fmt.Errorf("cmf: FreezeDecoder needs a model before its first step")
+	}
+	n := 0
+	vars.Each(m.Ctx, func(v *mlmodel.Variable) {
+		if strings.HasPrefix(v.Scope(), "/decoder") {
+			v.SetTrainable(false)
+			n++
+		}
+	})
+	if n == 0 {
+		return fmt.Errorf("cmf: FreezeDecoder: no decoder weights yet (call WarmStart first)")
+	}
+	return nil
+}
