@@ -453,3 +453,115 @@ func scopeValues(t *testing.T, m *Model, prefix string) map[string][]float64 {
 	})
 	return out
 }
+
+// TestMarginalBound: on a trained Dz = 1, R = 1 cmf model the marginal ELBO of q(z_i) =
+// ∫ q(z_i | X) q(X_i) dX (by quadrature over X and z) lies above the collapsed bound; L_0 is the
+// collapsed bound (within 4 standard errors), and L_K rises with K towards the marginal ELBO,
+// staying below it (within 4 standard errors). The baselines and the auxiliary bound are refused.
+func TestMarginalBound(t *testing.T) {
+	c := Config{Family: "cmf", LatentDim: 1, InputDim: 1, M: 6, Hidden: 10, AuxHidden: 10, LR: 0.01, Batch: 20}
+	m := newModel(t, c, toy(20, 4, false))
+	if err := m.Train(context.Background(), 150, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := stat.Mean(quadratureMarginalELBO(t, m), nil)
+	coll, err := m.Bound(400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ls []Estimate
+	for _, k := range []int{0, 10, 300} {
+		l, err := m.MarginalBound(k, 400)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		if l.PerPoint > want+4*l.SE {
+			t.Errorf("L_%d = %.4f ± %.4f above the marginal ELBO %.4f", k, l.PerPoint, l.SE, want)
+		}
+	}
+	t.Logf("collapsed %.4f ± %.4f; L_0 %.4f ± %.4f, L_10 %.4f ± %.4f, L_300 %.4f ± %.4f; marginal ELBO (quadrature) %.4f",
+		coll.PerPoint, coll.SE, ls[0].PerPoint, ls[0].SE, ls[1].PerPoint, ls[1].SE, ls[2].PerPoint, ls[2].SE, want)
+	if se := math.Hypot(coll.SE, ls[0].SE); math.Abs(coll.PerPoint-ls[0].PerPoint) > 4*se {
+		t.Errorf("L_0 %.4f, collapsed bound %.4f ± %.4f: want equal", ls[0].PerPoint, coll.PerPoint, se)
+	}
+	if gap := want - coll.PerPoint; !(gap > 4*coll.SE) || !(ls[1].PerPoint > ls[0].PerPoint) || !(ls[2].PerPoint > ls[1].PerPoint) ||
+		!(want-ls[2].PerPoint < gap/2) {
+		t.Errorf("want the collapsed bound below the marginal ELBO and L_K rising to it, L_300 within half the gap")
+	}
+	for _, bad := range []Config{{Family: "meanfield"}, {Family: "cmf", Bound: "auxiliary"}} {
+		b := *m
+		b.Cfg.Family, b.Cfg.Bound = bad.Family, bad.Bound
+		if bad.Bound == "" {
+			b.Cfg.Bound = "collapsed"
+		}
+		if _, err := b.MarginalBound(1, 4); err == nil {
+			t.Errorf("%+v: marginal bound accepted", bad)
+		}
+	}
+}
+
+// quadratureMarginalELBO returns each point's marginal ELBO E_q(z)[log p(y_i | z) + log p(z) -
+// log q(z)] of a Dz = 1, R = 1 cmf model (collapsed), q(z) = ∫ N(z | f(X), v_i) N(X | phi_i,
+// exp(logPhi_i)) dX, by the midpoint rule: 1,000 inputs over phi_i ± 8 sd, 4,000 latents over
+// [-8, 8].
+func quadratureMarginalELBO(t *testing.T, m *Model) []float64 {
+	t.Helper()
+	const gx, gz = 1000, 4000
+	zStep := 16.0 / gz
+	zs := make([]float64, gz)
+	for j := range zs {
+		zs[j] = -8 + (float64(j)+0.5)*zStep
+	}
+	// log p(y_i | z) on the z grid, [gz][N].
+	grid := make([]float64, 0, gz*m.N)
+	for _, z := range zs {
+		for range m.N {
+			grid = append(grid, z)
+		}
+	}
+	yt, _ := vars.Matrix(m.Y, m.dtype())
+	zt := vars.Convert(tensors.FromFlatDataAndDimensions(grid, gz, m.N, 1), m.dtype())
+	llOut := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, z, y *Node) []*Node {
+		return []*Node{m.logLik(ctx, z, y)}
+	}, zt, yt)
+	ll := vars.Flat64(llOut[0])
+	res := make([]float64, m.N)
+	for i := range m.N {
+		// f on an input grid around phi_i, with v_i, phi_i and log Phi_i.
+		idx := tensors.FromValue([]int32{int32(i)})
+		par := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, idx *Node) []*Node {
+			p := m.parts(ctx, idx, 1, m.dtype())
+			return []*Node{Add(p.zVar, p.kvar), p.phi, p.logPhi}
+		}, idx)
+		v, phi, sd := vars.Flat64(par[0])[0], vars.Flat64(par[1])[0], math.Exp(vars.Flat64(par[2])[0]/2)
+		xStep := 16 * sd / gx
+		xs := make([]float64, gx)
+		for g := range xs {
+			xs[g] = phi - 8*sd + (float64(g)+0.5)*xStep
+		}
+		xt := vars.Convert(tensors.FromFlatDataAndDimensions(xs, gx, 1, 1), m.dtype())
+		fOut := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, x, idx *Node) []*Node {
+			p := m.parts(ctx, idx, 1, m.dtype())
+			return []*Node{Einsum("sbm,md->sbd", m.project(p, x), p.kappa)}
+		}, xt, idx)
+		f := vars.Flat64(fOut[0])
+		wx := make([]float64, gx) // q(X_g) dX
+		for g, x := range xs {
+			wx[g] = math.Exp(-0.5*(x-phi)*(x-phi)/(sd*sd)) / (sd * math.Sqrt(2*math.Pi)) * xStep
+		}
+		elbo := 0.0
+		for j, z := range zs {
+			q := 0.0
+			for g := range xs {
+				q += wx[g] * math.Exp(-0.5*(z-f[g])*(z-f[g])/v) / math.Sqrt(2*math.Pi*v)
+			}
+			if q <= 0 {
+				continue
+			}
+			elbo += q * zStep * (ll[j*m.N+i] - 0.5*z*z - 0.5*math.Log(2*math.Pi) - math.Log(q))
+		}
+		res[i] = elbo
+	}
+	return res
+}

@@ -38,6 +38,10 @@ type ExperimentOptions struct {
 	// WarmStartFraction; needs meanfield among the Families, which then trains first, and GP input
 	// dim = latent dim): cmf then trains Iters steps of its own after mean-field's Iters.
 	WarmStart bool
+	// MarginalKs are the samples of r(X | z) of cmf's held-out marginal bounds L_K
+	// (Model.MarginalBound; default 10 and 100; the collapsed bound only): how far the auxiliary
+	// r(X | z) keeps the family's bound below its marginal ELBO.
+	MarginalKs []int
 	// FreezeDecoder (with WarmStart) keeps the cmf family's decoder at mean-field's trained one
 	// (Model.FreezeDecoder): cmf then fits only its q, and its bounds against mean-field's measure
 	// the family as a posterior approximation at the same decoder (their AIS log p(y) agree).
@@ -58,6 +62,9 @@ type FamilyResult struct {
 	GP *GPSummary `json:"gp,omitempty"`
 	// IW holds the held-out importance-weighted bounds, one per K.
 	IW []IWEstimate `json:"iw_bounds"`
+	// Marginal holds cmf's held-out marginal bounds L_K, one per ExperimentOptions.MarginalKs
+	// (nil for the baselines, whose q(z_i) has no auxiliary variable, and the auxiliary bound).
+	Marginal []IWEstimate `json:"marginal_bounds,omitempty"`
 	// LogLik is the decoder's log p(y) on the first AISPoints held-out points (AIS; no q), and
 	// TestBoundAIS the held-out bound on the same points, for the gap.
 	LogLik       Estimate `json:"log_likelihood_ais"`
@@ -124,6 +131,9 @@ func (o ExperimentOptions) withDefaults(n int) ExperimentOptions {
 	if o.Ks == nil {
 		o.Ks = []int{1, 10, 100, 1000}
 	}
+	if o.MarginalKs == nil {
+		o.MarginalKs = []int{10, 100}
+	}
 	if o.Reps == 0 {
 		o.Reps = 2
 	}
@@ -168,6 +178,11 @@ func (o ExperimentOptions) Check() error {
 	for _, k := range o.Ks {
 		if k < 1 || k > 100000 {
 			return fmt.Errorf("cmf: K = %d importance samples: want 1..100000", k)
+		}
+	}
+	for _, k := range o.MarginalKs {
+		if k < 0 || k > 10000 {
+			return fmt.Errorf("cmf: K = %d samples of r(X | z) for the marginal bound: want 0..10000", k)
 		}
 	}
 	if o.Iters < 0 || o.Test < 0 || o.FitIters < 0 || o.Draws < 0 || o.Reps < 0 || o.AISPoints < 0 || o.AIS.Temps < 0 || o.AIS.Runs < 0 {
@@ -319,6 +334,15 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 			return fr, err
 		}
 		fr.IW = append(fr.IW, IWEstimate{K: k, Estimate: e})
+	}
+	if fam == "cmf" && held.Cfg.Bound == "collapsed" {
+		for _, k := range o.MarginalKs {
+			e, err := held.MarginalBound(k, o.Draws)
+			if err != nil {
+				return fr, err
+			}
+			fr.Marginal = append(fr.Marginal, IWEstimate{K: k, Estimate: e})
+		}
 	}
 	if o.AISPoints > 0 {
 		progress("ais")(0, 0)

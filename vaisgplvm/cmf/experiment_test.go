@@ -45,6 +45,9 @@ func TestExperimentOnOwnData(t *testing.T) {
 		if len(f.Curve) != 60 {
 			t.Errorf("%s: curve of %d steps", f.Family, len(f.Curve))
 		}
+		if want := map[bool]int{true: 2, false: 0}[f.Family == "cmf"]; len(f.Marginal) != want {
+			t.Errorf("%s: %d marginal bounds, want %d (cmf: K = 10 and 100 by default)", f.Family, len(f.Marginal), want)
+		}
 	}
 	if md := res.Markdown(); len(md) < 100 {
 		t.Errorf("markdown: %q", md)
@@ -173,7 +176,7 @@ func TestFrozenDecoderExperiment(t *testing.T) {
 	ds := &data.Dataset{Name: "toy", X: toy(40, 5, false)}
 	o := ExperimentOptions{Data: ds, Families: []string{"cmf", "meanfield"}, WarmStart: true, FreezeDecoder: true,
 		Config: Config{LatentDim: 2, InputDim: 2, M: 8, Hidden: 10, AuxHidden: 10, LR: 0.01, Batch: 20},
-		Iters: 40, Test: 10, FitIters: 20, Draws: 4, Ks: []int{1}, Reps: 2, AIS: ais.Options{Temps: 50, Runs: 2}, AISPoints: 5,
+		Iters:  40, Test: 10, FitIters: 20, Draws: 4, Ks: []int{1}, Reps: 2, AIS: ais.Options{Temps: 50, Runs: 2}, AISPoints: 5,
 		Backend: testutil.Backend()}
 	res, err := Experiment(context.Background(), o)
 	if err != nil {

@@ -3,6 +3,7 @@ package cmf
 import (
 	"math"
 
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 
@@ -25,6 +26,10 @@ type noise struct{ epsU, beta, xi, eta *Node }
 // log p(y | z) + log p(z) - logQ is the sample's log importance weight.
 type draw struct {
 	z, reg, kl, aux, logQ *Node
+	// cmf only: the parameters read, q(z | X)'s variance v [B, Dz] (collapsed: k_ii + s^2) and
+	// r(X | z)'s mean and log variance [S, B, R] at the samples z (what MarginalBound reuses).
+	gp                *gpParts
+	v, rMean, rLogVar *Node
 }
 
 // draw evaluates the model's family at the points idx [B] with data y [B, P].
@@ -64,28 +69,51 @@ func logNormalStd(e, logVar *Node) *Node {
 // gatherRows returns the rows idx [B] of v [N, C]: [B, C].
 func gatherRows(v, idx *Node) *Node { return Gather(v, InsertAxes(idx, -1)) }
 
+// gpParts are the cmf family's parameters at a batch of B points, as graph nodes: the inducing
+// inputs zu [M, R], L^-1 for K_uu = L L^T [M, M], the whitened q(u~) mean kappa~ [M, Dz], the
+// kernel variance kvar (scalar), s^2 of q(z | .) [B, Dz] and q(X)'s means phi and log variances
+// logPhi [B, R].
+type gpParts struct {
+	gpc                                      *mlmodel.Scope
+	zu, lInv, kappa, kvar, zVar, phi, logPhi *Node
+}
+
+// parts reads the cmf family's parameters for the points idx [B].
+func (m *Model) parts(ctx *mlmodel.Scope, idx *Node, b int, dt dtypes.DType) *gpParts {
+	c, g := m.Cfg, idx.Graph()
+	p := &gpParts{gpc: ctx.At("gp")}
+	local := ctx.At("local")
+	p.zu = vars.New(p.gpc, "inducing", m.init.inducing).ValueGraph(g)
+	p.kvar = ReduceMean(m.kernel.Diag(p.gpc, p.zu))
+	kuu := Add(m.kernel.Matrix(p.gpc, p.zu, p.zu), MulScalar(Mul(linalg.Eye(g, c.M, dt), p.kvar), jitter))
+	_, p.lInv = linalg.CholeskyWithInverse(kuu)
+	p.kappa = vars.New(p.gpc, "q_mean_whitened", m.init.kappa).ValueGraph(g)
+	p.zVar = m.zVariance(p.gpc, local, idx, b)
+	p.phi = gatherRows(vars.New(local, "phi", m.init.mean).ValueGraph(g), idx)
+	p.logPhi = gatherRows(vars.New(local, "log_phi_var", m.init.logVar).ValueGraph(g), idx)
+	return p
+}
+
+// project returns A = K_xu L^-T for GP inputs x [S, B, R]: [S, B, M]; f's mean is A kappa~.
+func (m *Model) project(p *gpParts, x *Node) *Node {
+	s, b, r := x.Shape().Dim(0), x.Shape().Dim(1), x.Shape().Dim(2)
+	kxu := Reshape(m.kernel.Matrix(p.gpc, Reshape(x, s*b, r), p.zu), s, b, m.Cfg.M)
+	return Einsum("sbm,nm->sbn", kxu, p.lInv)
+}
+
 // cmfDraw is the GP-LVM-CMF family (see the package doc for the sampling path and the terms).
 func (m *Model) cmfDraw(ctx *mlmodel.Scope, idx *Node, nz noise) *draw {
 	c := m.Cfg
-	g, dt := idx.Graph(), nz.eta.DType()
+	dt := nz.eta.DType()
 	s, b := nz.beta.Shape().Dim(0), nz.beta.Shape().Dim(1)
 	dz, r := float64(c.LatentDim), c.InputDim
-	gpc, local := ctx.At("gp"), ctx.At("local")
+	p := m.parts(ctx, idx, b, dt)
+	zu, lInv, kappa, kvar, zVar, phi, logPhi := p.zu, p.lInv, p.kappa, p.kvar, p.zVar, p.phi, p.logPhi
+	gpc := p.gpc
 
-	zu := vars.New(gpc, "inducing", m.init.inducing).ValueGraph(g) // [M, R]
-	kvar := ReduceMean(m.kernel.Diag(gpc, zu))                     // the kernel variance s_k^2
-	kuu := Add(m.kernel.Matrix(gpc, zu, zu), MulScalar(Mul(linalg.Eye(g, c.M, dt), kvar), jitter))
-	_, lInv := linalg.CholeskyWithInverse(kuu)
-	kappa := vars.New(gpc, "q_mean_whitened", m.init.kappa).ValueGraph(g) // [M, Dz]
-	zVar := m.zVariance(gpc, local, idx, b)                               // s^2 [B, Dz]
-
-	phi := gatherRows(vars.New(local, "phi", m.init.mean).ValueGraph(g), idx)              // [B, R]
-	logPhi := gatherRows(vars.New(local, "log_phi_var", m.init.logVar).ValueGraph(g), idx) // [B, R]
 	x := Add(InsertAxes(phi, 0), Mul(InsertAxes(Exp(MulScalar(logPhi, 0.5)), 0), nz.beta)) // [S, B, R]
-
-	kxu := Reshape(m.kernel.Matrix(gpc, Reshape(x, s*b, r), zu), s, b, c.M)
-	a := Einsum("sbm,nm->sbn", kxu, lInv) // A = K_xu L^-T
-	var f, v *Node                        // z = f + sqrt(v) eta
+	a := m.project(p, x)                                                                   // A = K_xu L^-T
+	var f, v *Node                                                                         // z = f + sqrt(v) eta
 	if c.Bound == "collapsed" {
 		// u and f integrated out given X: q(z_i | X_i) = N(A_i kappa~, (k_ii + s^2) I), since the
 		// whitened q(u~) = N(kappa~, I) gives f(X_i) the variance k_ii (stationary kernel: kvar).
@@ -127,7 +155,8 @@ func (m *Model) cmfDraw(ctx *mlmodel.Scope, idx *Node, nz noise) *draw {
 
 	logQzf := AddScalar(MulScalar(Add(ReduceSum(Square(nz.eta), -1), InsertAxes(ReduceSum(logV, -1), 0)), -0.5), -0.5*dz*math.Log(2*math.Pi))
 	logQx := logNormalStd(nz.beta, InsertAxes(logPhi, 0))
-	return &draw{z: z, reg: Add(termB, termC), kl: termB, aux: termC, logQ: Sub(Add(logQzf, logQx), logR)}
+	return &draw{z: z, reg: Add(termB, termC), kl: termB, aux: termC, logQ: Sub(Add(logQzf, logQx), logR),
+		gp: p, v: v, rMean: out[0], rLogVar: out[1]}
 }
 
 // zVariance returns s^2 of q(z | f) (or of q(z | X), collapsed) for the batch's b points as

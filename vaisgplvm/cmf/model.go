@@ -34,7 +34,8 @@ type Model struct {
 	rng        *rand.Rand
 	order      []int // this epoch's permutation of the points
 	step, eval *mlmodel.Exec
-	frozen     bool // globals frozen (a model of held-out points made by Fit)
+	marginal   map[int]*mlmodel.Exec // MarginalBound's graphs, by K
+	frozen     bool                  // globals frozen (a model of held-out points made by Fit)
 }
 
 // initial holds the initial values of the variables the model creates itself.

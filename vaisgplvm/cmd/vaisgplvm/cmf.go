@@ -45,6 +45,7 @@ func runCMF(args []string) error {
 	fs.IntVar(&o.FitIters, "fit-iters", 500, "steps fitting the held-out points' local parameters (globals frozen)")
 	fs.IntVar(&o.Draws, "draws", 10, "noise draws of each bound (>= 2)")
 	ks := fs.String("ks", "1,10,100,1000", "importance samples of the held-out importance-weighted bounds")
+	marginalKs := fs.String("marginal-ks", "10,100", "cmf (collapsed bound): samples of r(X | z) of the held-out marginal bounds L_K (L_0 is the bound; the rise with K is what r(X | z) costs)")
 	fs.IntVar(&o.Reps, "reps", 2, "repetitions of each importance-weighted bound (>= 2)")
 	fs.IntVar(&o.AIS.Temps, "ais-temps", 500, "AIS temperatures of the decoder log-likelihood")
 	fs.IntVar(&o.AIS.Runs, "ais-runs", 4, "independent AIS runs per point (>= 2)")
@@ -64,6 +65,9 @@ func runCMF(args []string) error {
 	o.Families = strings.Split(*families, ",")
 	var err error
 	if o.Ks, err = parseCounts("ks", *ks); err != nil {
+		return err
+	}
+	if o.MarginalKs, err = parseCounts("marginal-ks", *marginalKs); err != nil {
 		return err
 	}
 	if err := checkCMFSizes(o); err != nil {
