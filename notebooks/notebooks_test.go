@@ -342,3 +342,63 @@ func stripImages(h string) string {
 		h = h[:i] + "IMG" + h[i+j:]
 	}
 }
+
+// TestReadmeNotebookSetup runs the README's notebook setup lines (its sh block under "To run
+// them", all but the line that starts the Jupyter server) as written, with bash, from the clone's
+// root in an empty HOME (Go's module and build caches kept, so nothing is downloaded): GoNB and
+// goimports land in ~/go/bin and the GoNB kernel in HOME's Jupyter data directory.
+func TestReadmeNotebookSetup(t *testing.T) {
+	if _, err := exec.LookPath("jupyter"); err != nil {
+		if os.Getenv("VAISGPLVM_REQUIRE_JUPYTER") == "1" {
+			t.Fatal("jupyter not found (VAISGPLVM_REQUIRE_JUPYTER=1: the notebook setup must run here)")
+		}
+		t.Skip("jupyter not found: the README's notebook setup was NOT run")
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "To run them")
+	if ok {
+		_, after, ok = strings.Cut(after, "```sh\n")
+	}
+	block, _, ok2 := strings.Cut(after, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no sh block under \"To run them\"")
+	}
+	var lines []string
+	for _, l := range strings.Split(block, "\n") {
+		if strings.TrimSpace(l) == "" || strings.Contains(l, "jupyter lab") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) < 3 || !strings.Contains(block, "--force_deps") || !strings.Contains(block, "PATH") {
+		t.Fatalf("README's setup block lacks the build, PATH or gonb --install --force_deps lines:\n%s", block)
+	}
+	home := t.TempDir()
+	var path []string // PATH without any directory that already has a gonb: the README must put it there
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "gonb")); err != nil {
+			path = append(path, d)
+		}
+	}
+	env := []string{"HOME=" + home, "PATH=" + strings.Join(path, string(os.PathListSeparator))}
+	for _, v := range []string{"GOMODCACHE", "GOCACHE", "GOPROXY", "GOFLAGS", "GOTOOLCHAIN"} {
+		out, err := exec.Command("go", "env", v).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, v+"="+strings.TrimSpace(string(out)))
+	}
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(lines, "\n"))
+	cmd.Dir, cmd.Env = "..", env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the README's setup lines failed: %v\n%s\n%s", err, strings.Join(lines, "\n"), tail(string(out), 3000))
+	}
+	for _, f := range []string{"go/bin/gonb", "go/bin/goimports", ".local/share/jupyter/kernels/gonb/kernel.json"} {
+		if _, err := os.Stat(filepath.Join(home, f)); err != nil {
+			t.Errorf("after the README's setup: %v", err)
+		}
+	}
+}
