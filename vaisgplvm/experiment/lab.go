@@ -29,6 +29,7 @@ type ScheduleLab struct {
 	tr      *train.Trainer  // a copy of the trained one with its own variables (Scratch)
 	model   *model.Model    // a copy of the trained model, whose schedule and step sizes the lab sets
 	damping *float64        // the trained momentum damping of an underdamped model (nil: VAIS)
+	uha     *model.Model    // a VAIS model's underdamped twin (made on first use), for Damping
 	base    *LabResult      // the trained chain's result, View's reference (evaluated on first use)
 	klu     float64         // KL(q(u) || p(u)) / N at the parameters
 	trained *train.Params   // the trained schedule and step sizes
@@ -215,10 +216,14 @@ func (l *ScheduleLab) useChain(damping *float64) error {
 	}
 	m := l.model
 	if m.Cfg.Method != "uha" {
-		var err error
-		if m, err = l.model.WithBound("uha", l.model.Cfg.K, nil); err != nil {
-			return fmt.Errorf("schedule lab: %w", err)
+		if l.uha == nil { // one twin, so that its graphs are cached like the model's own
+			var err error
+			if l.uha, err = l.model.WithBound("uha", l.model.Cfg.K, nil); err != nil {
+				return fmt.Errorf("schedule lab: %w", err)
+			}
 		}
+		l.uha.Schedule, l.uha.Step = l.model.Schedule, l.model.Step
+		m = l.uha
 	}
 	l.tr.Model = m
 	raw := math.Log(max(d, 1e-6) / (1 - d)) // the bound's parameterisation: gamma = sigmoid(raw)

@@ -63,10 +63,11 @@ var FrontEndWait = 10 * time.Second
 // next call sees the sliders' latest values. Lab returns when Stop is pressed, leaving the last
 // output in the cell (so a saved notebook keeps it).
 //
-// Sliders need a live kernel in a browser. Without one (outside a notebook, or a headless run
-// such as jupyter nbconvert: no kernel id from Jupyter, or FrontEndWait passing without an answer) Lab shows
-// update's output for the starting values once, says why there are no sliders, and returns nil.
-// Errors: no controls, or a control with Max < Min or a Value outside [Min, Max].
+// Sliders need a live kernel in a browser. Without one (a headless run such as jupyter nbconvert:
+// no kernel id from Jupyter, or FrontEndWait passing without an answer) Lab shows update's output
+// for the starting values once, says why there are no sliders, and returns nil; outside a
+// notebook it calls update once (its errors still surface) and says on stderr that it showed
+// nothing. Errors: no controls, or a control with Max < Min or a Value outside [Min, Max].
 func Lab(controls []Control, update func(values []float64) string) error {
 	if len(controls) == 0 {
 		return fmt.Errorf("nb: a lab needs at least one control")
@@ -89,14 +90,14 @@ func Lab(controls []Control, update func(values []float64) string) error {
 	return nil
 }
 
-// showHTML displays h in a notebook and prints it as text elsewhere.
+// showHTML displays h in a notebook; elsewhere it says on stderr that nothing was shown.
 func showHTML(h string) {
 	if gonbui.IsNotebook {
 		gonbui.DisplayHTML(h)
 		gonbui.Sync()
 		return
 	}
-	fmt.Println(h)
+	fmt.Fprintln(os.Stderr, "nb.Lab: not in a notebook: no sliders and no output shown")
 }
 
 // frontEndAlive reports whether a browser runs the notebook: it asks one, through GoNB's
