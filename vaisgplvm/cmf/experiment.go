@@ -75,13 +75,17 @@ type FamilyResult struct {
 	AISAccept      float64 `json:"ais_accept_rate"` // mean MALA acceptance of the AIS runs
 	// Warnings name what makes a number unreliable, such as an AIS estimate below the family's
 	// own bound (see checkAIS).
-	Warnings     []string  `json:"warnings,omitempty"`
-	Curve        []float64 `json:"-"` // -bound per point per training step
-	TrainSeconds float64   `json:"train_seconds"`
-	FitSeconds   float64   `json:"fit_seconds"`
-	EvalSeconds  float64   `json:"eval_seconds"`
-	Model        *Model    `json:"-"` // the trained model
-	Held         *Model    `json:"-"` // the held-out points' model (Fit)
+	Warnings []string  `json:"warnings,omitempty"`
+	Curve    []float64 `json:"-"` // -bound per point per training step
+	// Rise is how much the training curve still climbed over its last tenth (CurveRise): within
+	// two standard errors of zero, the family had flattened at this budget. Nil for fewer than 20
+	// steps.
+	Rise         *Rise   `json:"final_rise,omitempty"`
+	TrainSeconds float64 `json:"train_seconds"`
+	FitSeconds   float64 `json:"fit_seconds"`
+	EvalSeconds  float64 `json:"eval_seconds"`
+	Model        *Model  `json:"-"` // the trained model
+	Held         *Model  `json:"-"` // the held-out points' model (Fit)
 }
 
 // IWEstimate is the importance-weighted bound with K samples.
@@ -303,6 +307,9 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 		return fr, err
 	}
 	fr.Curve, fr.TrainSeconds = m.Curve, m.Seconds
+	if r, err := CurveRise(m.Curve); err == nil {
+		fr.Rise = &r
+	}
 	if err := ctx.Err(); err != nil {
 		return fr, err
 	}

@@ -8,7 +8,8 @@ import (
 
 // Table renders the experiment: per family, the training and held-out bounds, the held-out
 // importance-weighted bounds, the decoder's AIS log-likelihood on the first held-out points beside
-// the bound on the same points, and the seconds spent. Values are nats per point (log densities:
+// the bound on the same points, how much the training curve still rose over its last tenth of
+// steps (CurveRise: near zero, the family had flattened), and the seconds spent. Values are nats per point (log densities:
 // higher is better) ± their Monte Carlo standard errors; the title gives the settings.
 func (r *ExperimentResult) Table() report.Table {
 	c := r.Config
@@ -34,7 +35,7 @@ func (r *ExperimentResult) Table() report.Table {
 			t.Header = append(t.Header, fmt.Sprintf("IW K=%d", e.K))
 		}
 	}
-	t.Header = append(t.Header, fmt.Sprintf("log p(y) AIS (%d held-out)", r.Options.AISPoints), "bound, same points", "s train / fit / eval")
+	t.Header = append(t.Header, fmt.Sprintf("log p(y) AIS (%d held-out)", r.Options.AISPoints), "bound, same points", "rise, last tenth of steps", "s train / fit / eval")
 	for _, f := range r.Families {
 		row := []string{f.Family, pm(f.TrainBound), pm(f.TestBound)}
 		for _, e := range f.IW {
@@ -44,7 +45,11 @@ func (r *ExperimentResult) Table() report.Table {
 		if r.Options.AISPoints > 0 {
 			ll, same = pm(f.LogLik), fmt.Sprintf("%.2f ± %.2f", f.TestBoundAIS, f.TestBoundAISSE)
 		}
-		t.Rows = append(t.Rows, append(row, ll, same, fmt.Sprintf("%.0f / %.0f / %.0f", f.TrainSeconds, f.FitSeconds, f.EvalSeconds)))
+		rise := "-"
+		if f.Rise != nil {
+			rise = fmt.Sprintf("%+.2f ± %.2f", f.Rise.PerPoint, f.Rise.SE)
+		}
+		t.Rows = append(t.Rows, append(row, ll, same, rise, fmt.Sprintf("%.0f / %.0f / %.0f", f.TrainSeconds, f.FitSeconds, f.EvalSeconds)))
 	}
 	return t
 }
