@@ -62,6 +62,5 @@ func ChainPaths(title string, paths [][][]float64, background [][]float64, dims 
 		}
 	}
 	p.Legend.Top = true
-	roomForLegend(p, 3)
 	return p, nil
 }

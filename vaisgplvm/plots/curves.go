@@ -80,7 +80,6 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 		p.X.Tick.Marker = integerTicks{}
 	}
 	p.Legend.Top = true
-	roomForLegend(p, len(series))
 	return p, nil
 }
 

@@ -1,10 +1,13 @@
 package plots
 
 import (
+	"bytes"
+	"image/png"
 	"math"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -44,5 +47,58 @@ func TestIntegerTicks(t *testing.T) {
 	p, _ = Curves(CurveOptions{}, Series{Name: "a", X: []float64{0, 0.5}, Y: []float64{1, 2}})
 	if _, ok := p.X.Tick.Marker.(integerTicks); ok {
 		t.Errorf("fractional x: integer ticks")
+	}
+}
+
+// TestLegendBesideTheAxes: a curve plot's y axis ends at its data (no room added for a legend),
+// and its PNG has the legend in a strip to the right of the axes: a falling curve reaches the
+// lower right corner of the image without a legend, but with one its coloured pixels stay out of
+// the strip (only the legend's thumbnails, at the top, are there); a legend too wide for the strip
+// is drawn inside the axes instead, and the figure still renders.
+func TestLegendBesideTheAxes(t *testing.T) {
+	y := []float64{1, 0.5, 0}
+	p, err := Curves(CurveOptions{Title: "t"}, Series{Name: "first series", Y: y}, Series{Name: "second", Y: []float64{0.3, 0.4, 0.6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max != 1 || p.Y.Min != 0 {
+		t.Errorf("y axis [%g, %g], want the data's [0, 1]", p.Y.Min, p.Y.Max)
+	}
+	// coloured counts the strongly coloured pixels in the right 15% and lower 60% of the PNG.
+	coloured := func(p *plot.Plot) int {
+		buf, err := PNG(p, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(buf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, n := img.Bounds(), 0
+		for x := b.Max.X * 85 / 100; x < b.Max.X; x++ {
+			for yy := b.Max.Y * 40 / 100; yy < b.Max.Y; yy++ {
+				r, g, bl, _ := img.At(x, yy).RGBA()
+				if max(r, g, bl)-min(r, g, bl) > 0x4000 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if n := coloured(p); n != 0 {
+		t.Errorf("%d coloured pixels in the lower right of a plot with a legend beside it: want none", n)
+	}
+	legend := p.Legend
+	p.Legend = plot.NewLegend()
+	if n := coloured(p); n < 20 {
+		t.Errorf("%d coloured pixels in the lower right of a plot without a legend: want its falling curve there", n)
+	}
+	p.Legend = legend
+	wide, err := Curves(CurveOptions{Title: "t"}, Series{Name: strings.Repeat("a very long series name ", 6), Y: y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PNG(wide, 0, 0); err != nil {
+		t.Errorf("a plot with a legend wider than its strip: %v", err)
 	}
 }

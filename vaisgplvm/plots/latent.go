@@ -105,9 +105,6 @@ func Latents(mean, sd [][]float64, labels []int, opt LatentOptions) (*plot.Plot,
 		ells[k].colour = withAlpha(colour(sort.SearchInts(classes, ells[k].class)), 0.07)
 	}
 	p.Legend.Top = true
-	if labels != nil {
-		roomForLegend(p, len(classes))
-	}
 	return p, nil
 }
 

@@ -6,7 +6,8 @@
 //
 // Every function returns a *plot.Plot (or an error naming bad input: empty or ragged data,
 // mismatched lengths, no finite values); Save writes it as PNG, SVG or PDF by file extension and
-// PNG returns the encoded bytes (for notebooks). The package reads plain float64 slices, so it
+// PNG returns the encoded bytes (for notebooks). Both draw a plot's legend beside its axes, so that
+// the axes fit the data and no legend covers it. The package reads plain float64 slices, so it
 // works with any model, not only this module's.
 package plots
 
@@ -15,12 +16,14 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Default figure size used by Save and PNG when the width or height is 0.
@@ -38,8 +41,18 @@ func Save(p *plot.Plot, path string, w, h vg.Length) error {
 	default:
 		return fmt.Errorf("plots: %s: unknown figure format %q (want .png, .svg or .pdf)", path, ext)
 	}
-	w, h = size(w, h)
-	if err := p.Save(w, h, path); err != nil {
+	wt, err := render(p, w, h, ext)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		_, err = wt.WriteTo(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("plots: writing %s: %w", path, err)
 	}
 	return nil
@@ -47,16 +60,43 @@ func Save(p *plot.Plot, path string, w, h vg.Length) error {
 
 // PNG returns p encoded as PNG at w x h (zero: the defaults), for inline display.
 func PNG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	w, h = size(w, h)
-	wt, err := p.WriterTo(w, h, "png")
+	wt, err := render(p, w, h, "png")
 	if err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if _, err := wt.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("plots: encoding PNG: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// render draws p at w x h (zero: the defaults) in format (png, svg, pdf). A legend is drawn to the
+// right of the axes, never over the data: the axes keep the rest of the width (unless the legend
+// would take more than 40% of it; then it stays inside, at the top right).
+func render(p *plot.Plot, w, h vg.Length, format string) (vg.CanvasWriterTo, error) {
+	w, h = size(w, h)
+	c, err := draw.NewFormattedCanvas(w, h, format)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	dc := draw.New(c)
+	leg := p.Legend
+	r := leg.Rectangle(dc)
+	lw := r.Max.X - r.Min.X + vg.Points(12)
+	if r.Max.X <= r.Min.X || lw > 0.4*w {
+		p.Draw(dc)
+		return c, nil
+	}
+	p.Legend = plot.NewLegend() // none inside the axes while they are drawn
+	p.Legend.TextStyle = leg.TextStyle
+	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	p.Legend = leg
+	side := leg
+	side.Left, side.Top, side.XOffs = true, true, vg.Points(6)
+	side.YOffs = -p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y - p.Title.Padding
+	side.Draw(draw.Crop(dc, w-lw, 0, 0, 0))
+	return c, nil
 }
 
 func size(w, h vg.Length) (vg.Length, vg.Length) {
@@ -86,14 +126,3 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// roomForLegend raises the top of a linear y axis so that a top-right legend of n entries sits
-// above the data instead of over it: the legend takes about 7.5% of the plot's height per entry, so
-// the data are kept below the top fraction f = 0.075 n of the axis (at most 0.6).
-func roomForLegend(p *plot.Plot, n int) {
-	if _, isLog := p.Y.Scale.(plot.LogScale); isLog || n == 0 || !(p.Y.Max > p.Y.Min) {
-		return
-	}
-	f := math.Min(0.075*float64(n), 0.6)
-	p.Y.Max += (p.Y.Max - p.Y.Min) * f / (1 - f)
-}

@@ -56,6 +56,5 @@ func Histograms(title, xlabel string, bins int, samples ...Sample) (*plot.Plot, 
 		p.Legend.Add(s.Name, h)
 	}
 	p.Legend.Top = true
-	roomForLegend(p, len(samples))
 	return p, nil
 }
