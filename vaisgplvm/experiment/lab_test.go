@@ -7,6 +7,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // TestScheduleLab: at a trained VAIS model, the lab's bound under the trained schedule agrees
@@ -15,13 +16,7 @@ import (
 // factor change it; its gap is the bound minus the evidence estimate on the same points (to
 // 1e-9); bad schedules and factors are refused; the trained model is unchanged.
 func TestScheduleLab(t *testing.T) {
-	f := writeCSV(t, 30, 4, 3)
-	cfg := model.DefaultConfig("vais", 2)
-	cfg.M, cfg.K, cfg.Batch = 6, 4, 0
-	_, _, tr := fileTrainer(t, f.path, cfg)
-	if err := tr.Run(40, nil, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	tr := labTrainer(t, "vais")
 	points := make([]int, 30)
 	for i := range points {
 		points[i] = i
@@ -88,17 +83,11 @@ func TestScheduleLab(t *testing.T) {
 // (setting it by hand gives the same bound to 1e-9), and agrees with Evaluate within 4 s.e.
 // Dampings outside [0, 1) are refused.
 func TestScheduleLabDamping(t *testing.T) {
-	f := writeCSV(t, 30, 4, 3)
 	points := make([]int, 30)
 	for i := range points {
 		points[i] = i
 	}
-	cfg := model.DefaultConfig("vais", 2)
-	cfg.M, cfg.K, cfg.Batch = 6, 4, 0
-	_, _, tr := fileTrainer(t, f.path, cfg)
-	if err := tr.Run(40, nil, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	tr := labTrainer(t, "vais")
 	lab, err := experiment.NewScheduleLab(tr, points, 1, 7, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -128,11 +117,7 @@ func TestScheduleLabDamping(t *testing.T) {
 		}
 	}
 
-	cfg.Method = "uha"
-	_, _, ut := fileTrainer(t, f.path, cfg)
-	if err := ut.Run(40, nil, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	ut := labTrainer(t, "uha")
 	ul, err := experiment.NewScheduleLab(ut, points, 1, 7, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -163,4 +148,18 @@ func labEval(t *testing.T, lab *experiment.ScheduleLab, s experiment.LabSetting)
 		t.Fatal(err)
 	}
 	return r
+}
+
+// labTrainer returns a model with the bound method (K = 4, Q = 2, M = 6, full batch) trained 40
+// steps on 30 points of a 4-column file: the labs' subject.
+func labTrainer(t *testing.T, method string) *train.Trainer {
+	t.Helper()
+	f := writeCSV(t, 30, 4, 3)
+	cfg := model.DefaultConfig(method, 2)
+	cfg.M, cfg.K, cfg.Batch = 6, 4, 0
+	_, _, tr := fileTrainer(t, f.path, cfg)
+	if err := tr.Run(40, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }

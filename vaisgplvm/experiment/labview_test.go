@@ -19,20 +19,15 @@ import (
 // result for the same setting (same noise), with the switch on it runs the underdamped chain at
 // the slider's damping; a wrong number of values and a decreasing schedule are refused.
 func TestScheduleLabView(t *testing.T) {
-	f := writeCSV(t, 30, 4, 3)
-	cfg := model.DefaultConfig("vais", 2)
-	cfg.M, cfg.K, cfg.Batch = 6, 4, 0
-	_, _, tr := fileTrainer(t, f.path, cfg)
-	if err := tr.Run(40, nil, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	tr := labTrainer(t, "vais")
+	const k = 4 // labTrainer's K
 	lab, err := experiment.NewScheduleLab(tr, []int{0, 3, 6, 9, 12, 15}, 3, 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctl := lab.Controls()
-	if len(ctl) != cfg.K+2 {
-		t.Fatalf("%d controls for K = %d on VAIS, want K + 2: %+v", len(ctl), cfg.K, ctl)
+	if len(ctl) != k+2 {
+		t.Fatalf("%d controls for K = %d on VAIS, want K + 2: %+v", len(ctl), k, ctl)
 	}
 	start := make([]float64, len(ctl))
 	for i, c := range ctl {
@@ -52,7 +47,7 @@ func TestScheduleLabView(t *testing.T) {
 		t.Errorf("starting setting %+v: want factor 1 and VAIS's chain", s)
 	}
 	moved := append([]float64{}, start...)
-	moved[0], moved[cfg.K-1], moved[cfg.K], moved[cfg.K+1] = 0.05, 1, 1, 0.6 // beta_1, eta x 2, underdamped at 0.6
+	moved[0], moved[k-1], moved[k], moved[k+1] = 0.05, 1, 1, 0.6 // beta_1, eta x 2, underdamped at 0.6
 	tab, panels, err := lab.View(moved)
 	if err != nil {
 		t.Fatal(err)
