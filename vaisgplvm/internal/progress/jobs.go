@@ -29,9 +29,11 @@ type Jobs struct {
 	parallel int        // the most trainings seen running at once
 }
 
-// NewJobs returns the status of concurrent trainings, written on w every interval at most.
+// NewJobs returns the status of concurrent trainings, written on w every interval at most; the
+// first one after interval, when the trainings' paces no longer reflect their first iterations
+// alone (which include compiling the graphs: an estimate then is several times too long).
 func NewJobs(w io.Writer, interval time.Duration) *Jobs {
-	return &Jobs{w: w, interval: interval, runs: map[string]*train.Event{}}
+	return &Jobs{w: w, interval: interval, runs: map[string]*train.Event{}, last: time.Now()}
 }
 
 // Plan tells the status how many trainings will report, in all: the header then counts those
