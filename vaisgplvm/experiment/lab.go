@@ -28,6 +28,7 @@ type ScheduleLab struct {
 
 	tr      *train.Trainer  // a copy of the trained one with its own variables (Scratch)
 	model   *model.Model    // a copy of the trained model, whose schedule and step sizes the lab sets
+	sched   anneal.Schedule // the trained schedule, which LabSetting{} restores
 	damping *float64        // the trained momentum damping of an underdamped model (nil: VAIS)
 	uha     *model.Model    // a VAIS model's underdamped twin (made on first use), for Damping
 	base    *LabResult      // the trained chain's result, View's reference (evaluated on first use)
@@ -117,7 +118,7 @@ func NewScheduleLab(tr *train.Trainer, points []int, chains int, seed uint64, ev
 		return nil, fmt.Errorf("schedule lab: %w", err)
 	}
 	mm := *tr.Model
-	l.model = &mm
+	l.model, l.sched = &mm, tr.Model.Schedule
 	if tr.Model.Cfg.Method == "uha" {
 		v := l.dampingVar().GetVariable("raw_damping")
 		if v == nil {
@@ -158,7 +159,7 @@ func (l *ScheduleLab) Evaluate(s LabSetting) (*LabResult, error) {
 		}
 		l.model.Schedule, betas = fx, s.Betas
 	} else {
-		l.model.Schedule = l.tr.Model.Schedule
+		l.model.Schedule = l.sched
 	}
 	scale := s.EtaScale
 	if scale == 0 {

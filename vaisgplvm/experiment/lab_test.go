@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -60,6 +61,9 @@ func TestScheduleLab(t *testing.T) {
 	}
 	if other.NegBound == base.NegBound || len(other.Accept) != 4 || other.Etas[0] != 2*base.Etas[0] {
 		t.Errorf("another schedule and factor: %+v; base %+v", other, base)
+	}
+	if back := labEval(t, lab, experiment.LabSetting{}); back.NegBound != base.NegBound || fmt.Sprint(back.Betas) != fmt.Sprint(base.Betas) {
+		t.Errorf("the trained chain after a hand-set one: %.12g with beta %v; first %.12g with beta %v", back.NegBound, back.Betas, base.NegBound, base.Betas)
 	}
 	for _, bad := range []experiment.LabSetting{{Betas: []float64{0.5, 1}}, {Betas: []float64{0.5, 0.4, 0.9, 1}},
 		{Betas: []float64{0.2, 0.4, 0.6, 0.9}}, {EtaScale: -1}} {
