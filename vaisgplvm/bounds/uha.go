@@ -54,6 +54,17 @@ func (uhaMethod) Settings() []Setting {
 		}}}
 }
 
+// DampingVariable names the underdamped bound's damping parameter in its scope (bound/uha): the
+// damping is gamma = sigmoid(value), so the value is DampingLogit(gamma).
+const DampingVariable = "raw_damping"
+
+// DampingLogit returns the damping parameter's value for gamma in [0, 1): its logit, with 0
+// mapped to a tiny damping rather than -Inf.
+func DampingLogit(gamma float64) float64 { return math.Log(max(gamma, 1e-6) / (1 - gamma)) }
+
+// DampingOf returns the damping gamma of the parameter's value raw: sigmoid(raw).
+func DampingOf(raw float64) float64 { return 1 / (1 + math.Exp(-raw)) }
+
 // Evaluate implements Method.
 func (uhaMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
 	g := in.Eps0.Graph()
@@ -64,10 +75,8 @@ func (uhaMethod) Evaluate(b *Batch, in Inputs) (*Result, *anneal.Chain) {
 	}
 	var h anneal.Hamiltonian
 	h.StopScoreGradient, h.Tamed = in.Options.StopScoreGradient, in.Options.Tamed
-	// The damping's logit: 0 maps to a tiny damping rather than -Inf.
-	raw := math.Log(max(damping, 1e-6) / (1 - damping))
 	if in.Scope != nil {
-		h.Damping = Sigmoid(vars.New(in.Scope, "raw_damping", raw).ValueGraph(g))
+		h.Damping = Sigmoid(vars.New(in.Scope, DampingVariable, DampingLogit(damping)).ValueGraph(g))
 		h.LogMass = vars.New(in.Scope, "log_mass", make([]float64, q)).ValueGraph(g)
 	} else {
 		h.Damping = Scalar(g, in.Eps0.DType(), damping)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -148,7 +149,7 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 			}
 			mm.Step.Scale = s
 			t.Model = mm
-			_ = t.Ctx.At("bound").At("uha").DeleteVariable("raw_damping") // start from d (none yet: nothing to do)
+			_ = model.BoundScope(t.Ctx, "uha").DeleteVariable(bounds.DampingVariable) // start from d (none yet: nothing to do)
 			what := fmt.Sprintf("underdamped, damping %g, eta_k x %g: %d chain(s) of %d steps", d, s, m.Cfg.Samples, m.Cfg.K)
 			b, err := evaluate(t, ev, draws, "uha", what)
 			if err != nil {

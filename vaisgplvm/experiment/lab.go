@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -120,22 +121,22 @@ func NewScheduleLab(tr *train.Trainer, points []int, chains int, seed uint64, ev
 	mm := *tr.Model
 	l.model, l.sched = &mm, tr.Model.Schedule
 	if tr.Model.Cfg.Method == "uha" {
-		v := l.dampingVar().GetVariable("raw_damping")
+		v := l.dampingVar().GetVariable(bounds.DampingVariable)
 		if v == nil {
-			return nil, fmt.Errorf("schedule lab: the underdamped model has no trained damping (bound/uha/raw_damping)")
+			return nil, fmt.Errorf("schedule lab: the underdamped model has no trained damping (bound/uha/%s)", bounds.DampingVariable)
 		}
 		t, err := v.Value()
 		if err != nil {
 			return nil, fmt.Errorf("schedule lab: reading the trained damping: %w", err)
 		}
-		d := 1 / (1 + math.Exp(-vars.Flat64(t)[0]))
+		d := bounds.DampingOf(vars.Flat64(t)[0])
 		l.damping = &d
 	}
 	return l, nil
 }
 
 // dampingVar is the scope of the underdamped chain's damping in the lab's variables.
-func (l *ScheduleLab) dampingVar() *mlmodel.Scope { return l.tr.Ctx.At("bound").At("uha") }
+func (l *ScheduleLab) dampingVar() *mlmodel.Scope { return model.BoundScope(l.tr.Ctx, "uha") }
 
 // TrainedDamping returns the trained momentum damping of an underdamped model, or nil for VAIS.
 func (l *ScheduleLab) TrainedDamping() *float64 { return l.damping }
@@ -227,13 +228,13 @@ func (l *ScheduleLab) useChain(damping *float64) error {
 		m = l.uha
 	}
 	l.tr.Model = m
-	raw := math.Log(max(d, 1e-6) / (1 - d)) // the bound's parameterisation: gamma = sigmoid(raw)
-	if v := l.dampingVar().GetVariable("raw_damping"); v != nil {
+	raw := bounds.DampingLogit(d)
+	if v := l.dampingVar().GetVariable(bounds.DampingVariable); v != nil {
 		if err := v.SetValue(vars.Convert(tensors.FromScalar(raw), v.DType())); err != nil {
 			return fmt.Errorf("schedule lab: setting the damping: %w", err)
 		}
 		return nil
 	}
-	vars.New(l.dampingVar(), "raw_damping", raw)
+	vars.New(l.dampingVar(), bounds.DampingVariable, raw)
 	return nil
 }

@@ -136,8 +136,14 @@ func (m *Model) Bound(ctx *mlmodel.Scope, x, mask, idx, eps0, chainEps *Node) (*
 		},
 		Options:  anneal.Options{StopScoreGradient: m.Cfg.StopGrad, Precondition: m.Cfg.Precondition, Tamed: m.Cfg.Tamed},
 		STL:      m.Cfg.STL,
-		Scope:    ctx.At("bound").At("%s", m.Method.Name()),
+		Scope:    BoundScope(ctx, m.Method.Name()),
 		Settings: m.Settings()})
+}
+
+// BoundScope is the scope of the bound method's own parameters under a model's root scope ctx:
+// bound/METHOD (the underdamped bound's damping and mass, for instance).
+func BoundScope(ctx *mlmodel.Scope, method string) *mlmodel.Scope {
+	return ctx.At("bound").At("%s", method)
 }
 
 // WithBound returns a copy of m that evaluates the bound method with K = k and the bound settings
