@@ -47,7 +47,15 @@ func (m *Model) evaluate(s int) (bound, logW [][]float64, err error) {
 // outputs (bound [s, b], log weights [s, b], z [s, b, Dz]) to use.
 func (m *Model) overPoints(s int, zero bool, use func(idx []int, out []*tensors.Tensor)) error {
 	m.build()
-	chunk := max(1, min(m.Cfg.Batch, maxElements/(s*m.P)))
+	return m.inChunks(m.eval, s, maxElements/(s*m.P), zero, nil, use)
+}
+
+// inChunks runs exec over every point in order, at most chunk points (and Cfg.Batch) at a time,
+// with the inputs of s draws each (Model.inputs) followed by extra(b)'s for a chunk of b points
+// (extra may be nil), and hands each chunk's indices and outputs to use.
+func (m *Model) inChunks(exec *mlmodel.Exec, s, chunk int, zero bool, extra func(b int) []any,
+	use func(idx []int, out []*tensors.Tensor)) error {
+	chunk = max(1, min(m.Cfg.Batch, chunk))
 	for lo := 0; lo < m.N; lo += chunk {
 		idx := make([]int, 0, chunk)
 		for i := lo; i < min(lo+chunk, m.N); i++ {
@@ -57,7 +65,10 @@ func (m *Model) overPoints(s int, zero bool, use func(idx []int, out []*tensors.
 		if err != nil {
 			return err
 		}
-		out, err := m.eval.Exec(in...)
+		if extra != nil {
+			in = append(in, extra(len(idx))...)
+		}
+		out, err := exec.Exec(in...)
 		if err != nil {
 			return fmt.Errorf("cmf: evaluating: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/stat"
 
@@ -34,27 +35,19 @@ func (m *Model) MarginalBound(k, draws int) (Estimate, error) {
 		return Estimate{}, err
 	}
 	per := make([][]float64, m.N)
-	chunk := max(1, min(m.Cfg.Batch, maxElements/(draws*max(m.P, (k+1)*m.Cfg.M))))
-	for lo := 0; lo < m.N; lo += chunk {
-		var idx []int
-		for i := lo; i < min(lo+chunk, m.N); i++ {
-			idx = append(idx, i)
-		}
-		in, err := m.inputs(idx, draws, false)
-		if err != nil {
-			return Estimate{}, err
-		}
-		xi := vars.Normal(m.rng, max(k, 1), draws, len(idx), m.Cfg.InputDim)
-		out, err := exec.Exec(append(in, vars.Convert(xi, m.dtype()))...)
-		if err != nil {
-			return Estimate{}, fmt.Errorf("cmf: marginal bound: %w", err)
-		}
+	xi := func(b int) []any { // r(X | z)'s noise [K, S, b, R]
+		return []any{vars.Convert(vars.Normal(m.rng, max(k, 1), draws, b, m.Cfg.InputDim), m.dtype())}
+	}
+	err = m.inChunks(exec, draws, maxElements/(draws*max(m.P, (k+1)*m.Cfg.M)), false, xi, func(idx []int, out []*tensors.Tensor) {
 		v := vars.Flat64(out[0]) // [draws, b]
 		for s := range draws {
 			for j, i := range idx {
 				per[i] = append(per[i], v[s*len(idx)+j])
 			}
 		}
+	})
+	if err != nil {
+		return Estimate{}, fmt.Errorf("cmf: marginal bound: %w", err)
 	}
 	return summarise(per, func(v []float64) float64 { return stat.Mean(v, nil) }, draws)
 }
