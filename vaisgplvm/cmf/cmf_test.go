@@ -122,28 +122,44 @@ func quadratureLogLik(t *testing.T, m *Model) []float64 {
 	t.Helper()
 	const g = 40000
 	step := 16.0 / g
-	grid := make([]float64, 0, g*m.N)
-	for k := 0; k < g; k++ {
-		for i := 0; i < m.N; i++ {
-			grid = append(grid, -8+(float64(k)+0.5)*step)
-		}
-	}
-	yt, _ := vars.Matrix(m.Y, m.dtype())
-	zt := vars.Convert(tensors.FromFlatDataAndDimensions(grid, g, m.N, 1), m.dtype())
-	out := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, z, y *Node) []*Node {
-		return []*Node{m.logLik(ctx, z, y)}
-	}, zt, yt)
-	ll := vars.Flat64(out[0])
+	zs := midpoints(-8, 8, g)
+	ll := gridLogLik(t, m, zs)
 	res := make([]float64, m.N)
 	for i := range res {
 		terms := make([]float64, g)
-		for k := 0; k < g; k++ {
-			z := grid[k*m.N+i]
+		for k, z := range zs {
 			terms[k] = ll[k*m.N+i] - 0.5*z*z - 0.5*math.Log(2*math.Pi) + math.Log(step)
 		}
 		res[i] = floats.LogSumExp(terms)
 	}
 	return res
+}
+
+// midpoints returns the midpoints of n equal cells of [lo, hi].
+func midpoints(lo, hi float64, n int) []float64 {
+	out := make([]float64, n)
+	for j := range out {
+		out[j] = lo + (float64(j)+0.5)*(hi-lo)/float64(n)
+	}
+	return out
+}
+
+// gridLogLik returns log p(y_i | z) of a Dz = 1 model for every latent of zs and every point:
+// [len(zs)][N], flat, point fastest.
+func gridLogLik(t *testing.T, m *Model, zs []float64) []float64 {
+	t.Helper()
+	grid := make([]float64, 0, len(zs)*m.N)
+	for _, z := range zs {
+		for range m.N {
+			grid = append(grid, z)
+		}
+	}
+	yt, _ := vars.Matrix(m.Y, m.dtype())
+	zt := vars.Convert(tensors.FromFlatDataAndDimensions(grid, len(zs), m.N, 1), m.dtype())
+	out := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, z, y *Node) []*Node {
+		return []*Node{m.logLik(ctx, z, y)}
+	}, zt, yt)
+	return vars.Flat64(out[0])
 }
 
 // TestBoundsBelowTheLikelihood: on trained Dz = 1 models (Gaussian and Bernoulli decoders,
@@ -509,23 +525,8 @@ func quadratureMarginalELBO(t *testing.T, m *Model) []float64 {
 	t.Helper()
 	const gx, gz = 1000, 4000
 	zStep := 16.0 / gz
-	zs := make([]float64, gz)
-	for j := range zs {
-		zs[j] = -8 + (float64(j)+0.5)*zStep
-	}
-	// log p(y_i | z) on the z grid, [gz][N].
-	grid := make([]float64, 0, gz*m.N)
-	for _, z := range zs {
-		for range m.N {
-			grid = append(grid, z)
-		}
-	}
-	yt, _ := vars.Matrix(m.Y, m.dtype())
-	zt := vars.Convert(tensors.FromFlatDataAndDimensions(grid, gz, m.N, 1), m.dtype())
-	llOut := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, z, y *Node) []*Node {
-		return []*Node{m.logLik(ctx, z, y)}
-	}, zt, yt)
-	ll := vars.Flat64(llOut[0])
+	zs := midpoints(-8, 8, gz)
+	ll := gridLogLik(t, m, zs) // log p(y_i | z) on the z grid, [gz][N]
 	res := make([]float64, m.N)
 	for i := range m.N {
 		// f on an input grid around phi_i, with v_i, phi_i and log Phi_i.
@@ -536,10 +537,7 @@ func quadratureMarginalELBO(t *testing.T, m *Model) []float64 {
 		}, idx)
 		v, phi, sd := vars.Flat64(par[0])[0], vars.Flat64(par[1])[0], math.Exp(vars.Flat64(par[2])[0]/2)
 		xStep := 16 * sd / gx
-		xs := make([]float64, gx)
-		for g := range xs {
-			xs[g] = phi - 8*sd + (float64(g)+0.5)*xStep
-		}
+		xs := midpoints(phi-8*sd, phi+8*sd, gx)
 		xt := vars.Convert(tensors.FromFlatDataAndDimensions(xs, gx, 1, 1), m.dtype())
 		fOut := mlmodel.MustExecOnceN(m.Backend, m.Ctx.Store(), func(ctx *mlmodel.Scope, x, idx *Node) []*Node {
 			p := m.parts(ctx, idx, 1, m.dtype())
