@@ -69,19 +69,28 @@ func TestNotebooksExecute(t *testing.T) {
 	}
 }
 
-// kernelEnv returns the jupyter command and an environment in which GoNB (built here from go.mod's
-// tool lines, with goimports) is installed as a Jupyter kernel in a temporary directory, in quick
-// mode. Without Jupyter it skips, saying so, or fails with VAISGPLVM_REQUIRE_JUPYTER=1.
-func kernelEnv(t *testing.T) (string, []string) {
+// jupyterOrSkip returns the jupyter command when Jupyter's nbconvert is installed; otherwise it
+// skips the test, saying how to install it and what did not run (notRun), or fails it with
+// VAISGPLVM_REQUIRE_JUPYTER=1 (as .ci/run sets).
+func jupyterOrSkip(t *testing.T, notRun string) string {
 	t.Helper()
 	jupyter, err := exec.LookPath("jupyter")
 	if err != nil || exec.Command(jupyter, "nbconvert", "--version").Run() != nil {
 		const how = "Jupyter nbconvert not found; install it with: apt-get install -y --no-install-recommends jupyter-nbconvert python3-nbclient jupyter-client"
 		if os.Getenv("VAISGPLVM_REQUIRE_JUPYTER") == "1" {
-			t.Fatal(how + " (VAISGPLVM_REQUIRE_JUPYTER=1: the notebooks must run here)")
+			t.Fatal(how + " (VAISGPLVM_REQUIRE_JUPYTER=1: it must run here)")
 		}
-		t.Skip(how + ": the notebooks were NOT executed")
+		t.Skip(how + ": " + notRun)
 	}
+	return jupyter
+}
+
+// kernelEnv returns the jupyter command and an environment in which GoNB (built here from go.mod's
+// tool lines, with goimports) is installed as a Jupyter kernel in a temporary directory, in quick
+// mode. Without Jupyter it skips, saying so, or fails with VAISGPLVM_REQUIRE_JUPYTER=1.
+func kernelEnv(t *testing.T) (string, []string) {
+	t.Helper()
+	jupyter := jupyterOrSkip(t, "the notebooks were NOT executed")
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "bin")
 	build := exec.Command("go", "build", "-o", bin+"/", "github.com/janpfeifer/gonb", "golang.org/x/tools/cmd/goimports")
@@ -333,12 +342,7 @@ func stripImages(h string) string {
 // root in an empty HOME (Go's module and build caches kept, so nothing is downloaded): GoNB and
 // goimports land in ~/go/bin and the GoNB kernel in HOME's Jupyter data directory.
 func TestReadmeNotebookSetup(t *testing.T) {
-	if _, err := exec.LookPath("jupyter"); err != nil {
-		if os.Getenv("VAISGPLVM_REQUIRE_JUPYTER") == "1" {
-			t.Fatal("jupyter not found (VAISGPLVM_REQUIRE_JUPYTER=1: the notebook setup must run here)")
-		}
-		t.Skip("jupyter not found: the README's notebook setup was NOT run")
-	}
+	jupyterOrSkip(t, "the README's notebook setup was NOT run")
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
