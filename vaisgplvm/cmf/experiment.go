@@ -46,7 +46,17 @@ type ExperimentOptions struct {
 	// (Model.FreezeDecoder): cmf then fits only its q, and its bounds against mean-field's measure
 	// the family as a posterior approximation at the same decoder (their AIS log p(y) agree).
 	FreezeDecoder bool
-	// Progress, when not nil, is called after every training step and at every stage.
+	// LRs, with two or more values, chooses each family's Adam learning rate by one rule (the
+	// validation sweep, sweepLR): every family trains at every rate on the training points less a
+	// validation share, fits the validation points' locals, and keeps the rate of the highest
+	// validation bound; Config.LR is then not used. Rates that diverge are reported and skipped.
+	LRs []float64
+	// SweepIters are the training steps of each sweep run (default Iters: the budget of the run).
+	SweepIters int
+	// Validation is the share of the training points the sweep holds out (default 0.1).
+	Validation float64
+	// Progress, when not nil, is called after every training step and at every stage; sweep runs
+	// report their steps under stage "sweep" with family "NAME lr RATE".
 	Progress func(family, stage string, iter int, negBound float64)
 }
 
@@ -54,6 +64,7 @@ type ExperimentOptions struct {
 // higher is better).
 type FamilyResult struct {
 	Family     string   `json:"family"`
+	LR         float64  `json:"lr"`          // the Adam learning rate it trained at
 	TrainBound Estimate `json:"train_bound"` // on the training points, at the end
 	TestBound  Estimate `json:"test_bound"`  // on the held-out points, after fitting their locals
 	// TestTerms are the held-out bound's terms A, B and C (bound = A - B - C).
@@ -96,17 +107,19 @@ type IWEstimate struct {
 
 // ExperimentResult holds every family's result and the settings that produced them.
 type ExperimentResult struct {
-	Dataset   string            `json:"dataset"`
-	N, P      int               `json:"-"`
-	Train     int               `json:"train_points"`
-	Test      int               `json:"test_points"`
-	Options   ExperimentOptions `json:"-"`
-	Config    Config            `json:"config"` // the shared configuration after defaults
-	Families  []FamilyResult    `json:"families"`
-	TestIndex []int             `json:"-"` // the held-out points' rows in the data set
-	Labels    []int             `json:"-"` // the data set's labels (nil without)
-	ImageRows int               `json:"-"`
-	ImageCols int               `json:"-"`
+	Dataset  string            `json:"dataset"`
+	N, P     int               `json:"-"`
+	Train    int               `json:"train_points"`
+	Test     int               `json:"test_points"`
+	Options  ExperimentOptions `json:"-"`
+	Config   Config            `json:"config"` // the shared configuration after defaults
+	Families []FamilyResult    `json:"families"`
+	// Sweep holds the learning-rate sweep's scores (ExperimentOptions.LRs), nil without one.
+	Sweep     []LRScore `json:"lr_sweep,omitempty"`
+	TestIndex []int     `json:"-"` // the held-out points' rows in the data set
+	Labels    []int     `json:"-"` // the data set's labels (nil without)
+	ImageRows int       `json:"-"`
+	ImageCols int       `json:"-"`
 }
 
 // withDefaults fills the zero fields of o for a data set of n points.
@@ -154,6 +167,12 @@ func (o ExperimentOptions) withDefaults(n int) ExperimentOptions {
 	if o.Config.Seed == 0 {
 		o.Config.Seed = 1
 	}
+	if o.SweepIters == 0 {
+		o.SweepIters = o.Iters
+	}
+	if o.Validation == 0 {
+		o.Validation = 0.1
+	}
 	return o
 }
 
@@ -191,6 +210,14 @@ func (o ExperimentOptions) Check() error {
 	}
 	if o.Iters < 0 || o.Test < 0 || o.FitIters < 0 || o.Draws < 0 || o.Reps < 0 || o.AISPoints < 0 || o.AIS.Temps < 0 || o.AIS.Runs < 0 {
 		return fmt.Errorf("cmf: iterations, test points, draws, repetitions and AIS sizes must be >= 0")
+	}
+	for _, lr := range o.LRs {
+		if !(lr > 0) || math.IsInf(lr, 0) {
+			return fmt.Errorf("cmf: learning rate %g in the sweep: want finite values > 0", lr)
+		}
+	}
+	if o.SweepIters < 0 || o.Validation < 0 || o.Validation > 0.5 {
+		return fmt.Errorf("cmf: sweep steps %d and validation share %g: want steps >= 0 and a share in (0, 0.5]", o.SweepIters, o.Validation)
 	}
 	if o.Draws == 1 || o.Reps == 1 || o.AIS.Runs == 1 {
 		return fmt.Errorf("cmf: draws, IW repetitions and AIS runs need >= 2 for a standard error")
@@ -233,28 +260,28 @@ func Experiment(ctx context.Context, o ExperimentOptions) (*ExperimentResult, er
 	if o.Test < 1 || o.Test >= n {
 		return nil, fmt.Errorf("cmf: %d held-out points of %d: want 1 <= test < N", o.Test, n)
 	}
-	perm := rand.New(rand.NewPCG(o.Config.Seed, 0x7e57)).Perm(n)
-	testIdx, trainIdx := perm[:o.Test], perm[o.Test:]
-	slices.Sort(testIdx)
-	slices.Sort(trainIdx)
-	rows := func(idx []int) [][]float64 {
-		out := make([][]float64, len(idx))
-		for i, j := range idx {
-			out[i] = ds.X[j]
-		}
-		return out
-	}
-	yTrain, yTest := rows(trainIdx), rows(testIdx)
+	testIdx, trainIdx := split(n, o.Test, o.Config.Seed, 0x7e57)
+	yTrain, yTest := pick(ds.X, trainIdx), pick(ds.X, testIdx)
 	res := &ExperimentResult{Dataset: o.Dataset, N: n, P: len(ds.X[0]), Train: len(trainIdx), Test: len(testIdx), Options: o,
 		Config: o.Config.WithDefaults(len(trainIdx)), TestIndex: testIdx, Labels: ds.Labels, ImageRows: ds.ImageRows, ImageCols: ds.ImageCols}
 	order := slices.Clone(o.Families)
 	if o.WarmStart { // mean-field first: cmf starts from it
 		slices.SortStableFunc(order, func(a, b string) int { return boolInt(b == "meanfield") - boolInt(a == "meanfield") })
 	}
+	lrs := map[string]float64{}
+	for _, fam := range order {
+		lrs[fam] = res.Config.LR
+	}
+	if len(o.LRs) > 1 {
+		var err error
+		if res.Sweep, lrs, err = sweepLR(ctx, o, order, yTrain); err != nil {
+			return res, err
+		}
+	}
 	var mf *Model
 	done := map[string]FamilyResult{}
 	for _, fam := range order {
-		fr, err := runFamily(ctx, o, fam, yTrain, yTest, mf)
+		fr, err := runFamily(ctx, o, fam, lrs[fam], yTrain, yTest, mf)
 		if fr != nil {
 			done[fam] = *fr
 			if fam == "meanfield" {
@@ -276,12 +303,25 @@ func Experiment(ctx context.Context, o ExperimentOptions) (*ExperimentResult, er
 	return res, nil
 }
 
-// runFamily trains one family and evaluates it on the held-out points; with o.WarmStart the cmf
-// family starts from the trained mean-field model mf.
-func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTest [][]float64, mf *Model) (*FamilyResult, error) {
+// runFamily trains one family at learning rate lr and evaluates it on the held-out points; with
+// o.WarmStart the cmf family starts from the trained mean-field model mf.
+func runFamily(ctx context.Context, o ExperimentOptions, fam string, lr float64, yTrain, yTest [][]float64, mf *Model) (*FamilyResult, error) {
+	fr, err := trainFamily(ctx, o, fam, lr, yTrain, mf, "train")
+	if err != nil {
+		return fr, err
+	}
+	if fr.TrainBound, err = fr.Model.Bound(o.Draws); err != nil {
+		return fr, err
+	}
+	return fr, evaluateFamily(ctx, o, fr, yTest)
+}
+
+// trainFamily builds one family's model at learning rate lr on y (warm-started from mf for cmf
+// with o.WarmStart) and trains it o.Iters steps, reporting them to o.Progress under stage.
+func trainFamily(ctx context.Context, o ExperimentOptions, fam string, lr float64, y [][]float64, mf *Model, stage string) (*FamilyResult, error) {
 	c := o.Config
-	c.Family = fam
-	m, err := New(c, yTrain, o.Backend)
+	c.Family, c.LR = fam, lr
+	m, err := New(c, y, o.Backend)
 	if err != nil {
 		return nil, err
 	}
@@ -295,50 +335,59 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 			}
 		}
 	}
-	fr := &FamilyResult{Family: fam, Model: m}
-	progress := func(stage string) func(int, float64) {
-		return func(it int, v float64) {
-			if o.Progress != nil {
-				o.Progress(fam, stage, it, v)
-			}
-		}
-	}
-	if err := m.Train(ctx, o.Iters, progress("train")); err != nil {
+	fr := &FamilyResult{Family: fam, LR: lr, Model: m}
+	if err := m.Train(ctx, o.Iters, o.progress(fam, stage)); err != nil {
 		return fr, err
 	}
 	fr.Curve, fr.TrainSeconds = m.Curve, m.Seconds
 	if r, err := CurveRise(m.Curve); err == nil {
 		fr.Rise = &r
 	}
-	if err := ctx.Err(); err != nil {
-		return fr, err
+	return fr, ctx.Err()
+}
+
+// report tells o.Progress, if any, that family fam entered stage.
+func (o ExperimentOptions) report(fam, stage string) {
+	if o.Progress != nil {
+		o.Progress(fam, stage, 0, 0)
 	}
-	if fr.TrainBound, err = m.Bound(o.Draws); err != nil {
-		return fr, err
+}
+
+// progress returns a step callback reporting to o.Progress (nil when there is none).
+func (o ExperimentOptions) progress(fam, stage string) func(int, float64) {
+	if o.Progress == nil {
+		return nil
 	}
+	return func(it int, v float64) { o.Progress(fam, stage, it, v) }
+}
+
+// evaluateFamily fits the held-out points' locals of the trained fr.Model and evaluates on them
+// the bound and its terms, the importance-weighted and marginal bounds and the AIS log-likelihood.
+func evaluateFamily(ctx context.Context, o ExperimentOptions, fr *FamilyResult, yTest [][]float64) error {
+	m, fam := fr.Model, fr.Family
 	held, err := m.Fit(ctx, yTest, o.FitIters)
 	if err != nil {
-		return fr, err
+		return err
 	}
 	fr.Held, fr.FitSeconds = held, held.Seconds
 	if err := ctx.Err(); err != nil {
-		return fr, err
+		return err
 	}
 	start := time.Now()
-	progress("evaluate")(0, 0)
+	o.report(fam, "evaluate")
 	if fr.TestBound, err = held.Bound(o.Draws); err != nil {
-		return fr, err
+		return err
 	}
 	if fr.TestTerms, err = held.Terms(o.Draws); err != nil {
-		return fr, err
+		return err
 	}
 	if fr.GP, err = m.GP(); err != nil {
-		return fr, err
+		return err
 	}
 	for _, k := range o.Ks {
 		e, err := held.IWBound(k, o.Reps)
 		if err != nil {
-			return fr, err
+			return err
 		}
 		fr.IW = append(fr.IW, IWEstimate{K: k, Estimate: e})
 	}
@@ -346,13 +395,13 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 		for _, k := range o.MarginalKs {
 			e, err := held.MarginalBound(k, o.Draws)
 			if err != nil {
-				return fr, err
+				return err
 			}
 			fr.Marginal = append(fr.Marginal, IWEstimate{K: k, Estimate: e})
 		}
 	}
 	if o.AISPoints > 0 {
-		progress("ais")(0, 0)
+		o.report(fam, "ais")
 		pts := make([]int, o.AISPoints)
 		for i := range pts {
 			pts[i] = i
@@ -360,7 +409,7 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 		}
 		var res *ais.Result
 		if fr.LogLik, res, err = held.LogLikelihood(pts, o.AIS); err != nil {
-			return fr, err
+			return err
 		}
 		fr.AISAccept = res.Accept
 		fr.TestBoundAISSE = fr.TestBound.SE * math.Sqrt(float64(len(yTest))/float64(o.AISPoints))
@@ -369,7 +418,7 @@ func runFamily(ctx context.Context, o ExperimentOptions, fam string, yTrain, yTe
 		}
 	}
 	fr.EvalSeconds = time.Since(start).Seconds()
-	return fr, nil
+	return nil
 }
 
 // checkAIS returns a warning when the AIS estimate LogLik of log p(y) is below the family's own
@@ -400,6 +449,25 @@ func (r *ExperimentResult) Warnings() []string {
 		w = append(w, f.Warnings...)
 	}
 	return w
+}
+
+// split draws k of the indices 0..n-1 (with seed and stream) and returns them and the others, each
+// in increasing order.
+func split(n, k int, seed, stream uint64) (drawn, rest []int) {
+	perm := rand.New(rand.NewPCG(seed, stream)).Perm(n)
+	drawn, rest = perm[:k], perm[k:]
+	slices.Sort(drawn)
+	slices.Sort(rest)
+	return drawn, rest
+}
+
+// pick returns the rows idx of x.
+func pick(x [][]float64, idx []int) [][]float64 {
+	out := make([][]float64, len(idx))
+	for i, j := range idx {
+		out[i] = x[j]
+	}
+	return out
 }
 
 func boolInt(b bool) int {

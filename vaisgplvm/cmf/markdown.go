@@ -2,6 +2,7 @@ package cmf
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
@@ -27,8 +28,12 @@ func (r *ExperimentResult) Table() report.Table {
 			t.Title += " with its decoder frozen at mean-field's"
 		}
 	}
-	t.Title += fmt.Sprintf("; %d steps of %d points, lr %g, seed %d; held-out locals fitted %d steps. Nats per point (higher is better) ± MC s.e.; "+
-		"AIS: %d temperatures x %d runs.", r.Options.Iters, c.Batch, c.LR, c.Seed, r.Options.FitIters, r.Options.AIS.Temps, r.Options.AIS.Runs)
+	lr := fmt.Sprintf("lr %g", c.LR)
+	if r.Sweep != nil {
+		lr = "lr per family (the sweep's choice: " + r.chosenLRs() + ")"
+	}
+	t.Title += fmt.Sprintf("; %d steps of %d points, %s, seed %d; held-out locals fitted %d steps. Nats per point (higher is better) ± MC s.e.; "+
+		"AIS: %d temperatures x %d runs.", r.Options.Iters, c.Batch, lr, c.Seed, r.Options.FitIters, r.Options.AIS.Temps, r.Options.AIS.Runs)
 	t.Header = []string{"family", "train bound", "held-out bound"}
 	if len(r.Families) > 0 {
 		for _, e := range r.Families[0].IW {
@@ -54,9 +59,45 @@ func (r *ExperimentResult) Table() report.Table {
 	return t
 }
 
-// Markdown is Table as Markdown text, followed by the warnings, one per line.
+// SweepTable renders the learning-rate sweep (ExperimentOptions.LRs): per family and rate, the
+// validation bound, the training curve's rise over its last tenth, the seconds, and which rate was
+// chosen. It has no rows without a sweep.
+func (r *ExperimentResult) SweepTable() report.Table {
+	o := r.Options
+	t := report.Table{Title: fmt.Sprintf("Learning-rate sweep: each family trained %d steps at each rate on the training points less %.0f%% held out for validation, "+
+		"validation locals fitted %d steps; the rate with the highest validation bound is chosen (*). Nats per point ± MC s.e.", o.SweepIters, 100*o.Validation, o.FitIters),
+		Header: []string{"family", "lr", "validation bound", "rise, last tenth of steps", "s", "chosen"}}
+	for _, s := range r.Sweep {
+		bound, rise := pm(s.Validation), "-"
+		if s.Diverged != "" {
+			bound = "diverged"
+		}
+		if s.Rise != nil {
+			rise = fmt.Sprintf("%+.2f ± %.2f", s.Rise.PerPoint, s.Rise.SE)
+		}
+		t.Rows = append(t.Rows, []string{s.Family, fmt.Sprintf("%g", s.LR), bound, rise, fmt.Sprintf("%.0f", s.Seconds), map[bool]string{true: "*"}[s.Chosen]})
+	}
+	return t
+}
+
+// chosenLRs names each family's chosen rate, "family lr, ...".
+func (r *ExperimentResult) chosenLRs() string {
+	var out []string
+	for _, s := range r.Sweep {
+		if s.Chosen {
+			out = append(out, fmt.Sprintf("%s %g", s.Family, s.LR))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// Markdown is Table as Markdown text, then TermsTable and SweepTable (with a sweep), followed by
+// the warnings, one per line.
 func (r *ExperimentResult) Markdown() string {
 	md := r.Table().Text() + "\n" + r.TermsTable().Text()
+	if r.Sweep != nil {
+		md += "\n" + r.SweepTable().Text()
+	}
 	for _, w := range r.Warnings() {
 		md += "\nWarning: " + w + "\n"
 	}
@@ -97,9 +138,14 @@ func (r *ExperimentResult) TermsTable() report.Table {
 	return t
 }
 
-// Tables returns the experiment's tables, Table then TermsTable (nb.ShowResult shows them and
-// Warnings).
-func (r *ExperimentResult) Tables() []report.Table { return []report.Table{r.Table(), r.TermsTable()} }
+// Tables returns the experiment's tables, Table, TermsTable and SweepTable (with a sweep)
+// (nb.ShowResult shows them and Warnings).
+func (r *ExperimentResult) Tables() []report.Table {
+	if r.Sweep != nil {
+		return []report.Table{r.Table(), r.TermsTable(), r.SweepTable()}
+	}
+	return []report.Table{r.Table(), r.TermsTable()}
+}
 
 func pm(e Estimate) string { return fmt.Sprintf("%.2f ± %.2f", e.PerPoint, e.SE) }
 

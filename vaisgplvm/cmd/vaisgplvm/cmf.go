@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -35,7 +36,10 @@ func runCMF(args []string) error {
 	fs.BoolVar(&c.PointVar, "point-var", false, "cmf: a diagonal variance s_i^2 of q(z | .) per point (the family then contains per-point mean-field) instead of one shared s^2")
 	fs.IntVar(&c.Samples, "samples", 1, "noise draws per step")
 	fs.IntVar(&c.Batch, "batch", 100, "points per step")
-	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate")
+	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate (without --lr-sweep)")
+	lrSweep := fs.String("lr-sweep", "", "comma-separated Adam learning rates, e.g. 3e-4,1e-3,3e-3: each family trains at each on the training points less --validation, and keeps the rate of the highest validation bound (one rule for every family; --lr is then not used)")
+	fs.IntVar(&o.SweepIters, "sweep-iters", 0, "training steps of each --lr-sweep run (0: --iters)")
+	fs.Float64Var(&o.Validation, "validation", 0.1, "share of the training points --lr-sweep holds out for validation, in (0, 0.5]")
 	fs.StringVar(&c.DType, "dtype", "float64", "float64 or float32")
 	seed := fs.Uint64("seed", 1, "random seed (initialisation, held-out split, mini-batches, noise)")
 	fs.IntVar(&o.Iters, "iters", 2000, "training steps per family")
@@ -70,6 +74,14 @@ func runCMF(args []string) error {
 	if o.MarginalKs, err = parseCounts("marginal-ks", *marginalKs); err != nil {
 		return err
 	}
+	if *lrSweep != "" {
+		if o.LRs, err = parseFactors("lr-sweep", *lrSweep); err != nil {
+			return err
+		}
+		if len(o.LRs) < 2 {
+			return usagef("--lr-sweep %s: give two or more rates to choose from (or --lr for one)", *lrSweep)
+		}
+	}
 	if err := checkCMFSizes(o); err != nil {
 		return err
 	}
@@ -90,7 +102,7 @@ func runCMF(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if !*quiet {
-		o.Progress = cmfProgress(o.Iters)
+		o.Progress = cmfProgress(o.Iters, cmp.Or(o.SweepIters, o.Iters))
 	}
 	res, err := cmf.Experiment(ctx, o)
 	if ctx.Err() != nil {
@@ -117,9 +129,9 @@ func checkCMFSizes(o cmf.ExperimentOptions) error {
 	c := o.Config
 	if c.LatentDim < 1 || c.InputDim < 0 || c.M < 1 || c.Hidden < 0 || c.AuxHidden < 1 || c.Samples < 1 || c.Batch < 1 ||
 		!(c.LR > 0) || o.Iters < 1 || o.Test < 0 || o.FitIters < 0 || o.Draws < 2 || o.Reps < 2 || o.AIS.Temps < 1 ||
-		o.AIS.Runs < 2 || o.AISPoints < 0 {
+		o.AIS.Runs < 2 || o.AISPoints < 0 || o.SweepIters < 0 || !(o.Validation > 0 && o.Validation <= 0.5) {
 		return usagef("--latent-dim, --m, --aux-hidden, --samples, --batch, --iters, --ais-temps must be >= 1, --draws, --reps and --ais-runs >= 2, " +
-			"--lr > 0, and --input-dim, --hidden, --test, --fit-iters, --ais-points >= 0")
+			"--lr > 0, --validation in (0, 0.5], and --input-dim, --hidden, --test, --fit-iters, --ais-points, --sweep-iters >= 0")
 	}
 	if c.TermB != "closed" && c.TermB != "mc" {
 		return usagef("--term-b %q: want closed or mc", c.TermB)
@@ -133,16 +145,22 @@ func checkCMFSizes(o cmf.ExperimentOptions) error {
 	return nil
 }
 
-// cmfProgress returns a progress callback drawing one bar per family's training.
-func cmfProgress(iters int) func(family, stage string, iter int, v float64) {
+// cmfProgress returns a progress callback drawing one bar per family's training (iters steps)
+// and per learning-rate sweep run (sweepIters steps).
+func cmfProgress(iters, sweepIters int) func(family, stage string, iter int, v float64) {
 	var bar *progress.Bar
 	return func(family, stage string, iter int, v float64) {
+		sweep := strings.HasPrefix(stage, "sweep")
+		name := family
+		if sweep {
+			name += " (" + stage + ")"
+		}
 		switch {
-		case stage == "train" && iter == 1:
-			bar = progress.New(os.Stderr, iters, family)
+		case (stage == "train" || sweep) && iter == 1:
+			bar = progress.New(os.Stderr, map[bool]int{false: iters, true: sweepIters}[sweep], name)
 			fallthrough
-		case stage == "train":
-			bar.Set(iter, fmt.Sprintf("%s -bound %.2f", family, v))
+		case stage == "train" || sweep:
+			bar.Set(iter, fmt.Sprintf("%s -bound %.2f", name, v))
 		default:
 			fmt.Fprintf(os.Stderr, "%s: %s\n", family, stage)
 		}

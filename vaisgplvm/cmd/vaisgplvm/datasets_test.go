@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -331,5 +332,32 @@ func TestCMFCommand(t *testing.T) {
 	stderr.Reset()
 	if code := run(args, &stderr); code != 2 || !strings.Contains(stderr.String(), "--overwrite") {
 		t.Errorf("second run into %s: exit %d, %s", out, code, stderr.String())
+	}
+
+	// The learning-rate sweep: mean-field at two rates, the chosen one is the one it trains at.
+	sweepOut := filepath.Join(t.TempDir(), "sweep")
+	args = append(slices.Clone(args[:len(args)-1]), sweepOut, "--families", "meanfield", "--lr-sweep", "1e-3,1e-2", "--sweep-iters", "2")
+	stderr.Reset()
+	if code := run(args, &stderr); code != 0 {
+		t.Fatalf("cmf --lr-sweep exited %d: %s", code, stderr.String())
+	}
+	if buf, err = os.ReadFile(filepath.Join(sweepOut, "cmf.json")); err != nil {
+		t.Fatal(err)
+	}
+	var swept struct {
+		Families []struct {
+			LR float64 `json:"lr"`
+		} `json:"families"`
+		Sweep []struct {
+			LR     float64 `json:"lr"`
+			Chosen bool    `json:"chosen"`
+		} `json:"lr_sweep"`
+	}
+	if err := json.Unmarshal(buf, &swept); err != nil {
+		t.Fatal(err)
+	}
+	if len(swept.Sweep) != 2 || len(swept.Families) != 1 || swept.Sweep[0].Chosen == swept.Sweep[1].Chosen ||
+		swept.Families[0].LR != map[bool]float64{true: 1e-3, false: 1e-2}[swept.Sweep[0].Chosen] {
+		t.Errorf("cmf.json of a sweep: %s", buf)
 	}
 }

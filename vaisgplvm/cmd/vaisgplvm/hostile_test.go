@@ -157,6 +157,9 @@ func TestHostileInputs(t *testing.T) {
 		{"cmf with an unknown family", "", []string{"cmf", "--families", "cmf,vae", "--out", o("c1")}, 2, []string{"vae"}},
 		{"cmf with one draw", "", []string{"cmf", "--draws", "1", "--out", o("c2")}, 2, []string{"--draws"}},
 		{"cmf on oilflow", "", []string{"cmf", "--dataset", "oilflow", "--out", o("c3")}, 2, []string{"oilflow"}},
+		{"cmf with one sweep rate", "", []string{"cmf", "--lr-sweep", "1e-3", "--out", o("c4")}, 2, []string{"--lr-sweep", "two or more"}},
+		{"cmf with a negative sweep rate", "", []string{"cmf", "--lr-sweep", "1e-3,-1", "--out", o("c5")}, 2, []string{"--lr-sweep", "-1"}},
+		{"cmf validating on 90%", "", []string{"cmf", "--lr-sweep", "1e-3,1e-2", "--validation", "0.9", "--out", o("c6")}, 2, []string{"--validation"}},
 		{"stl with iwvi", "", []string{"train", "--data", base, "--method", "iwvi", "--stl", "--out", o("z4")}, 2, []string{"stl", "--method vais"}},
 		{"paper-eta with learn-eta", "", []string{"train", "--data", base, "--paper-eta", "--learn-eta", "--out", o("y")}, 2, []string{"App. D"}},
 	}
