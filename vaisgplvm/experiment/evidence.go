@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
@@ -15,7 +16,7 @@ type EvidenceSummary struct {
 	Checkpoint string `json:"checkpoint"`
 	Method     string `json:"method"` // the checkpoint's bound
 	Iterations int    `json:"iterations"`
-	Points     int    `json:"points"` // points estimated (the first ones; all by default)
+	Points     int    `json:"points"` // points estimated (the first ones, or the damaged ones; all by default)
 	*evidence.Result
 	Bounds []evidence.BoundValue `json:"bounds"` // q0 alone, IWVI, the trained chain (annealed bounds)
 	// ChainVariants are the trained chain at EtaScales and Chains (evidence.ChainVariants).
@@ -26,6 +27,9 @@ type EvidenceSummary struct {
 	// Collapsed is the collapsed bound at the checkpoint's q0 and global parameters
 	// (evidence.Collapsed: the optimal q(u) integrated out); nil for data with missing entries.
 	Collapsed *evidence.BoundValue `json:"collapsed,omitempty"`
+	// ESSGap pairs each estimated point's ESS with its gap to the evidence (EvidenceOptions.ESSK;
+	// evidence.PairESS): the method's own weights, then K samples of q0.
+	ESSGap []evidence.ESSGap `json:"ess_gap,omitempty"`
 	// Warnings name the bounds above the evidence estimate (evidence.Unconverged) and an estimate
 	// its convergence check puts more than Tolerance above its limit (evidence.NotConverged).
 	Warnings []string `json:"warnings,omitempty"`
@@ -36,13 +40,19 @@ type EvidenceSummary struct {
 // are filled from Points).
 type EvidenceOptions struct {
 	evidence.Options
-	Checkpoint string    // recorded in the summary
-	Points     int       // estimate the first this many points (0: all)
-	Draws      int       // noise draws of each bound, >= 2
-	Tolerance  float64   // nats per point the convergence check may put the estimate above its limit
-	EtaScales  []float64 // annealed checkpoints: the trained chain with every eta_k times each factor
-	Chains     []int     // annealed checkpoints: this many weighted chains per point
-	Dampings   []float64 // annealed checkpoints: the underdamped chain at these dampings in [0, 1)
+	Checkpoint string // recorded in the summary
+	Points     int    // estimate the first this many points (0: all)
+	// Damaged estimates the points with missing entries instead (the damaged images of Tables 2
+	// and 3); an error for data without any.
+	Damaged bool
+	// ESSK > 0 pairs each estimated point's ESS of ESSK importance weights with its gap to the
+	// evidence (evidence.PairESS; Table 3 uses the model's K).
+	ESSK      int
+	Draws     int       // noise draws of each bound, >= 2
+	Tolerance float64   // nats per point the convergence check may put the estimate above its limit
+	EtaScales []float64 // annealed checkpoints: the trained chain with every eta_k times each factor
+	Chains    []int     // annealed checkpoints: this many weighted chains per point
+	Dampings  []float64 // annealed checkpoints: the underdamped chain at these dampings in [0, 1)
 }
 
 // CheckChains refuses, before any work, chain counts whose evaluation on all of tr's points would
@@ -66,12 +76,21 @@ func CheckChains(tr *train.Trainer, counts []int) error {
 func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) {
 	o := opt.Options
 	n := tr.Model.N
-	if opt.Points > 0 {
+	switch {
+	case opt.Damaged:
+		if o.Points = damagedRows(tr.Model.Mask); o.Points == nil {
+			return nil, optionErrorf("--damaged: the data has no missing entries (no damaged points to estimate)")
+		}
+		n = len(o.Points)
+	case opt.Points > 0:
 		n = min(opt.Points, n)
 		o.Points = make([]int, n)
 		for i := range o.Points {
 			o.Points[i] = i
 		}
+	}
+	if opt.ESSK > 0 && n < evidence.MinESSPoints {
+		return nil, optionErrorf("--ess %d: pairing the ESS with the gap needs >= %d points, not %d; raise --points", opt.ESSK, evidence.MinESSPoints, n)
 	}
 	start := time.Now()
 	res, err := evidence.Estimate(tr, o)
@@ -100,6 +119,11 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 		b := c.BoundValue()
 		sum.Collapsed = &b
 	}
+	if opt.ESSK > 0 {
+		if sum.ESSGap, err = evidence.PairESS(tr, res, opt.ESSK, opt.Seed); err != nil {
+			return nil, err
+		}
+	}
 	sum.Warnings = evidence.Unconverged(sum.All())
 	if w := evidence.NotConverged(res, opt.Tolerance); w != "" {
 		sum.Warnings = append(sum.Warnings, w)
@@ -111,4 +135,15 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 // All returns every bound of the summary: Bounds, ChainVariants, Underdamped.
 func (s *EvidenceSummary) All() []evidence.BoundValue {
 	return append(append(append([]evidence.BoundValue(nil), s.Bounds...), s.ChainVariants...), s.Underdamped...)
+}
+
+// damagedRows returns the rows of mask [N, D] with a missing entry (0), nil when there is none.
+func damagedRows(mask [][]float64) []int {
+	var rows []int
+	for i, row := range mask {
+		if slices.Contains(row, 0) {
+			rows = append(rows, i)
+		}
+	}
+	return rows
 }

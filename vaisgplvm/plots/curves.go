@@ -32,6 +32,9 @@ type CurveOptions struct {
 	Markers bool
 	// LogY uses a logarithmic y axis; every plotted value must then be > 0.
 	LogY bool
+	// Scatter draws every point as a glyph and no line (paired values, such as each point's ESS
+	// against its gap to the evidence).
+	Scatter bool
 }
 
 // Curves draws several series on one axis with a legend: the -ELBO curves of runs or methods
@@ -59,6 +62,13 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 			if opt.LogY && pt.Y <= 0 {
 				return nil, fmt.Errorf("plots: curves: series %q has value %g at x = %g; a log axis needs > 0", s.Name, pt.Y, pt.X)
 			}
+		}
+		if opt.Scatter {
+			sc, _ := plotter.NewScatter(xy)
+			sc.Color, sc.Shape = colour(i), glyph(i)
+			p.Add(sc)
+			p.Legend.Add(s.Name, sc)
+			continue
 		}
 		line, err := plotter.NewLine(xy)
 		if err != nil {

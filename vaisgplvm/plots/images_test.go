@@ -102,3 +102,39 @@ func TestLegendBesideTheAxes(t *testing.T) {
 		t.Errorf("a plot with a legend wider than its strip: %v", err)
 	}
 }
+
+// TestScatterHasNoLine: two far-apart points drawn with CurveOptions.Scatter leave the middle of
+// the image (where the line between them would pass) without coloured pixels; drawn as a curve,
+// the line crosses it.
+func TestScatterHasNoLine(t *testing.T) {
+	middle := func(scatter bool) int {
+		p, err := Curves(CurveOptions{Scatter: scatter}, Series{Name: "s", X: []float64{0, 1}, Y: []float64{0, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Legend = plot.NewLegend()
+		buf, err := PNG(p, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(buf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, n := img.Bounds(), 0
+		for x := b.Max.X * 40 / 100; x < b.Max.X*60/100; x++ {
+			for y := b.Max.Y * 40 / 100; y < b.Max.Y*60/100; y++ {
+				if r, g, bl, _ := img.At(x, y).RGBA(); max(r, g, bl)-min(r, g, bl) > 0x4000 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if n := middle(true); n != 0 {
+		t.Errorf("scatter: %d coloured pixels in the middle, want none", n)
+	}
+	if n := middle(false); n < 10 {
+		t.Errorf("curve: %d coloured pixels in the middle, want its line", n)
+	}
+}

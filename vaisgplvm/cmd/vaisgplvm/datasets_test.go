@@ -113,7 +113,8 @@ func TestTrainDataFlags(t *testing.T) {
 
 // TestEvidenceCommand: evidence on a small trained VAIS checkpoint writes evidence.json with a
 // finite -log evidence per point and standard error, and the three bounds with their gaps, each
-// -ELBO above the evidence (gap > -3 s.e.), and the convergence check at 25 temperatures; bad flags
+// -ELBO above the evidence (gap > -3 s.e.), and the convergence check at 25 temperatures; with
+// --ess, the ESS pairing in evidence.json, ess_gap.csv (a row per point) and its figures; bad flags
 // exit 2.
 func TestEvidenceCommand(t *testing.T) {
 	dir := t.TempDir()
@@ -183,6 +184,43 @@ func TestEvidenceCommand(t *testing.T) {
 			t.Errorf("variant %d %+v: want %q and a gap above -3 s.e.", i, v, want)
 		}
 	}
+	// Each point's ESS paired with its gap: the chain's own weights and q0's, a row per point.
+	out3 := filepath.Join(dir, "ev3")
+	if code := run([]string{"evidence", "--checkpoint", ck, "--out", out3, "--temps", "100", "--runs", "4", "--draws", "3",
+		"--points", "12", "--ess", "4"}, &stderr); code != 0 {
+		t.Fatalf("evidence --ess exited %d: %s", code, stderr.String())
+	}
+	var esum struct {
+		Pairs []struct {
+			Weights string  `json:"weights"`
+			K       int     `json:"k"`
+			ESS     float64 `json:"mean_ess"`
+		} `json:"ess_gap"`
+	}
+	if buf, err = os.ReadFile(filepath.Join(out3, "evidence.json")); err != nil || json.Unmarshal(buf, &esum) != nil || len(esum.Pairs) != 2 ||
+		esum.Pairs[0].Weights != "own" || esum.Pairs[1].K != 4 || !(esum.Pairs[0].ESS >= 1 && esum.Pairs[0].ESS <= 4) {
+		t.Fatalf("evidence.json with --ess (%v): %s", err, buf)
+	}
+	if csv, err := os.ReadFile(filepath.Join(out3, "ess_gap.csv")); err != nil || strings.Count(string(csv), "\n") != 13 ||
+		!strings.HasPrefix(string(csv), "point,log_z,log_z_se,ess_own,gap_own,ess_q0,gap_q0\n") {
+		t.Errorf("ess_gap.csv (%v): %s", err, csv)
+	}
+	for _, f := range []string{"ess_gap.png", "ess_hist.png"} {
+		if _, err := os.Stat(filepath.Join(out3, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	// --damaged: the 6 rows with a missing entry.
+	out4 := filepath.Join(dir, "ev4")
+	if code := run([]string{"evidence", "--checkpoint", ck, "--out", out4, "--temps", "50", "--runs", "2", "--draws", "2", "--damaged"}, &stderr); code != 0 {
+		t.Fatalf("evidence --damaged exited %d: %s", code, stderr.String())
+	}
+	var dsum struct {
+		Points int `json:"points"`
+	}
+	if buf, err = os.ReadFile(filepath.Join(out4, "evidence.json")); err != nil || json.Unmarshal(buf, &dsum) != nil || dsum.Points != 6 {
+		t.Errorf("evidence.json with --damaged (%v): %d points, want the 6 damaged rows", err, dsum.Points)
+	}
 	mfRun := filepath.Join(dir, "mf")
 	if code := run([]string{"train", "--data", file, "--labels", "kind", "--method", "mf", "--m", "6", "--iters", "2", "--no-figures", "--out", mfRun}, &stderr); code != 0 {
 		t.Fatalf("train mf exited %d: %s", code, stderr.String())
@@ -196,6 +234,10 @@ func TestEvidenceCommand(t *testing.T) {
 		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e3"), "--eta-scales", "0.5,-1"},
 		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e4"), "--chains", "0"},
 		{"evidence", "--checkpoint", filepath.Join(mfRun, "checkpoint.gob"), "--out", filepath.Join(dir, "e5"), "--chains", "2"},
+		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e8"), "--ess", "1"},
+		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e9"), "--ess", "4", "--points", "3"},
+		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e10"), "--damaged", "--points", "5"},
+		{"evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "e11"), "--damaged", "--ess", "4"}, // 6 damaged rows: too few to pair
 	} {
 		if code := run(bad, &stderr); code != 2 {
 			t.Errorf("%v exited %d, want 2", bad, code)

@@ -23,6 +23,9 @@ func runEvidence(args []string) error {
 	checkTemps := fs.Int("check-temps", 0, "temperatures of the convergence check, an independent estimate whose shift extrapolates the AIS bias (0 = temps/4, costing a quarter more; -1 = no check)")
 	tolerance := fs.Float64("tolerance", 0.05, "warn when the convergence check puts the estimate more than this many nats per point above its limit")
 	points := fs.Int("points", 0, "estimate the first this many points only (0 = all): faster, but the gaps to the bounds (which cover all points) are then not given")
+	damaged := fs.Bool("damaged", false, "estimate the points with missing entries only (the damaged images of Tables 2 and 3) instead of --points")
+	essK := fs.Int("ess", 0, "pair each estimated point's ESS of this many importance weights (Table 3: the model's K) with its gap to the evidence, for the method's own weights and for samples of q0 (ess_gap in evidence.json, ess_gap.csv, ess_gap.png, ess_hist.png; 0 = off)")
+	noFigures := fs.Bool("no-figures", false, "with --ess: do not write the PNG figures")
 	draws := fs.Int("draws", 5, "noise draws of each bound evaluated beside the evidence")
 	seed := fs.Uint64("seed", 1, "random seed")
 	startAt := fs.String("start", "prior", "where the AIS path starts: prior (N(0, I)) or q0 (each point's trained q0: a shorter path, so less bias at the same temperatures; both unbiased)")
@@ -56,6 +59,9 @@ func runEvidence(args []string) error {
 	if *temps < 1 || *runs < 2 || *points < 0 || *draws < 2 || *draws > train.MaxDraws || *seed == 0 {
 		return usagef("--temps and --seed must be >= 1, --runs and --draws >= 2 (for a standard error), --draws <= %d, --points >= 0", train.MaxDraws)
 	}
+	if *essK < 0 || *essK == 1 || *essK > 100000 || (*damaged && *points > 0) {
+		return usagef("--ess must be 0 (off) or 2..100000 weights per point, and --damaged chooses the points itself (without --points)")
+	}
 	if *startAt != "prior" && *startAt != "q0" {
 		return usagef("--start %q: want prior or q0", *startAt)
 	}
@@ -65,7 +71,11 @@ func runEvidence(args []string) error {
 	if (scales != nil || counts != nil || damps != nil) && !annealedCheckpoint(*ckpt) {
 		return usagef("--eta-scales, --chains and --dampings vary an annealed chain; %s has none", *ckpt)
 	}
-	dir, err := openRunDir(*out, []string{"evidence.json"}, rundir.Options{Run: "evidence", Overwrite: *overwrite,
+	outputs := []string{"evidence.json"}
+	if *essK > 0 {
+		outputs = append(outputs, experiment.ESSGapOutputs...)
+	}
+	dir, err := openRunDir(*out, outputs, rundir.Options{Run: "evidence", Overwrite: *overwrite,
 		Inputs: map[string]string{"--checkpoint": *ckpt, "--train-data": *trainData}})
 	if err != nil {
 		return err
@@ -79,7 +89,7 @@ func runEvidence(args []string) error {
 		return err
 	}
 	defer exitOnSignal("evidence", *out)()
-	sum, err := experiment.Evidence(tr, experiment.EvidenceOptions{Checkpoint: *ckpt, Points: *points, Draws: *draws,
+	sum, err := experiment.Evidence(tr, experiment.EvidenceOptions{Checkpoint: *ckpt, Points: *points, Damaged: *damaged, ESSK: *essK, Draws: *draws,
 		Tolerance: *tolerance, EtaScales: scales, Chains: counts, Dampings: damps,
 		Options: evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt}})
 	if err != nil {
@@ -102,8 +112,15 @@ func runEvidence(args []string) error {
 	if c := sum.Collapsed; c != nil {
 		fmt.Fprintf(os.Stderr, "  %-70s -bound %.4f ± %.4f  (u integrated out: not comparable with the evidence, which is at the trained q(u))\n", c.Reference, c.NegELBO, c.SE)
 	}
+	for _, g := range sum.ESSGap {
+		fmt.Fprintf(os.Stderr, "  ESS of %d %s weights %.2f ± %.2f, gap %.3f ± %.3f nats per point; Kendall tau (ESS, gap) %.2f (sd %.2f if unrelated); gap by ESS quartile, lowest first: %.3f\n",
+			g.K, g.Weights, g.MeanESS, g.MeanESSSE, g.MeanGap, g.MeanGapSE, g.Kendall, g.KendallNullSD, g.GapByESSQuartile)
+	}
 	printWarnings(sum.Warnings)
 	if err := writeJSON(dir, "evidence.json", sum); err != nil {
+		return err
+	}
+	if err := experiment.WriteESSGap(dir, sum, !*noFigures); err != nil {
 		return err
 	}
 	return dir.Commit()
