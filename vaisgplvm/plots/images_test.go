@@ -64,33 +64,12 @@ func TestLegendBesideTheAxes(t *testing.T) {
 	if p.Y.Max != 1 || p.Y.Min != 0 {
 		t.Errorf("y axis [%g, %g], want the data's [0, 1]", p.Y.Min, p.Y.Max)
 	}
-	// coloured counts the strongly coloured pixels in the right 15% and lower 60% of the PNG.
-	coloured := func(p *plot.Plot) int {
-		buf, err := PNG(p, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(buf))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, n := img.Bounds(), 0
-		for x := b.Max.X * 85 / 100; x < b.Max.X; x++ {
-			for yy := b.Max.Y * 40 / 100; yy < b.Max.Y; yy++ {
-				r, g, bl, _ := img.At(x, yy).RGBA()
-				if max(r, g, bl)-min(r, g, bl) > 0x4000 {
-					n++
-				}
-			}
-		}
-		return n
-	}
-	if n := coloured(p); n != 0 {
+	if n := coloured(t, p, 85, 100, 40, 100); n != 0 {
 		t.Errorf("%d coloured pixels in the lower right of a plot with a legend beside it: want none", n)
 	}
 	legend := p.Legend
 	p.Legend = plot.NewLegend()
-	if n := coloured(p); n < 20 {
+	if n := coloured(t, p, 85, 100, 40, 100); n < 20 {
 		t.Errorf("%d coloured pixels in the lower right of a plot without a legend: want its falling curve there", n)
 	}
 	p.Legend = legend
@@ -113,23 +92,7 @@ func TestScatterHasNoLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.Legend = plot.NewLegend()
-		buf, err := PNG(p, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(buf))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, n := img.Bounds(), 0
-		for x := b.Max.X * 40 / 100; x < b.Max.X*60/100; x++ {
-			for y := b.Max.Y * 40 / 100; y < b.Max.Y*60/100; y++ {
-				if r, g, bl, _ := img.At(x, y).RGBA(); max(r, g, bl)-min(r, g, bl) > 0x4000 {
-					n++
-				}
-			}
-		}
-		return n
+		return coloured(t, p, 40, 60, 40, 60)
 	}
 	if n := middle(true); n != 0 {
 		t.Errorf("scatter: %d coloured pixels in the middle, want none", n)
@@ -137,4 +100,27 @@ func TestScatterHasNoLine(t *testing.T) {
 	if n := middle(false); n < 10 {
 		t.Errorf("curve: %d coloured pixels in the middle, want its line", n)
 	}
+}
+
+// coloured counts the strongly coloured pixels of p's PNG between x0% and x1% of its width and
+// y0% and y1% of its height (from the top).
+func coloured(t *testing.T, p *plot.Plot, x0, x1, y0, y1 int) int {
+	t.Helper()
+	buf, err := PNG(p, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, n := img.Bounds(), 0
+	for x := b.Max.X * x0 / 100; x < b.Max.X*x1/100; x++ {
+		for y := b.Max.Y * y0 / 100; y < b.Max.Y*y1/100; y++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); max(r, g, bl)-min(r, g, bl) > 0x4000 {
+				n++
+			}
+		}
+	}
+	return n
 }
