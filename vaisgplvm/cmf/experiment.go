@@ -49,7 +49,8 @@ type ExperimentOptions struct {
 	// LRs, with two or more values, chooses each family's Adam learning rate by one rule (the
 	// validation sweep, sweepLR): every family trains at every rate on the training points less a
 	// validation share, fits the validation points' locals, and keeps the rate of the highest
-	// validation bound; Config.LR is then not used. Rates that diverge are reported and skipped.
+	// validation bound; Config.LR is then not used. Rates that diverge are reported and skipped;
+	// while the best is an end of the rates tried, the grid extends past it (MaxSweepExtensions).
 	LRs []float64
 	// SweepIters are the training steps of each sweep run (default Iters: the budget of the run).
 	SweepIters int
@@ -447,6 +448,25 @@ func (r *ExperimentResult) Warnings() []string {
 	var w []string
 	for _, f := range r.Families {
 		w = append(w, f.Warnings...)
+	}
+	return append(w, r.sweepWarnings()...)
+}
+
+// sweepWarnings names each family whose chosen learning rate is the lowest or the highest the
+// sweep tried (after its extensions): the best rate may lie beyond it.
+func (r *ExperimentResult) sweepWarnings() []string {
+	var w []string
+	for _, f := range r.Families {
+		var tried []float64
+		for _, s := range r.Sweep {
+			if s.Family == f.Family {
+				tried = append(tried, s.LR)
+			}
+		}
+		if len(tried) > 1 && (f.LR == slices.Min(tried) || f.LR == slices.Max(tried)) {
+			w = append(w, fmt.Sprintf("%s: the learning-rate sweep chose lr %g, an end of the rates it tried (%g to %g, extended %d times at most): "+
+				"the best rate may lie beyond it; give a wider --lr-sweep", f.Family, f.LR, slices.Min(tried), slices.Max(tried), MaxSweepExtensions))
+		}
 	}
 	return w
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -23,12 +24,18 @@ type LRScore struct {
 	Seconds float64 `json:"seconds"` // training and fitting
 }
 
-// sweepLR chooses each family's learning rate among o.LRs by one rule: train o.SweepIters steps on
-// y less a validation share o.Validation (drawn with the seed), fit the validation points' locals
+// MaxSweepExtensions is how many rates the sweep adds past an end of the given ones that wins.
+const MaxSweepExtensions = 3
+
+// sweepLR chooses each family's learning rate by one rule: train o.SweepIters steps on y less a
+// validation share o.Validation (drawn with the seed), fit the validation points' locals
 // o.FitIters steps with the globals frozen, and keep the rate with the highest validation bound
-// (o.Draws draws). The families go in order; with o.WarmStart cmf's sweep starts every run from
-// mean-field's chosen sweep model, as the full run starts from mean-field's trained one. Errors: a
-// family that diverged at every rate, a failed run, ctx's.
+// (o.Draws draws). The rates are o.LRs, and while the best is the lowest or the highest rate tried
+// the grid extends past that end by its own ratio there (up to MaxSweepExtensions rates), so that
+// the chosen rate is bracketed unless the table says otherwise. The families go in order; with
+// o.WarmStart cmf's sweep starts every run from mean-field's chosen sweep model, as the full run
+// starts from mean-field's trained one. Errors: a family that diverged at every rate, a failed run,
+// ctx's.
 func sweepLR(ctx context.Context, o ExperimentOptions, order []string, y [][]float64) ([]LRScore, map[string]float64, error) {
 	valIdx, fitIdx := split(len(y), max(1, int(math.Round(o.Validation*float64(len(y))))), o.Config.Seed, 0x5a11d)
 	yFit, yVal := pick(y, fitIdx), pick(y, valIdx)
@@ -38,28 +45,79 @@ func sweepLR(ctx context.Context, o ExperimentOptions, order []string, y [][]flo
 	chosen := map[string]float64{}
 	var mf *Model
 	for _, fam := range order {
-		best, bestAt := math.Inf(-1), -1
-		var bestModel *Model
-		for _, lr := range o.LRs {
-			s, m, err := sweepRun(ctx, so, fam, lr, yFit, yVal, mf)
-			if err != nil {
-				return scores, nil, fmt.Errorf("learning-rate sweep, family %s, lr %g: %w", fam, lr, err)
-			}
-			if s.Diverged == "" && s.Validation.PerPoint > best {
-				best, bestAt, bestModel = s.Validation.PerPoint, len(scores), m
-			}
-			scores = append(scores, s)
+		fs, models, err := sweepFamily(ctx, so, fam, yFit, yVal, mf)
+		scores = append(scores, fs...)
+		if err != nil {
+			return scores, nil, err
 		}
-		if bestAt < 0 {
-			return scores, nil, fmt.Errorf("learning-rate sweep: family %s diverged at every rate %v: give lower rates in the sweep", fam, o.LRs)
+		best := -1
+		for i, s := range fs {
+			if s.Diverged == "" && (best < 0 || s.Validation.PerPoint > fs[best].Validation.PerPoint) {
+				best = i
+			}
 		}
-		scores[bestAt].Chosen = true
-		chosen[fam] = scores[bestAt].LR
+		scores[len(scores)-len(fs)+best].Chosen = true
+		chosen[fam] = fs[best].LR
 		if fam == "meanfield" {
-			mf = bestModel
+			mf = models[best]
 		}
 	}
 	return scores, chosen, nil
+}
+
+// sweepFamily scores family fam at o.LRs, extending the grid past a winning end (sweepLR), and
+// returns the scores in increasing rate with their trained models (nil for a diverged rate).
+// Errors: every rate diverged, a failed run.
+func sweepFamily(ctx context.Context, o ExperimentOptions, fam string, yFit, yVal [][]float64, mf *Model) ([]LRScore, []*Model, error) {
+	rates := slices.Clone(o.LRs)
+	slices.Sort(rates)
+	rates = slices.Compact(rates)
+	var scores []LRScore
+	var models []*Model
+	run := func(lr float64, at int) error {
+		s, m, err := sweepRun(ctx, o, fam, lr, yFit, yVal, mf)
+		if err != nil {
+			return fmt.Errorf("learning-rate sweep, family %s, lr %g: %w", fam, lr, err)
+		}
+		scores, models = slices.Insert(scores, at, s), slices.Insert(models, at, m)
+		return nil
+	}
+	for i, lr := range rates {
+		if err := run(lr, i); err != nil {
+			return scores, models, err
+		}
+	}
+	for ext := 0; ext < MaxSweepExtensions; ext++ {
+		best := -1
+		for i, s := range scores {
+			if s.Diverged == "" && (best < 0 || s.Validation.PerPoint > scores[best].Validation.PerPoint) {
+				best = i
+			}
+		}
+		n := len(scores)
+		var err error
+		switch {
+		case best < 0:
+			return scores, models, fmt.Errorf("learning-rate sweep: family %s diverged at every rate %v: give lower rates in the sweep", fam, rates)
+		case n < 2:
+			return scores, models, nil
+		case best == n-1:
+			err = run(scores[n-1].LR*scores[n-1].LR/scores[n-2].LR, n)
+		case best == 0:
+			err = run(scores[0].LR*scores[0].LR/scores[1].LR, 0)
+		default:
+			return scores, models, nil
+		}
+		if err != nil {
+			return scores, models, err
+		}
+	}
+	for _, s := range scores {
+		if s.Diverged == "" {
+			return scores, models, nil
+		}
+	}
+	return scores, models, fmt.Errorf("learning-rate sweep: family %s diverged at every rate %v: give lower rates in the sweep", fam, rates)
 }
 
 // sweepRun trains one family at rate lr on yFit and scores it on yVal; a diverging run is a score

@@ -100,3 +100,38 @@ func TestLRSweep(t *testing.T) {
 		t.Errorf("a diverging sweep is no configuration error: %v", err)
 	}
 }
+
+// TestLRSweepExtends: rates far too small for 30 steps (1e-5 and 2e-5) make the higher end win, so
+// the sweep adds 4e-5, 8e-5 and 1.6e-4 (its own ratio, MaxSweepExtensions times), keeps the scores
+// in increasing rate, chooses the best, and warns when the choice is still an end of the grid.
+func TestLRSweepExtends(t *testing.T) {
+	ds := &data.Dataset{Name: "toy", X: toy(50, 5, false)}
+	o := ExperimentOptions{Data: ds, Families: []string{"meanfield"}, Config: Config{LatentDim: 2, Hidden: 10, AuxHidden: 10, Batch: 20},
+		Iters: 30, Test: 10, FitIters: 20, Draws: 3, Ks: []int{1}, Reps: 2, AISPoints: 0, LRs: []float64{2e-5, 1e-5}, Backend: testutil.Backend()}
+	res, err := Experiment(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1e-5, 2e-5, 4e-5, 8e-5, 1.6e-4}
+	if len(res.Sweep) != len(want) {
+		t.Fatalf("%d sweep scores %+v, want rates %v", len(res.Sweep), res.Sweep, want)
+	}
+	best := 0
+	for i, s := range res.Sweep {
+		if math.Abs(s.LR/want[i]-1) > 1e-12 {
+			t.Errorf("rate %d: %g, want %g", i, s.LR, want[i])
+		}
+		if s.Validation.PerPoint > res.Sweep[best].Validation.PerPoint {
+			best = i
+		}
+	}
+	if !res.Sweep[best].Chosen || res.Families[0].LR != res.Sweep[best].LR {
+		t.Errorf("chose lr %g, the best validation bound is at %g", res.Families[0].LR, res.Sweep[best].LR)
+	}
+	edge := best == 0 || best == len(want)-1
+	warned := strings.Contains(strings.Join(res.Warnings(), "\n"), "an end of the rates it tried")
+	if edge != warned {
+		t.Errorf("chosen rate at an end: %v; warned: %v (%q)", edge, warned, res.Warnings())
+	}
+}
+

@@ -37,7 +37,7 @@ func runCMF(args []string) error {
 	fs.IntVar(&c.Samples, "samples", 1, "noise draws per step")
 	fs.IntVar(&c.Batch, "batch", 100, "points per step")
 	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate (without --lr-sweep)")
-	lrSweep := fs.String("lr-sweep", "", "comma-separated Adam learning rates, e.g. 3e-4,1e-3,3e-3: each family trains at each on the training points less --validation, and keeps the rate of the highest validation bound (one rule for every family; --lr is then not used)")
+	lrSweep := fs.String("lr-sweep", "", "comma-separated Adam learning rates, e.g. 3e-4,1e-3,3e-3: each family trains at each on the training points less --validation, and keeps the rate of the highest validation bound, extending the grid past a winning end by its own ratio up to 3 times (one rule for every family; --lr is then not used)")
 	fs.IntVar(&o.SweepIters, "sweep-iters", 0, "training steps of each --lr-sweep run (0: --iters)")
 	fs.Float64Var(&o.Validation, "validation", 0.1, "share of the training points --lr-sweep holds out for validation, in (0, 0.5]")
 	fs.StringVar(&c.DType, "dtype", "float64", "float64 or float32")
