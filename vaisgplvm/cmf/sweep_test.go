@@ -134,4 +134,3 @@ func TestLRSweepExtends(t *testing.T) {
 		t.Errorf("chosen rate at an end: %v; warned: %v (%q)", edge, warned, res.Warnings())
 	}
 }
-
