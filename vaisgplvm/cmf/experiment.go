@@ -464,7 +464,7 @@ func (r *ExperimentResult) sweepWarnings() []string {
 			}
 		}
 		if len(tried) > 1 && (f.LR == slices.Min(tried) || f.LR == slices.Max(tried)) {
-			w = append(w, fmt.Sprintf("%s: the learning-rate sweep chose lr %g, an end of the rates it tried (%g to %g, extended %d times at most): "+
+			w = append(w, fmt.Sprintf("%s: the learning-rate sweep chose lr %.3g, an end of the rates it tried (%.3g to %.3g, extended %d times at most): "+
 				"the best rate may lie beyond it; give a wider --lr-sweep", f.Family, f.LR, slices.Min(tried), slices.Max(tried), MaxSweepExtensions))
 		}
 	}

@@ -75,7 +75,7 @@ func (r *ExperimentResult) SweepTable() report.Table {
 		if s.Rise != nil {
 			rise = fmt.Sprintf("%+.2f ± %.2f", s.Rise.PerPoint, s.Rise.SE)
 		}
-		t.Rows = append(t.Rows, []string{s.Family, fmt.Sprintf("%g", s.LR), bound, rise, fmt.Sprintf("%.0f", s.Seconds), map[bool]string{true: "*"}[s.Chosen]})
+		t.Rows = append(t.Rows, []string{s.Family, fmt.Sprintf("%.3g", s.LR), bound, rise, fmt.Sprintf("%.0f", s.Seconds), map[bool]string{true: "*"}[s.Chosen]})
 	}
 	return t
 }
@@ -85,7 +85,7 @@ func (r *ExperimentResult) chosenLRs() string {
 	var out []string
 	for _, s := range r.Sweep {
 		if s.Chosen {
-			out = append(out, fmt.Sprintf("%s %g", s.Family, s.LR))
+			out = append(out, fmt.Sprintf("%s %.3g", s.Family, s.LR))
 		}
 	}
 	return strings.Join(out, ", ")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 )
 
 // LRScore is one run of the learning-rate sweep (ExperimentOptions.LRs): a family trained at LR on
@@ -124,7 +123,7 @@ func sweepFamily(ctx context.Context, o ExperimentOptions, fam string, yFit, yVa
 // with Diverged set, not an error.
 func sweepRun(ctx context.Context, o ExperimentOptions, fam string, lr float64, yFit, yVal [][]float64, mf *Model) (LRScore, *Model, error) {
 	s := LRScore{Family: fam, LR: lr}
-	fr, err := trainFamily(ctx, o, fam, lr, yFit, mf, "sweep lr "+strconv.FormatFloat(lr, 'g', -1, 64))
+	fr, err := trainFamily(ctx, o, fam, lr, yFit, mf, fmt.Sprintf("sweep lr %.3g", lr))
 	var held *Model
 	if err == nil {
 		held, err = fr.Model.Fit(ctx, yVal, o.FitIters)
