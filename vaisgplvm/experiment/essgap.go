@@ -45,11 +45,11 @@ func WriteESSGap(dir *rundir.Dir, sum *EvidenceSummary, figures bool) error {
 	var pairs []plots.Series
 	var hists []plots.Sample
 	for _, g := range sum.ESSGap {
-		name := fmt.Sprintf("%s (%d weights; Kendall tau %.2f)", essWeightsName(g.Weights, sum.Method), g.K, g.Kendall)
+		name := fmt.Sprintf("%s, tau %.2f", essWeightsName(g.Weights, sum.Method), g.Kendall)
 		pairs = append(pairs, plots.Series{Name: name, X: g.ESS, Y: g.Gap})
 		hists = append(hists, plots.Sample{Name: essWeightsName(g.Weights, sum.Method), Values: g.ESS})
 	}
-	scatter, err := plots.Curves(plots.CurveOptions{Title: fmt.Sprintf("Each point's gap to its log evidence against the ESS of its weights (%d points)", len(sum.Result.Points)),
+	scatter, err := plots.Curves(plots.CurveOptions{Title: fmt.Sprintf("Gap to log Z_n against the ESS of %d weights, %d points (tau: Kendall's)", sum.ESSGap[0].K, len(sum.Result.Points)),
 		XLabel: "ESS", YLabel: "log Z_n - bound with K weights (nats)", Scatter: true}, pairs...)
 	if err != nil {
 		return err
@@ -75,5 +75,5 @@ func essWeightsName(kind, method string) string {
 	if kind == "own" {
 		return method + "'s own"
 	}
-	return "samples of q0 (IWVI's)"
+	return "q0 samples"
 }
