@@ -57,7 +57,7 @@ type ExperimentOptions struct {
 	// Validation is the share of the training points the sweep holds out (default 0.1).
 	Validation float64
 	// Progress, when not nil, is called after every training step and at every stage; sweep runs
-	// report their steps under stage "sweep" with family "NAME lr RATE".
+	// report their steps under stage "sweep lr RATE".
 	Progress func(family, stage string, iter int, negBound float64)
 }
 
