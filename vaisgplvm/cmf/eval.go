@@ -215,8 +215,8 @@ func summarise(vals [][]float64, point func([]float64) float64, reps int) (Estim
 	}
 	e.PerPoint = stat.Mean(totals, nil)
 	e.SE = stat.StdDev(totals, nil) / math.Sqrt(float64(reps))
-	if math.IsNaN(e.PerPoint) || math.IsInf(e.PerPoint, 0) {
-		return e, fmt.Errorf("cmf: the estimate is %g", e.PerPoint)
+	if math.IsNaN(e.PerPoint) || math.IsInf(e.PerPoint, 0) || math.IsNaN(e.SE) || math.IsInf(e.SE, 0) {
+		return e, fmt.Errorf("cmf: %w: the estimate is %g ± %g", ErrDiverged, e.PerPoint, e.SE)
 	}
 	return e, nil
 }

@@ -119,8 +119,9 @@ func sweepFamily(ctx context.Context, o ExperimentOptions, fam string, yFit, yVa
 	return scores, models, fmt.Errorf("learning-rate sweep: family %s diverged at every rate %v: give lower rates in the sweep", fam, rates)
 }
 
-// sweepRun trains one family at rate lr on yFit and scores it on yVal; a diverging run is a score
-// with Diverged set, not an error.
+// sweepRun trains one family at rate lr on yFit and scores it on yVal; a run that diverges in
+// training or fitting, or whose validation bound is not finite, is a score with Diverged set, not
+// an error.
 func sweepRun(ctx context.Context, o ExperimentOptions, fam string, lr float64, yFit, yVal [][]float64, mf *Model) (LRScore, *Model, error) {
 	s := LRScore{Family: fam, LR: lr}
 	fr, err := trainFamily(ctx, o, fam, lr, yFit, mf, fmt.Sprintf("sweep lr %.3g", lr))
@@ -135,7 +136,10 @@ func sweepRun(ctx context.Context, o ExperimentOptions, fam string, lr float64, 
 		return s, nil, err
 	}
 	if fr != nil {
-		s.Rise, s.Seconds = fr.Rise, fr.Model.Seconds
+		s.Seconds = fr.Model.Seconds
+		if r := fr.Rise; r != nil && !math.IsInf(r.PerPoint, 0) && !math.IsInf(r.SE, 0) {
+			s.Rise = r // a rate that blew up can overflow it (JSON has no infinities)
+		}
 	}
 	if held != nil {
 		s.Seconds += held.Seconds
