@@ -92,6 +92,15 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	if opt.ESSK > 0 && n < evidence.MinESSPoints {
 		return nil, optionErrorf("--ess %d: pairing the ESS with the gap needs >= %d points, not %d; raise --points", opt.ESSK, evidence.MinESSPoints, n)
 	}
+	if opt.ESSK > 0 { // the weights of every point are drawn at once: refused now, not after the AIS runs
+		cfg := tr.Model.Cfg
+		cfg.Samples, cfg.Batch = opt.ESSK, 0
+		var me *memory.Error
+		if err := cfg.CheckMemory(n, tr.Model.D); errors.As(err, &me) {
+			return nil, optionErrorf("--ess %d: drawing that many weights for %d points at once needs about %.3g GiB, more than this machine's %.3g GiB; lower --ess or estimate fewer points (--points, --damaged)",
+				opt.ESSK, n, me.Need/(1<<30), me.Have/(1<<30))
+		}
+	}
 	start := time.Now()
 	res, err := evidence.Estimate(tr, o)
 	if err != nil {
