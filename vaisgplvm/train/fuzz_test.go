@@ -16,7 +16,7 @@ import (
 // FuzzLoadCheckpoint feeds damaged checkpoints to Trainer.Load: any input is either loaded (and
 // then a step runs) or refused with an error; never a panic. The seed corpus is a real checkpoint
 // of a small VAIS model (saved after 2 steps), its truncations and single-byte changes of it.
-// CI runs it briefly (go test -fuzz FuzzLoadCheckpoint -fuzztime 20s).
+// CI runs it briefly (.ci/run: go test -fuzz FuzzLoadCheckpoint -fuzztime 5000x).
 func FuzzLoadCheckpoint(f *testing.F) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	x := vars.Normal(rng, 12, 3).Value().([][]float64)
