@@ -49,12 +49,7 @@ func sweepLR(ctx context.Context, o ExperimentOptions, order []string, y [][]flo
 		if err != nil {
 			return scores, nil, err
 		}
-		best := -1
-		for i, s := range fs {
-			if s.Diverged == "" && (best < 0 || s.Validation.PerPoint > fs[best].Validation.PerPoint) {
-				best = i
-			}
-		}
+		best := bestRate(fs) // >= 0: sweepFamily errs when every rate diverged
 		scores[len(scores)-len(fs)+best].Chosen = true
 		chosen[fam] = fs[best].LR
 		if fam == "meanfield" {
@@ -86,37 +81,35 @@ func sweepFamily(ctx context.Context, o ExperimentOptions, fam string, yFit, yVa
 			return scores, models, err
 		}
 	}
-	for ext := 0; ext < MaxSweepExtensions; ext++ {
-		best := -1
-		for i, s := range scores {
-			if s.Diverged == "" && (best < 0 || s.Validation.PerPoint > scores[best].Validation.PerPoint) {
-				best = i
-			}
-		}
-		n := len(scores)
+	for ext := 0; ; ext++ {
+		best, n := bestRate(scores), len(scores)
 		var err error
 		switch {
 		case best < 0:
 			return scores, models, fmt.Errorf("learning-rate sweep: family %s diverged at every rate %v: give lower rates in the sweep", fam, rates)
-		case n < 2:
+		case n < 2 || ext == MaxSweepExtensions || (best > 0 && best < n-1):
 			return scores, models, nil
 		case best == n-1:
 			err = run(scores[n-1].LR*scores[n-1].LR/scores[n-2].LR, n)
-		case best == 0:
+		default: // best == 0
 			err = run(scores[0].LR*scores[0].LR/scores[1].LR, 0)
-		default:
-			return scores, models, nil
 		}
 		if err != nil {
 			return scores, models, err
 		}
 	}
-	for _, s := range scores {
-		if s.Diverged == "" {
-			return scores, models, nil
+}
+
+// bestRate returns the index of the highest validation bound among the scores that did not
+// diverge, -1 when all did.
+func bestRate(scores []LRScore) int {
+	best := -1
+	for i, s := range scores {
+		if s.Diverged == "" && (best < 0 || s.Validation.PerPoint > scores[best].Validation.PerPoint) {
+			best = i
 		}
 	}
-	return scores, models, fmt.Errorf("learning-rate sweep: family %s diverged at every rate %v: give lower rates in the sweep", fam, rates)
+	return best
 }
 
 // sweepRun trains one family at rate lr on yFit and scores it on yVal; a run that diverges in
@@ -136,10 +129,7 @@ func sweepRun(ctx context.Context, o ExperimentOptions, fam string, lr float64, 
 		return s, nil, err
 	}
 	if fr != nil {
-		s.Seconds = fr.Model.Seconds
-		if r := fr.Rise; r != nil && !math.IsInf(r.PerPoint, 0) && !math.IsInf(r.SE, 0) {
-			s.Rise = r // a rate that blew up can overflow it (JSON has no infinities)
-		}
+		s.Rise, s.Seconds = fr.Rise, fr.Model.Seconds
 	}
 	if held != nil {
 		s.Seconds += held.Seconds
