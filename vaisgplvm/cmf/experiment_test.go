@@ -199,7 +199,7 @@ func TestFrozenDecoderExperiment(t *testing.T) {
 
 // TestCurveRise: a curve whose bound climbs by 0.5 per step rises by 0.5 x (steps per window)
 // between its last two tenths; a flat noisy curve's rise is within 3 standard errors of 0; short
-// curves are refused.
+// curves and a curve whose rise's standard error overflows are refused.
 func TestCurveRise(t *testing.T) {
 	lin := make([]float64, 200)
 	for i := range lin {
@@ -219,5 +219,10 @@ func TestCurveRise(t *testing.T) {
 	}
 	if _, err := CurveRise(lin[:19]); err == nil {
 		t.Error("a 19-step curve accepted")
+	}
+	blown := slices.Clone(lin[:20]) // finite steps whose spread overflows the standard error
+	blown[18], blown[19] = -1e308, 1e308
+	if r, err := CurveRise(blown); err == nil {
+		t.Errorf("a curve whose rise's s.e. overflows: %+v, want an error (JSON has no infinities)", r)
 	}
 }

@@ -18,7 +18,7 @@ type Rise struct {
 }
 
 // CurveRise returns the Rise of a curve of -bound per point per step (Model.Curve). Errors: fewer
-// than 20 steps, or a non-finite value.
+// than 20 steps, or a non-finite rise or standard error (a curve that blew up can overflow them).
 func CurveRise(curve []float64) (Rise, error) {
 	w := len(curve) / 10
 	if w < 2 {
@@ -28,8 +28,8 @@ func CurveRise(curve []float64) (Rise, error) {
 	ml, sl := stat.MeanStdDev(last, nil)
 	mp, sp := stat.MeanStdDev(prev, nil)
 	r := Rise{PerPoint: mp - ml, SE: math.Hypot(sl, sp) / math.Sqrt(float64(w)), Steps: w} // -bound: a drop is a rise
-	if math.IsNaN(r.PerPoint) || math.IsInf(r.PerPoint, 0) {
-		return Rise{}, fmt.Errorf("cmf: the curve's final rise is %g", r.PerPoint)
+	if math.IsNaN(r.PerPoint) || math.IsInf(r.PerPoint, 0) || math.IsNaN(r.SE) || math.IsInf(r.SE, 0) {
+		return Rise{}, fmt.Errorf("cmf: the curve's final rise is %g ± %g", r.PerPoint, r.SE)
 	}
 	return r, nil
 }
