@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // MissingMask returns the observation mask [n, d] (1 = observed) of the paper's missing-data
@@ -30,14 +31,17 @@ func MissingMask(n, d int, imageFrac, pixelFrac float64, seed uint64) (mask [][]
 			mask[i][j] = 0
 		}
 	}
-	damaged = make([]int, n)[:0]
-	for i := range mask {
-		for _, v := range mask[i] {
-			if v == 0 {
-				damaged = append(damaged, i)
-				break
-			}
+	return mask, DamagedRows(mask), nil
+}
+
+// DamagedRows returns the indices of the rows of mask [n, d] (1 = observed) with a missing entry
+// (0), ascending; empty (not nil) when every entry is observed.
+func DamagedRows(mask [][]float64) []int {
+	rows := []int{}
+	for i, row := range mask {
+		if slices.Contains(row, 0) {
+			rows = append(rows, i)
 		}
 	}
-	return mask, damaged, nil
+	return rows
 }

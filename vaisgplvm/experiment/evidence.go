@@ -2,9 +2,9 @@ package experiment
 
 import (
 	"errors"
-	"slices"
 	"time"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -59,13 +59,22 @@ type EvidenceOptions struct {
 // not fit in memory (an *OptionError naming the count).
 func CheckChains(tr *train.Trainer, counts []int) error {
 	for _, c := range counts {
-		cfg := tr.Model.Cfg
-		cfg.Samples, cfg.Batch = c, 0
-		var me *memory.Error
-		if err := cfg.CheckMemory(tr.Model.N, tr.Model.D); errors.As(err, &me) {
+		if me := drawsTooBig(tr, c, tr.Model.N); me != nil {
 			return optionErrorf("--chains %d: evaluating that many chains on all %d points needs about %.3g GiB, more than this machine's %.3g GiB; lower --chains",
 				c, tr.Model.N, me.Need/(1<<30), me.Have/(1<<30))
 		}
+	}
+	return nil
+}
+
+// drawsTooBig returns the memory error of evaluating tr's bound with samples draws on n points at
+// once, nil when it fits.
+func drawsTooBig(tr *train.Trainer, samples, n int) *memory.Error {
+	cfg := tr.Model.Cfg
+	cfg.Samples, cfg.Batch = samples, 0
+	var me *memory.Error
+	if err := cfg.CheckMemory(n, tr.Model.D); errors.As(err, &me) {
+		return me
 	}
 	return nil
 }
@@ -78,7 +87,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	n := tr.Model.N
 	switch {
 	case opt.Damaged:
-		if o.Points = damagedRows(tr.Model.Mask); o.Points == nil {
+		if o.Points = data.DamagedRows(tr.Model.Mask); len(o.Points) == 0 {
 			return nil, optionErrorf("--damaged: the data has no missing entries (no damaged points to estimate)")
 		}
 		n = len(o.Points)
@@ -93,10 +102,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 		return nil, optionErrorf("--ess %d: pairing the ESS with the gap needs >= %d points, not %d; raise --points", opt.ESSK, evidence.MinESSPoints, n)
 	}
 	if opt.ESSK > 0 { // the weights of every point are drawn at once: refused now, not after the AIS runs
-		cfg := tr.Model.Cfg
-		cfg.Samples, cfg.Batch = opt.ESSK, 0
-		var me *memory.Error
-		if err := cfg.CheckMemory(n, tr.Model.D); errors.As(err, &me) {
+		if me := drawsTooBig(tr, opt.ESSK, n); me != nil {
 			return nil, optionErrorf("--ess %d: drawing that many weights for %d points at once needs about %.3g GiB, more than this machine's %.3g GiB; lower --ess or estimate fewer points (--points, --damaged)",
 				opt.ESSK, n, me.Need/(1<<30), me.Have/(1<<30))
 		}
@@ -144,15 +150,4 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 // All returns every bound of the summary: Bounds, ChainVariants, Underdamped.
 func (s *EvidenceSummary) All() []evidence.BoundValue {
 	return append(append(append([]evidence.BoundValue(nil), s.Bounds...), s.ChainVariants...), s.Underdamped...)
-}
-
-// damagedRows returns the rows of mask [N, D] with a missing entry (0), nil when there is none.
-func damagedRows(mask [][]float64) []int {
-	var rows []int
-	for i, row := range mask {
-		if slices.Contains(row, 0) {
-			rows = append(rows, i)
-		}
-	}
-	return rows
 }
