@@ -39,13 +39,16 @@ func WriteMatrix(dir *rundir.Dir, name string, header []string, rows [][]float64
 }
 
 // WriteCurve writes curve.csv: the -ELBO per point after each iteration.
-func WriteCurve(dir *rundir.Dir, curve []float64) error {
+func WriteCurve(dir *rundir.Dir, curve []float64) error { return writeCurveAs(dir, "curve.csv", curve) }
+
+// writeCurveAs writes the curve as output name of dir.
+func writeCurveAs(dir *rundir.Dir, name string, curve []float64) error {
 	var b strings.Builder
 	b.WriteString("iteration,neg_elbo_per_point\n")
 	for i, v := range curve {
 		fmt.Fprintf(&b, "%d,%.10g\n", i+1, v)
 	}
-	return dir.WriteFile("curve.csv", []byte(b.String()))
+	return dir.WriteFile(name, []byte(b.String()))
 }
 
 // LatentHeader names q latent dimensions h1..hq.

@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -79,7 +80,7 @@ func TestTrainThenLoadCheckpoint(t *testing.T) {
 	open := func(model.Config) (backends.Backend, error) { return testutil.Backend(), nil }
 	run := func(out string, iters int, stop bool, resume string) (*experiment.Metrics, *train.Trainer, error) {
 		src, td, tr := fileTrainer(t, f.path, cfg)
-		dir, err := rundir.Open(out, experiment.TrainOutputs, rundir.Options{Run: "train", Resume: resume != "", ResumeFile: resume})
+		dir, err := experiment.OpenTrainDir(out, rundir.Options{Resume: resume != "", ResumeFile: resume, Overwrite: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func TestTrainThenLoadCheckpoint(t *testing.T) {
 	if _, _, err := run(out2, 6, true, ""); !errors.Is(err, train.ErrInterrupted) {
 		t.Fatalf("stopped run: %v; want train.ErrInterrupted", err)
 	}
-	ckpt := filepath.Join(out2, "checkpoint.gob")
+	ckpt := filepath.Join(out2, experiment.PartialCheckpoint)
 	_, resumed, err := run(out2, 6, false, ckpt)
 	if err != nil {
 		t.Fatal(err)
@@ -134,6 +135,28 @@ func TestTrainThenLoadCheckpoint(t *testing.T) {
 	if !slices.Equal(resumed.Curve, tr.Curve) {
 		t.Errorf("resumed curve %v; uninterrupted %v", resumed.Curve, tr.Curve)
 	}
+	if _, err := os.Stat(ckpt); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the finished resumed run left its partial checkpoint: %v", err)
+	}
+
+	// Issue 50, class 1: stopped over a finished run (overwriting it), a run leaves its partial
+	// checkpoint and curve beside the finished run's files, which stay as they were.
+	before := dirSums(t, out)
+	if _, _, err := run(out, 6, true, ""); !errors.Is(err, train.ErrInterrupted) {
+		t.Fatalf("stopped run over a finished one: %v; want train.ErrInterrupted", err)
+	}
+	after := dirSums(t, out)
+	for name, sum := range before {
+		if after[name] != sum {
+			t.Errorf("the interrupted run changed or removed the finished run's %s", name)
+		}
+	}
+	for _, name := range experiment.TrainPartial {
+		if after[name] == "" {
+			t.Errorf("the interrupted run left no %s", name)
+		}
+	}
+	ckpt = filepath.Join(out2, "checkpoint.gob")
 	var oe *experiment.OptionError
 	if _, _, err := run(t.TempDir(), 3, false, ckpt); !errors.As(err, &oe) || !strings.Contains(err.Error(), "--iters 3 is below") {
 		t.Errorf("resume with fewer iterations than done: %v; want an *OptionError", err)
@@ -252,4 +275,25 @@ func fileTrainer(t *testing.T, path string, cfg model.Config) (experiment.Source
 		t.Fatal(err)
 	}
 	return src, td, tr
+}
+
+// dirSums returns the sha256 of each regular file in dir, by name, but the bookkeeping (dot) files.
+func dirSums(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]string{}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		buf, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums[e.Name()] = fmt.Sprintf("%x", sha256.Sum256(buf))
+	}
+	return sums
 }

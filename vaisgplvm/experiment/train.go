@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	backends "github.com/gomlx/compute"
 	"gonum.org/v1/gonum/stat"
@@ -103,9 +105,49 @@ func NewTrainer(cfg model.Config, td *Data, src Source, b backends.Backend) (*tr
 	return tr, nil
 }
 
-// TrainOutputs names the files Train writes into its directory (patterns for the figures).
+// TrainOutputs names the files Train writes into its directory (patterns for the figures), the
+// partial ones (TrainPartial) included.
 var TrainOutputs = []string{"checkpoint.gob", "curve.csv", "metrics.json", "latents.csv", "reconstruction.csv",
-	"curve.png", "latent_*.png", "ard_*.png"}
+	"curve.png", "latent_*.png", "ard_*.png", PartialCheckpoint, PartialCurve}
+
+// PartialCheckpoint and PartialCurve are what a training that has not finished leaves: its last
+// good checkpoint (written every CheckpointEvery iterations, and when it is interrupted) and its
+// curve. They sit beside a predecessor's finished outputs without replacing any of them, --resume
+// continues from the checkpoint, and the run's own finish removes both.
+const (
+	PartialCheckpoint = "checkpoint.partial.gob"
+	PartialCurve      = "curve.partial.csv"
+)
+
+// TrainPartial lists the partial outputs, for rundir.Options.Partial.
+var TrainPartial = []string{PartialCheckpoint, PartialCurve}
+
+// OpenTrainDir opens path for a training with rundir.Open: TrainOutputs as the run's outputs, the
+// partial ones marked (TrainPartial), the kind "train"; opt gives the rest (Overwrite, Resume,
+// Inputs, Flag).
+func OpenTrainDir(path string, opt rundir.Options) (*rundir.Dir, error) {
+	opt.Run, opt.Partial = "train", TrainPartial
+	return rundir.Open(path, TrainOutputs, opt)
+}
+
+// ResumeFile resolves train's --resume argument: a checkpoint file as it is, or a run directory to
+// its unfinished run's PartialCheckpoint when there is one, else its checkpoint.gob. The error
+// names the path and what is missing.
+func ResumeFile(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("--resume %s: %w", path, err)
+	}
+	if !st.IsDir() {
+		return path, nil
+	}
+	for _, name := range []string{PartialCheckpoint, "checkpoint.gob"} {
+		if _, err := os.Stat(filepath.Join(path, name)); err == nil {
+			return filepath.Join(path, name), nil
+		}
+	}
+	return "", fmt.Errorf("--resume %s: the directory holds neither %s nor checkpoint.gob", path, PartialCheckpoint)
+}
 
 // TrainOptions says how long Train trains and what it reports on the way.
 type TrainOptions struct {
@@ -126,15 +168,17 @@ type TrainOptions struct {
 }
 
 // Train trains tr (NewTrainer) on td from src and writes its outputs (TrainOutputs) into dir,
-// which it commits (rundir.Dir.Commit): checkpoint.gob (every CheckpointEvery iterations and at
-// the end), curve.csv, latents.csv [N, Q], reconstruction.csv [N, D] in the data's units (with
-// missing entries, their imputed values), the figures and metrics.json. Evaluation follows the
-// dataset's protocol (paper.EvaluationOf; 5 noise draws otherwise).
+// which it commits (rundir.Dir.Commit) when the run finishes: checkpoint.gob, curve.csv,
+// latents.csv [N, Q], reconstruction.csv [N, D] in the data's units (with missing entries, their
+// imputed values), the figures and metrics.json. On the way, every CheckpointEvery iterations,
+// PartialCheckpoint is put in place (dir must be opened with Options.Partial = TrainPartial).
+// Evaluation follows the dataset's protocol (paper.EvaluationOf; 5 noise draws otherwise).
 //
-// A run stopped by Stop writes its checkpoint and curve.csv and returns an error wrapping
-// train.ErrInterrupted: the checkpoint resumes exactly. A failed run leaves curve.csv and its
-// last good checkpoint, nothing half-written, and its error says where that checkpoint is. Resume
-// with Iters below the checkpoint's iterations is an *OptionError.
+// A run that does not finish never removes or replaces a finished run's file in dir: stopped by
+// Stop, it writes PartialCheckpoint and PartialCurve and returns an error wrapping
+// train.ErrInterrupted (the checkpoint resumes exactly); failed (diverged, disk full), it leaves
+// PartialCurve and its last good PartialCheckpoint, if any, and its error says where that is.
+// Resume with Iters below the checkpoint's iterations is an *OptionError.
 func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions) (*Metrics, error) {
 	warn := func(ws []string) []string {
 		for _, w := range ws {
@@ -154,16 +198,19 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 				opt.Iters, tr.Iter, opt.Resume, tr.Iter+1, tr.Iter)
 		}
 	}
-	ckpt := dir.Final("checkpoint.gob")
-	saved := opt.Resume != "" && SameFile(opt.Resume, ckpt) // a checkpoint of this run exists
+	ckpt := dir.Final(PartialCheckpoint)
+	saved := "" // the last good checkpoint of this run, when there is one
+	if opt.Resume != "" {
+		saved = opt.Resume
+	}
 	save := func(t *train.Trainer) error {
-		if err := t.Save(dir.File("checkpoint.gob")); err != nil {
+		if err := t.Save(dir.File(PartialCheckpoint)); err != nil {
 			return err
 		}
-		if _, err := dir.Promote("checkpoint.gob"); err != nil {
+		if _, err := dir.Promote(PartialCheckpoint); err != nil {
 			return err
 		}
-		saved = true
+		saved = ckpt
 		return nil
 	}
 	tr.Stop = opt.Stop
@@ -173,20 +220,21 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		if err := save(tr); err != nil {
 			return nil, fmt.Errorf("%w; writing the checkpoint failed: %v", runErr, err)
 		}
-		if err := WriteCurve(dir, tr.Curve); err != nil {
+		if err := writeCurveAs(dir, PartialCurve, tr.Curve); err != nil {
 			return nil, err
 		}
-		if err := dir.Commit(); err != nil {
+		if err := dir.Leave(PartialCurve); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: wrote %s and curve.csv", runErr, ckpt)
+		return nil, fmt.Errorf("%w: wrote %s and %s", runErr, ckpt, PartialCurve)
 	}
 	var met *Metrics
 	if runErr == nil {
 		if opt.Finishing != nil {
 			opt.Finishing()
 		}
-		met, runErr = evaluateAndWrite(dir, tr, td, src, opt, save)
+		saveFinal := func(t *train.Trainer) error { return t.Save(dir.File("checkpoint.gob")) }
+		met, runErr = evaluateAndWrite(dir, tr, td, src, opt, saveFinal)
 	}
 	if runErr == nil {
 		met.Warnings = append(slices.Clip(dataWarnings), warn(met.Warnings)...)
@@ -197,22 +245,28 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 	return nil, keepFailed(dir, tr, runErr, saved, ckpt)
 }
 
-// keepFailed commits what a failed run leaves (its curve and last good checkpoint) and returns
-// runErr with where that checkpoint is.
-func keepFailed(dir *rundir.Dir, tr *train.Trainer, runErr error, saved bool, ckpt string) error {
-	if err := WriteCurve(dir, tr.Curve); err != nil {
-		return fmt.Errorf("%w (and curve.csv: %v)", runErr, err)
+// keepFailed leaves what a failed run may (rundir.Dir.Leave: its curve as PartialCurve and its
+// last good checkpoint, a final checkpoint already staged becoming PartialCheckpoint) and returns
+// runErr with where that checkpoint is. Nothing of a predecessor's finished run is touched.
+func keepFailed(dir *rundir.Dir, tr *train.Trainer, runErr error, saved, ckpt string) error {
+	if err := writeCurveAs(dir, PartialCurve, tr.Curve); err != nil {
+		return fmt.Errorf("%w (and %s: %v)", runErr, PartialCurve, err)
 	}
-	if err := dir.Keep("curve.csv", "checkpoint.gob"); err != nil {
-		return fmt.Errorf("%w (and writing its outputs: %v)", runErr, err)
+	leave := []string{PartialCurve}
+	if _, err := os.Stat(dir.File("checkpoint.gob")); err == nil {
+		// Training had finished and its checkpoint was written before a later step failed.
+		if err := os.Rename(dir.File("checkpoint.gob"), dir.File(PartialCheckpoint)); err == nil {
+			leave, saved = append(leave, PartialCheckpoint), ckpt
+		}
 	}
-	if err := dir.Commit(); err != nil {
-		return fmt.Errorf("%w (and writing its outputs: %v)", runErr, err)
+	if err := dir.Leave(leave...); err != nil {
+		return fmt.Errorf("%w (and writing %s: %v)", runErr, strings.Join(leave, ", "), err)
 	}
-	if saved {
-		return fmt.Errorf("%w; the last good checkpoint of this run is %s (iteration %d or earlier)", runErr, ckpt, tr.Iter)
+	if saved != "" {
+		return fmt.Errorf("%w; the last good checkpoint of this run is %s (iteration %d or earlier); %s has the curve; any earlier run's outputs in %s are as they were",
+			runErr, saved, tr.Iter, dir.Final(PartialCurve), dir.Path)
 	}
-	return fmt.Errorf("%w; no checkpoint was written", runErr)
+	return fmt.Errorf("%w; no checkpoint was written (%s has the curve); any earlier run's outputs in %s are as they were", runErr, dir.Final(PartialCurve), dir.Path)
 }
 
 // evaluateAndWrite evaluates the trained model and, when every value is finite, writes its

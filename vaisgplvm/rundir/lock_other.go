@@ -9,12 +9,20 @@ import (
 
 // lockDir creates the lock file exclusively where flock is not available: a run killed before
 // Close leaves it, and the error then says to delete it.
-func lockDir(path string) (*os.File, error) {
+func lockDir(path string) (*os.File, bool, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("%w (the lock %s exists; delete it if no run is writing)", ErrInUse, path)
+		return nil, false, fmt.Errorf("%w (the lock %s exists; delete it if no run is writing)", ErrInUse, path)
 	}
-	return f, nil
+	if _, err := f.WriteString(lockText); err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("writing the lock file %s: %w", path, err)
+	}
+	return f, true, nil
 }
 
-func unlock(f *os.File) { _ = os.Remove(f.Name()) }
+func unlock(f *os.File, own bool) {
+	if own {
+		_ = os.Remove(f.Name())
+	}
+}

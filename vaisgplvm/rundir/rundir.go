@@ -15,15 +15,22 @@
 //     a file inside it) and moved into place by Commit, each by an atomic rename; only then are the
 //     predecessor's files that this run did not rewrite removed, and only those whose content still
 //     matches its manifest. A run that stops before Commit (an error, SIGINT) leaves DIR as it was.
+//   - A run that does not finish (an error, SIGINT, a full disk) never removes or replaces a file of
+//     its predecessor's finished outputs. What it leaves to be resumed goes beside them under the
+//     names Options.Partial lists (train: checkpoint.partial.gob, curve.partial.csv), which no
+//     finished run writes: Leave puts them in place and touches nothing else; the next finished run
+//     of the kind removes them.
 //   - Promote moves files into place during the run (train's periodic checkpoint, so that kill -9
-//     leaves a resumable run), but only where that mixes with nothing: into a directory without a
-//     predecessor's outputs, or on a resume.
+//     leaves a resumable run), but only where that mixes with nothing: a partial name (it replaces
+//     at most an earlier unfinished run's partial file, which --overwrite or the resume allowed), or
+//     into a directory without a predecessor's outputs, or on a resume.
 //   - The directory is locked (an advisory flock on DIR/.vaisgplvm.lock) while the run holds it: a
 //     second run into the same directory fails at once, naming the lock. Close removes the lock
-//     file, and a directory the run created and left empty (a run that failed before writing);
-//     the lock goes with the process also after kill -9, which leaves the (empty) lock file; the
-//     staging directories that killed runs leave (recognised by their marker file, not by name
-//     alone) are removed by the next Open.
+//     file when a run created it (it holds the package's text; a user's file of that name is never
+//     written or removed), and a directory the run created and left empty (a run that failed
+//     before writing); the lock goes with the process also after kill -9, which leaves the lock
+//     file; the staging directories that killed runs leave (recognised by their marker file, not by
+//     name alone) are removed by the next Open.
 package rundir
 
 import (
@@ -43,6 +50,16 @@ import (
 
 // LockName is the lock file Open creates in the directory.
 const LockName = ".vaisgplvm.lock"
+
+// lockText is the content of a lock file a run created: only such a file is removed by Close.
+const lockText = "vaisgplvm: a run holds this directory while this file is locked\n"
+
+// isLockText reports whether the open file f holds exactly lockText.
+func isLockText(f *os.File) bool {
+	buf := make([]byte, len(lockText)+1)
+	n, _ := f.ReadAt(buf, 0)
+	return string(buf[:n]) == lockText
+}
 
 // stagePrefix starts the names of staging directories; stageMarker is the file inside one that
 // proves it was made by Open, with markerText as its content.
@@ -68,6 +85,10 @@ type Options struct {
 	Inputs map[string]string
 	// Flag names the command-line flag of the directory in errors (default "--out").
 	Flag string
+	// Partial lists the output names (among those given to Open) that only a run which did not
+	// finish writes: its resumable state. Leave places them; Promote always may; a finished run's
+	// Commit removes them.
+	Partial []string
 }
 
 // Dir is an output directory held by one run.
@@ -77,6 +98,7 @@ type Dir struct {
 	Path, Stage string
 
 	lock      *os.File
+	lockOwn   bool // the lock file is the package's (Close removes it)
 	created   bool // Open created Path (Close removes it when the run left it empty)
 	names     []string
 	opt       Options
@@ -116,11 +138,16 @@ func Open(dir string, names []string, opt Options) (*Dir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%s %s: cannot create the output directory: %w", opt.Flag, dir, err)
 	}
-	lock, err := lockDir(filepath.Join(dir, LockName))
+	for _, p := range opt.Partial {
+		if !slices.Contains(names, p) {
+			return nil, fmt.Errorf("rundir: partial name %q is not among the outputs %v", p, names)
+		}
+	}
+	lock, own, err := lockDir(filepath.Join(dir, LockName))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", opt.Flag, dir, err)
 	}
-	d := &Dir{Path: dir, lock: lock, names: names, opt: opt, written: map[string]string{}, created: created}
+	d := &Dir{Path: dir, lock: lock, lockOwn: own, names: names, opt: opt, written: map[string]string{}, created: created}
 	if err := d.open(); err != nil {
 		d.Close()
 		return nil, err
@@ -274,29 +301,35 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 }
 
 // Promote moves the staged outputs names into place at once, where that mixes with no other run's
-// files (a directory without a predecessor's outputs, or a resume); otherwise they stay staged
-// until Commit. It reports whether they were moved.
+// files (partial names, a directory without a predecessor's outputs, or a resume); otherwise they
+// stay staged until Commit. It reports whether they were moved.
 func (d *Dir) Promote(names ...string) (bool, error) {
-	if !d.live {
+	if !d.live && !d.partial(names) {
 		return false, nil
 	}
 	return true, d.place(names)
 }
 
-// Keep discards every staged output except names (a failed run keeps what resumes or explains it).
-func (d *Dir) Keep(names ...string) error {
-	entries, err := os.ReadDir(d.Stage)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", d.opt.Flag, d.Path, err)
+// partial reports whether every name is one of Options.Partial.
+func (d *Dir) partial(names []string) bool {
+	return !slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(d.opt.Partial, n) })
+}
+
+// Leave ends a run that did not finish: it moves the staged outputs names, which must be partial
+// names (Options.Partial), into place beside whatever is there, and removes nothing else; every
+// other staged output is discarded with the staging directory. A predecessor's finished outputs
+// stay as they were, still provably its own.
+func (d *Dir) Leave(names ...string) error {
+	if !d.partial(names) {
+		return fmt.Errorf("rundir: Leave(%v): a run that did not finish leaves only its partial outputs %v", names, d.opt.Partial)
 	}
-	for _, e := range entries {
-		if n := e.Name(); n != stageMarker && !slices.Contains(names, n) {
-			if err := os.RemoveAll(filepath.Join(d.Stage, n)); err != nil {
-				return err
-			}
-		}
+	if err := d.place(names); err != nil {
+		return err
 	}
-	return nil
+	if err := d.writeManifest(nil); err != nil { // the predecessor's entries stay
+		return err
+	}
+	return os.RemoveAll(d.Stage)
 }
 
 // Commit moves every staged output into place, records them in the manifest, then removes the
@@ -330,6 +363,20 @@ func (d *Dir) Commit() error {
 				return fmt.Errorf("%s %s: removing the earlier run's %s: %w", d.opt.Flag, d.Path, name, err)
 			}
 		}
+	}
+	// A finished run's partial outputs (its periodic checkpoint) are superseded by the final ones.
+	for _, name := range d.opt.Partial {
+		sum, ok := d.written[name]
+		if !ok {
+			continue
+		}
+		path := filepath.Join(d.Path, name)
+		if now, err := fileSHA256(path); err == nil && now == sum {
+			if err := os.Remove(path); err != nil {
+				return fmt.Errorf("%s %s: removing this run's %s: %w", d.opt.Flag, d.Path, name, err)
+			}
+		}
+		delete(d.written, name)
 	}
 	d.committed = true
 	if err := d.writeManifest(nil); err != nil {
@@ -446,7 +493,7 @@ func (d *Dir) Close() {
 		_ = os.RemoveAll(d.Stage)
 	}
 	if d.lock != nil {
-		unlock(d.lock)
+		unlock(d.lock, d.lockOwn)
 		d.lock.Close()
 		d.lock = nil
 		if d.created {

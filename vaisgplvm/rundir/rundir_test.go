@@ -247,7 +247,7 @@ func TestStaleStaging(t *testing.T) {
 	if err := d.WriteFile("metrics.json", []byte("partial")); err != nil {
 		t.Fatal(err)
 	}
-	unlock(d.lock) // as if killed: the lock goes, the staging directory stays
+	unlock(d.lock, d.lockOwn) // as if killed: the lock goes, the staging directory stays
 	d.lock.Close()
 	d.lock = nil
 	fake := filepath.Join(dir, stagePrefix+"users")
@@ -320,5 +320,101 @@ func TestLockFileGoes(t *testing.T) {
 		t.Errorf("Open after Close: %v", err)
 	} else {
 		d.Close()
+	}
+}
+
+// TestLeaveKeepsFinishedRun (issue 50, class 1): a run that does not finish, into a directory
+// holding a finished run (--overwrite), leaves its partial files beside the finished run's, which
+// keep their content and stay provably the finished run's; the next finished run replaces them
+// all and removes the partial files. Before Leave existed, the failure path committed and removed
+// the predecessor's files.
+func TestLeaveKeepsFinishedRun(t *testing.T) {
+	dir := t.TempDir()
+	outs := []string{"checkpoint.gob", "metrics.json", "curve.csv", "checkpoint.partial.gob", "curve.partial.csv"}
+	partial := []string{"checkpoint.partial.gob", "curve.partial.csv"}
+	opt := Options{Run: "train", Partial: partial}
+	run(t, dir, outs, opt, map[string]string{"checkpoint.gob": "good", "metrics.json": "m", "curve.csv": "c"})
+
+	opt.Overwrite = true
+	d, err := Open(dir, outs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFile("checkpoint.partial.gob", []byte("iteration 500")); err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := d.Promote("checkpoint.partial.gob"); !moved || err != nil {
+		t.Fatalf("Promote of a partial name over a finished run: %v %v, want it moved", moved, err)
+	}
+	if moved, _ := d.Promote("metrics.json"); moved {
+		t.Error("Promote of a finished name over a finished run moved it")
+	}
+	for n, c := range map[string]string{"metrics.json": "diverged", "curve.partial.csv": "1 row"} {
+		if err := d.WriteFile(n, []byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Leave("metrics.json"); err == nil {
+		t.Error("Leave of a finished output name: no error")
+	}
+	if err := d.Leave("curve.partial.csv"); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	want := map[string]string{"checkpoint.gob": "good", "metrics.json": "m", "curve.csv": "c",
+		"checkpoint.partial.gob": "iteration 500", "curve.partial.csv": "1 row"}
+	for n, c := range want {
+		if got := read(dir, n); got != c {
+			t.Errorf("after the unfinished run %s = %q, want %q", n, got, c)
+		}
+	}
+	if got := len(visible(t, dir)); got != len(want) {
+		t.Errorf("directory holds %v", visible(t, dir))
+	}
+	run(t, dir, outs, opt, map[string]string{"checkpoint.gob": "new", "metrics.json": "m2"})
+	if got := strings.Join(visible(t, dir), " "); got != "checkpoint.gob metrics.json" {
+		t.Errorf("after a finished run replaced both: %s", got)
+	}
+}
+
+// TestFinishedRunRemovesOwnPartial: a run that promoted its periodic partial checkpoint and then
+// finished leaves only its finished outputs.
+func TestFinishedRunRemovesOwnPartial(t *testing.T) {
+	dir := t.TempDir()
+	outs := []string{"checkpoint.gob", "checkpoint.partial.gob"}
+	d, err := Open(dir, outs, Options{Run: "train", Partial: outs[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, n := range outs {
+		if err := d.WriteFile(n, []byte(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Promote("checkpoint.partial.gob"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(visible(t, dir), " "); got != "checkpoint.gob" {
+		t.Errorf("after the finished run: %s", got)
+	}
+}
+
+// TestUserLockFileKept (issue 50, class 1): a user's file named like the lock file is locked but
+// neither written to nor removed; the package's own lock file still goes.
+func TestUserLockFileKept(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, LockName, "my notes")
+	run(t, dir, []string{"a.txt"}, Options{Run: "train"}, map[string]string{"a.txt": "1"})
+	if got := read(dir, LockName); got != "my notes" {
+		t.Errorf("the user's %s after a run: %q", LockName, got)
+	}
+	other := t.TempDir()
+	run(t, other, []string{"a.txt"}, Options{Run: "train"}, map[string]string{"a.txt": "1"})
+	if got := read(other, LockName); got != "<absent>" {
+		t.Errorf("the run's own lock file stayed: %q", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
@@ -267,10 +268,10 @@ func TestInterruptAndResume(t *testing.T) {
 	}
 	termOut := filepath.Join(dir, "term")
 	code, log = interrupted(t, syscall.SIGTERM, append(append([]string{}, args[:len(args)-1]...), termOut))
-	if _, err := os.Stat(filepath.Join(termOut, "checkpoint.gob")); code != 130 || err != nil {
+	if _, err := os.Stat(filepath.Join(termOut, experiment.PartialCheckpoint)); code != 130 || err != nil {
 		t.Errorf("SIGTERM: exit %d (want 130), checkpoint: %v; stderr:\n%s", code, err, log)
 	}
-	curve, err := os.ReadFile(filepath.Join(out, "curve.csv"))
+	curve, err := os.ReadFile(filepath.Join(out, experiment.PartialCurve))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,9 +279,10 @@ func TestInterruptAndResume(t *testing.T) {
 	if done < 3 {
 		t.Fatalf("interrupted after %d iterations, want >= 3", done)
 	}
-	// Resume with the printed flags to done+3 iterations; compare with a straight run.
+	// Resume with the printed flags to done+3 iterations, naming the run directory (--resume finds
+	// its partial checkpoint); compare with a straight run.
 	total := strconv.Itoa(done + 3)
-	resumed := append(append([]string{}, args[:len(args)-4]...), "--iters", total, "--out", out, "--resume", filepath.Join(out, "checkpoint.gob"), "--quiet")
+	resumed := append(append([]string{}, args[:len(args)-4]...), "--iters", total, "--out", out, "--resume", out, "--quiet")
 	if code := run(resumed, &bytes.Buffer{}); code != 0 {
 		t.Fatalf("resume exited %d", code)
 	}
@@ -295,6 +297,9 @@ func TestInterruptAndResume(t *testing.T) {
 	}
 	if entries, _ := filepath.Glob(filepath.Join(out, ".ckpt-*")); len(entries) != 0 {
 		t.Errorf("temporary checkpoint files left: %v", entries)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(out, "*.partial.*")); len(entries) != 0 {
+		t.Errorf("the finished resumed run left partial files: %v", entries)
 	}
 }
 

@@ -1,12 +1,25 @@
 package main
 
-import "github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+import (
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+)
 
 // openRunDir opens the output directory out for a run writing names (package rundir: refused when
 // it holds files the run cannot prove it may replace, or when an input is among the outputs);
 // every refusal is a usage error.
 func openRunDir(out string, names []string, opt rundir.Options) (*rundir.Dir, error) {
 	d, err := rundir.Open(out, names, opt)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return d, nil
+}
+
+// openTrainDir is openRunDir for a training (experiment.OpenTrainDir: its outputs, partial ones
+// marked).
+func openTrainDir(out string, opt rundir.Options) (*rundir.Dir, error) {
+	d, err := experiment.OpenTrainDir(out, opt)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}

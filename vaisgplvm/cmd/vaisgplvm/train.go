@@ -31,7 +31,7 @@ func runTrain(args []string) error {
 	iters := fs.Int("iters", 3000, "training iterations")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "output directory (required)")
-	resume := fs.String("resume", "", "checkpoint file to resume from")
+	resume := fs.String("resume", "", "checkpoint to resume from: a file, or a run directory (its unfinished run's checkpoint.partial.gob when there is one, else its checkpoint.gob); --iters is the total, counting the checkpoint's iterations")
 	every := fs.Int("checkpoint-every", 500, "write the checkpoint every N iterations")
 	backendName := fs.String("backend", "", backendHelp)
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -75,9 +75,14 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *resume != "" {
+		if *resume, err = experiment.ResumeFile(*resume); err != nil {
+			return err
+		}
+	}
 	// The output directory is checked (and locked) before any work: see package rundir.
 	resuming := *resume != "" && experiment.SameFile(filepath.Dir(*resume), *out)
-	dir, err := openRunDir(*out, experiment.TrainOutputs, rundir.Options{Run: "train", Overwrite: *overwrite,
+	dir, err := openTrainDir(*out, rundir.Options{Overwrite: *overwrite,
 		Resume: resuming, ResumeFile: map[bool]string{true: *resume}[resuming],
 		Inputs: map[string]string{"--data": *file, "--resume": *resume}})
 	if err != nil {
@@ -115,7 +120,7 @@ func runTrain(args []string) error {
 	opt.Finishing = func() { stop.setPhase("training is over: finishing the final evaluation and writing the outputs") }
 	met, err := experiment.Train(dir, tr, td, src, opt)
 	if errors.Is(err, train.ErrInterrupted) {
-		ckpt := dir.Final("checkpoint.gob")
+		ckpt := dir.Final(experiment.PartialCheckpoint)
 		return interruptedError{fmt.Sprintf("%v; resume with: vaisgplvm train %s", err, resumeArgs(args, ckpt))}
 	}
 	if err != nil {

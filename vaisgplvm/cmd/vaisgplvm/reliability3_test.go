@@ -1,0 +1,90 @@
+package main
+
+// The reliability issue's third round (issue 50): one table-driven test per class of failure, each
+// through the command's run() or the library's API. Every case failed on the code before the fix.
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+)
+
+// finishedFiles returns the sha256 of every file of a finished run in dir but the bookkeeping
+// (dot) files and the partial outputs of an unfinished run.
+func finishedFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]string{}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") || strings.Contains(n, ".partial.") {
+			continue
+		}
+		buf, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums[n] = fmt.Sprintf("%x", sha256.Sum256(buf))
+	}
+	return sums
+}
+
+// TestFailedOverwriteKeepsFinishedRun (class 1): a train --overwrite that fails (diverges, or is not
+// finite before its first update) over a finished run leaves every file of that run as it was, and
+// its own curve beside them as curve.partial.csv. Before the fix the failure path committed and
+// removed the finished run's checkpoint, metrics, latents and reconstruction.
+func TestFailedOverwriteKeepsFinishedRun(t *testing.T) {
+	_, base, ck := trainedSetup(t)
+	out := filepath.Dir(ck)
+	want := finishedFiles(t, out)
+	if len(want) < 5 {
+		t.Fatalf("the finished run wrote only %v", want)
+	}
+	common := []string{"train", "--data", base, "--m", "5", "--iters", "3", "--quiet", "--no-figures", "--out", out, "--overwrite"}
+	cases := []struct {
+		name  string
+		extra []string
+		words []string
+	}{
+		{"diverges", []string{"--method", "mf", "--lr", "1e300"}, []string{"diverged at iteration", "as they were"}},
+		{"not finite before the first update", []string{"--method", "vais", "--eta", "1e308"}, []string{"before any update", "as they were"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			code, msg := runQuiet(append(append([]string{}, common...), c.extra...)...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1: %s", code, msg)
+			}
+			for _, w := range c.words {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr %q lacks %q", msg, w)
+				}
+			}
+			got := finishedFiles(t, out)
+			for name, sum := range want {
+				if got[name] != sum {
+					t.Errorf("the failed run changed or removed the finished run's %s", name)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(out, experiment.PartialCurve)); err != nil {
+				t.Errorf("the failed run left no %s: %v", experiment.PartialCurve, err)
+			}
+		})
+	}
+	// The finished run's files are still provably its own: a finished --overwrite replaces them and
+	// the partial curve goes.
+	if code, msg := runQuiet(append(append([]string{}, common...), "--method", "mf")...); code != 0 {
+		t.Fatalf("overwriting after the failures: exit %d: %s", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(out, experiment.PartialCurve)); !os.IsNotExist(err) {
+		t.Errorf("a finished run left the failed run's %s: %v", experiment.PartialCurve, err)
+	}
+}
