@@ -49,7 +49,7 @@ func WriteTable(dir *rundir.Dir, t int, res Table, figures bool) ([]string, erro
 }
 
 // RunTable runs paper table t (1, 2, 3, 5 or 6) with options o and returns its result and its
-// settings (empty for table 6).
+// settings (for table 6 an empty map, which the caller may fill with the provenance).
 func RunTable(ctx context.Context, t int, o paper.Options) (Table, map[string]any, error) {
 	switch t {
 	case 1, 2, 3:
@@ -70,7 +70,10 @@ func RunTable(ctx context.Context, t int, o paper.Options) (Table, map[string]an
 		if err != nil {
 			return nil, nil, err
 		}
-		return r, map[string]any{}, nil
+		if r.Settings == nil {
+			r.Settings = map[string]any{}
+		}
+		return r, r.Settings, nil
 	}
 	return nil, nil, optionErrorf("--table %d: the paper has tables 1, 2, 3, 5 and 6 (4 lists settings)", t)
 }

@@ -7,10 +7,12 @@ import (
 	"sync"
 )
 
-// runJobs runs do on every job with at most n at a time, the most expensive methods first (VAIS,
-// the standard GPLVM, IWVI, then MF: a shorter makespan), and returns the errors joined. method
-// names a job's method. Jobs not yet started when ctx is done are not run (ctx.Err is returned).
-func runJobs[T any](ctx context.Context, list []T, n int, method func(*T) string, do func(*T) error) error {
+// runJobs runs do on every job with at most n at a time, seed by seed (so that a run stopped part
+// way has whole seeds done, which Options.Store keeps), within a seed the most expensive methods
+// first (VAIS, the standard GPLVM, IWVI, then MF: a shorter makespan), and returns the errors
+// joined. id gives a job's seed and method. Jobs not yet started when ctx is done are not run
+// (ctx.Err is returned).
+func runJobs[T any](ctx context.Context, list []T, n int, id func(*T) (uint64, string), do func(*T) error) error {
 	sem := make(chan struct{}, n)
 	errs := make([]error, len(list))
 	var wg sync.WaitGroup
@@ -19,7 +21,14 @@ func runJobs[T any](ctx context.Context, list []T, n int, method func(*T) string
 		order[i] = i
 	}
 	cost := map[string]int{"vais": 0, "standard": 1, "iwvi": 2, "mf": 3}
-	sort.SliceStable(order, func(a, b int) bool { return cost[method(&list[order[a]])] < cost[method(&list[order[b]])] })
+	sort.SliceStable(order, func(a, b int) bool {
+		sa, ma := id(&list[order[a]])
+		sb, mb := id(&list[order[b]])
+		if sa != sb {
+			return sa < sb
+		}
+		return cost[ma] < cost[mb]
+	})
 	for _, i := range order {
 		select {
 		case sem <- struct{}{}:

@@ -65,6 +65,16 @@ type Options struct {
 	Log io.Writer
 	// Figures keeps what WriteFigures needs (curves, latents, reconstructions of the first seed).
 	Figures bool
+	// Store, when set, is a directory where Tables 1-3 keep each finished training (its
+	// evaluations, curve and time; for seed 1 what the figures need), filed under a hash of
+	// everything that decides its results (table, data, method, seed, configuration, snapshots).
+	// A later run with the same options reads those back instead of training them again, so that
+	// a table stopped part way (Ctrl-C, the end of a sitting) continues where it stopped, per
+	// seed and method, and ends with the rows of one uninterrupted run. Code changes are not in
+	// the key: use Fresh after a change that alters results.
+	Store string
+	// Fresh trains every training again even when Store holds it (and replaces what it holds).
+	Fresh bool
 
 	// Subset is Table 5's number of points per dataset, a seeded random subset (0: 300; AllPoints:
 	// every point).

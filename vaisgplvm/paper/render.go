@@ -42,11 +42,45 @@ func paperCell(v *Value) string {
 	return fmt.Sprintf("%g (%g)", v.Mean, v.TwoSE)
 }
 
-// settingsText lists settings as "key=value" pairs in key order.
+// riseCaption explains the convergence column of Tables 1-3.
+const riseCaption = "rise (moving): how much the bound still climbed over the last tenth of the iterations up to the row " +
+	"(its mean over that tenth of the training steps minus its mean over the tenth before, nats per point, mean ± 2 s.e. over the seeds), " +
+	"and how many seeds' curves are still moving (a rise beyond two of its own standard errors)."
+
+// riseCell formats a row's convergence column: "rise (k/n)", or "-" without curves.
+func riseCell(row Row) string {
+	if row.FinalRise == nil || row.StillMoving == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s (%d/%d)", pm("%.3f", *row.FinalRise, row.Runs), *row.StillMoving, row.Runs)
+}
+
+// provenanceKeys are the settings that say how a result was made, not what it is: the caption
+// leaves them out and madeWith prints them on a line of their own.
+var provenanceKeys = []string{"command", "commit", "machine", "wall_seconds", "training_seconds", "trainings_stored"}
+
+// madeWith returns the line saying how a result with settings s was made ("" when s says nothing).
+func madeWith(s map[string]any) string {
+	if s["command"] == nil {
+		return ""
+	}
+	line := fmt.Sprintf("Made with `%v` at commit %v on %v", s["command"], s["commit"], s["machine"])
+	if w, ok := s["wall_seconds"]; ok {
+		line += fmt.Sprintf("; %v s of wall time in this run, %v s of training and evaluation in all (concurrent trainings counted each)", w, s["training_seconds"])
+	}
+	if st, ok := s["trainings_stored"]; ok {
+		line += fmt.Sprintf("; trainings: %v", st)
+	}
+	return line + "."
+}
+
+// settingsText lists settings as "key=value" pairs in key order, without the provenance keys.
 func settingsText(s map[string]any) string {
 	keys := make([]string, 0, len(s))
 	for k := range s {
-		keys = append(keys, k)
+		if !slices.Contains(provenanceKeys, k) {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
@@ -71,7 +105,8 @@ func (r *Result) Tables() []report.Table {
 			"damaged images (ln 25 = 3.22 for 25 equal weights); -ELBO (with its Monte Carlo s.e.), MSE and NELL as in Table 2; mean ± 2 s.e. over "+
 			"the seeds. The paper prints one ESS and entropy per method (its trained models, no standard errors), shown beside our last "+
 			"snapshot.", settingsText(r.Settings))
-		main.Header = []string{"dataset", "method", "iters", "ESS", "paper ESS", "weight entropy", "paper entropy", "-ELBO", "MC s.e.", "MSE", "NELL"}
+		main.Title += " " + riseCaption
+		main.Header = []string{"dataset", "method", "iters", "ESS", "paper ESS", "weight entropy", "paper entropy", "-ELBO", "MC s.e.", "MSE", "NELL", "rise (moving)"}
 		last := map[string]int{}
 		for _, row := range r.Rows {
 			last[row.Dataset] = max(last[row.Dataset], row.Iterations)
@@ -83,7 +118,7 @@ func (r *Result) Tables() []report.Table {
 			}
 			main.Rows = append(main.Rows, []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
 				pmOpt("%.2f", row.ESS, row.Runs), p, pmOpt("%.3f", row.Entropy, row.Runs), pe,
-				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.4f", row.MSE, row.Runs), pm("%.3f", row.NELL, row.Runs)})
+				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.4f", row.MSE, row.Runs), pm("%.3f", row.NELL, row.Runs), riseCell(row)})
 		}
 	default:
 		if r.Table == 2 {
@@ -97,7 +132,8 @@ func (r *Result) Tables() []report.Table {
 				"squared; mean ± 2 s.e. over the seeds; MC s.e.: the Monte Carlo standard error of the -ELBO column from its "+
 				"evaluation's noise draws; KL(q(u))/N: the part of -ELBO that q(u) costs, per point. %s", settingsText(r.Settings), paperScale)
 		}
-		main.Header = []string{"dataset", "method", "iters", "-ELBO", "MC s.e.", "KL(q(u))/N", "paper -ELBO", "MSE", "paper MSE", "NELL", "paper NELL", "1-NN error", "s/iter"}
+		main.Title += " " + riseCaption
+		main.Header = []string{"dataset", "method", "iters", "-ELBO", "MC s.e.", "KL(q(u))/N", "paper -ELBO", "MSE", "paper MSE", "NELL", "paper NELL", "1-NN error", "s/iter", "rise (moving)"}
 		for _, row := range r.Rows {
 			var pe, pmse, pn *Value
 			if p := row.Paper; p != nil {
@@ -105,7 +141,7 @@ func (r *Result) Tables() []report.Table {
 			}
 			main.Rows = append(main.Rows, []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
 				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.3f", row.KLU, row.Runs), paperCell(pe), pm("%.4f", row.MSE, row.Runs), paperCell(pmse),
-				pm("%.3f", row.NELL, row.Runs), paperCell(pn), pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter)})
+				pm("%.3f", row.NELL, row.Runs), paperCell(pn), pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter), riseCell(row)})
 		}
 		if !hasPaperRows(r.Rows) { // your own data: no paper columns, and no caption about them
 			main = withoutColumns(main, "paper -ELBO", "paper MSE", "paper NELL")
@@ -160,7 +196,15 @@ func withClaims(tables []report.Table, claims []Claim) []report.Table {
 }
 
 // Markdown renders the result's tables (Tables) as Markdown.
-func (r *Result) Markdown() string { return report.Markdown(r.Tables()) }
+func (r *Result) Markdown() string { return withMadeWith(report.Markdown(r.Tables()), r.Settings) }
+
+// withMadeWith appends madeWith's line to a table's Markdown.
+func withMadeWith(md string, s map[string]any) string {
+	if line := madeWith(s); line != "" {
+		return md + "\n" + line + "\n"
+	}
+	return md
+}
 
 // essDefinitionsTable renders Table 3's ESS under every definition of train.ESSBreakdown.
 func essDefinitionsTable(rows []Row) report.Table {

@@ -33,6 +33,13 @@ type Row struct {
 	// ESSDefinitions are the mean per-image ESS under the definitions of train.ESSBreakdown (Table 3
 	// only), mean ± 2 s.e. over the seeds.
 	ESSDefinitions *ESSDefinitions `json:"ess_definitions,omitempty"`
+	// FinalRise is how much the runs' training curves still climbed over the last tenth of the
+	// iterations up to this row (metrics.CurveRise of the -ELBO per point of each mini-batch step:
+	// the bound's mean over the last tenth minus its mean over the tenth before), mean ± 2 s.e.
+	// over the runs, nats per point; StillMoving counts the runs whose rise is beyond two of its
+	// own standard errors (metrics.Rise.Flat: not flat). Both nil where no curve was recorded.
+	FinalRise   *[2]float64 `json:"final_rise,omitempty"`
+	StillMoving *int        `json:"runs_still_moving,omitempty"`
 	// PerRun holds every run's values, in seed order, so that methods can be compared seed by
 	// seed (run r of every method uses seed r: the same noise for the data's hidden pixels).
 	PerRun []RunResult `json:"per_run"`
@@ -50,6 +57,34 @@ type RunResult struct {
 	OneNNError *float64 `json:"one_nn_error,omitempty"`
 	ESS        *float64 `json:"ess,omitempty"`
 	Entropy    *float64 `json:"weight_entropy,omitempty"`
+	// FinalRise is the run's curve's rise over its last tenth up to the row's iterations.
+	FinalRise *metrics.Rise `json:"final_rise,omitempty"`
+}
+
+// riseOf fills in row's convergence columns from the runs' curves cut at the row's iterations
+// (curves[r] nil or too short: none for the row).
+func riseOf(row *Row, curves [][]float64) {
+	var rises []float64
+	moving := 0
+	for r, c := range curves {
+		if len(c) < row.Iterations {
+			return
+		}
+		rise, err := metrics.CurveRise(c[:row.Iterations])
+		if err != nil {
+			return
+		}
+		row.PerRun[r].FinalRise = &rise
+		rises = append(rises, rise.PerPoint)
+		if !rise.Flat() {
+			moving++
+		}
+	}
+	if len(rises) == 0 {
+		return
+	}
+	v := meanTwoSE(rises)
+	row.FinalRise, row.StillMoving = &v, &moving
 }
 
 // summarise returns the Row of the evaluations evs of one cell, run r with seed seeds[r].

@@ -3,6 +3,7 @@ package paper
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -53,6 +54,10 @@ type job struct {
 	breakdowns      []*train.ESSBreakdown // one per snapshot (table 3): the ESS under other definitions
 	secs            float64               // seconds per iteration
 	art             *artefacts            // for the figures (first seed only)
+	curve           []float64             // -ELBO per point per iteration
+	wall            float64               // wall-clock seconds of the training and its evaluations
+	stored          bool                  // read back from Options.Store, not trained in this run
+	key             string                // jobKey: what the store files it under
 }
 
 // snapshots runs Tables 1-3: every dataset x method x seed trained to Iters, evaluated at Iters/3,
@@ -78,12 +83,39 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	fingerprints := map[string]string{}
 	for _, name := range o.Datasets {
 		if res.sets[name], err = o.load(table, name); err != nil {
 			return nil, err
 		}
+		fingerprints[name] = dataFingerprint(res.sets[name].X, res.sets[name].Mask)
 	}
 	snaps := []int{o.Iters / 3, 2 * o.Iters / 3, o.Iters}
+	toTrain := len(res.jobs)
+	for i := range res.jobs {
+		j := &res.jobs[i]
+		if j.key, err = jobKey(table, j, fingerprints[j.dataset], snaps, o); err != nil {
+			return nil, err
+		}
+		if o.Store == "" || o.Fresh {
+			continue
+		}
+		_, mask, damaged, err := jobData(table, res.sets[j.dataset], j.seed)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := loadJob(o.Store, j, j.key, o.Figures, mask, damaged)
+		if err != nil && o.Log != nil {
+			fmt.Fprintf(o.Log, "%s %s seed %d: the stored training is not used, training again: %v\n", j.dataset, j.method, j.seed, err)
+		}
+		if ok {
+			toTrain--
+		}
+	}
+	if o.Log != nil && toTrain < len(res.jobs) {
+		fmt.Fprintf(o.Log, "%d of %d trainings read back from %s (finished in an earlier run); %d to train\n",
+			len(res.jobs)-toTrain, len(res.jobs), o.Store, toTrain)
+	}
 	res.Settings = o.settings(table, res.jobs[0].cfg, b.Name())
 	if sg := stopGradCells(len(res.jobs), func(i int) (string, string, bool) {
 		return res.jobs[i].dataset, res.jobs[i].method, res.jobs[i].cfg.StopGrad
@@ -91,15 +123,16 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		res.Settings["stop_grad"] = sg
 	}
 	start := time.Now()
-	o.plan(len(res.jobs))
-	err = runJobs(ctx, res.jobs, o.Jobs, func(j *job) string { return j.method }, func(j *job) error {
+	o.plan(toTrain)
+	err = runJobs(ctx, res.jobs, o.Jobs, func(j *job) (uint64, string) { return j.seed, j.method }, func(j *job) error {
+		if j.stored {
+			return nil
+		}
+		jobStart := time.Now()
 		ds := res.sets[j.dataset]
-		x, mask := ds.X, ds.Mask // your own data may have missing entries
-		var damaged []int
-		if table >= 2 {
-			if x, mask, damaged, err = HidePixels(ds.X, j.seed); err != nil {
-				return err
-			}
+		x, mask, damaged, err := jobData(table, ds, j.seed)
+		if err != nil {
+			return err
 		}
 		m, err := model.New(j.cfg, x, mask)
 		if err != nil {
@@ -136,9 +169,17 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 				j.weights, j.breakdowns = append(j.weights, e.Own), append(j.breakdowns, e)
 			}
 		}
-		j.secs = tr.SecondsPerIter()
-		if j.seed == 1 && o.Figures {
+		j.secs, j.curve = tr.SecondsPerIter(), slices.Clone(tr.Curve)
+		var params *train.Params
+		if j.seed == 1 && (o.Figures || o.Store != "") {
 			if j.art, err = newArtefacts(tr, j, mask, damaged); err != nil {
+				return err
+			}
+			params = j.art.params
+		}
+		j.wall = time.Since(jobStart).Seconds()
+		if o.Store != "" {
+			if err := saveJob(o.Store, j, j.key, params); err != nil {
 				return err
 			}
 		}
@@ -150,12 +191,36 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Settings["wall_seconds"] = math.Round(time.Since(start).Seconds())
+	res.Settings["training_seconds"] = trainingSeconds(res.jobs)
+	if o.Store != "" {
+		res.Settings["trainings_stored"] = fmt.Sprintf("%d of %d read back from an earlier run's store", len(res.jobs)-toTrain, len(res.jobs))
+	}
 	res.Rows = rowsOf(res.jobs, o.Runs, snaps, table)
 	res.Claims = claims(res)
 	if res.Baselines, err = o.snapshotBaselines(table, res); err != nil {
 		return nil, fmt.Errorf("baselines: %w", err)
 	}
 	return res, nil
+}
+
+// jobData returns the data a training of table trains on for seed: ds's matrix and mask, with
+// Table 2 and 3's hidden pixels (HidePixels) and the damaged images' indices.
+func jobData(table int, ds *data.Dataset, seed uint64) (x, mask [][]float64, damaged []int, err error) {
+	if table >= 2 {
+		return HidePixels(ds.X, seed)
+	}
+	return ds.X, ds.Mask, nil, nil // your own data may have missing entries
+}
+
+// trainingSeconds is the wall-clock seconds of the jobs' trainings and evaluations, summed (those
+// read back from the store with their own).
+func trainingSeconds(jobs []job) float64 {
+	t := 0.0
+	for _, j := range jobs {
+		t += j.wall
+	}
+	return math.Round(t)
 }
 
 // snapshotBaselines computes the baselines of Table 1 (PCA with each dataset's Q, data-space
@@ -211,6 +276,11 @@ func rowsOf(jobs []job, runs int, snaps []int, table int) []Row {
 				secs += j.secs / float64(len(cell))
 			}
 			row := summarise(cell[0].dataset, cell[0].method, it, evs, seeds, secs)
+			curves := make([][]float64, len(cell))
+			for r, j := range cell {
+				curves[r] = j.curve
+			}
+			riseOf(&row, curves)
 			if table == 3 {
 				var ess, ent []float64
 				for r, j := range cell {

@@ -110,7 +110,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 		}
 	}
 	o.plan(reporting)
-	err = runJobs(ctx, list, o.Jobs, func(j *job5) string { return j.method }, func(j *job5) error {
+	err = runJobs(ctx, list, o.Jobs, func(j *job5) (uint64, string) { return j.seed, j.method }, func(j *job5) error {
 		all, allLabels, err := SubsetRows(sets[j.dataset], sizeOf(j.dataset), j.seed)
 		if err != nil {
 			return err
@@ -304,4 +304,4 @@ func (r *Result5) Tables() []report.Table {
 }
 
 // Markdown renders Table 5 (Tables) as Markdown.
-func (r *Result5) Markdown() string { return report.Markdown(r.Tables()) }
+func (r *Result5) Markdown() string { return withMadeWith(report.Markdown(r.Tables()), r.Settings) }

@@ -37,6 +37,9 @@ type Result6 struct {
 	Reps    int     `json:"reps"`
 	Rows    []Row6  `json:"rows"`
 	Claims  []Claim `json:"claims"`
+	// Settings holds how the result was made (the command sets the provenance keys); empty from
+	// Table6 itself.
+	Settings map[string]any `json:"settings,omitempty"`
 }
 
 // Table6 reproduces the paper's Table 6: seconds per training iteration and per epoch (ceil(N / B)
@@ -174,7 +177,7 @@ func (r *Result6) Tables() []report.Table {
 }
 
 // Markdown renders Table 6 (Tables) as Markdown.
-func (r *Result6) Markdown() string { return report.Markdown(r.Tables()) }
+func (r *Result6) Markdown() string { return withMadeWith(report.Markdown(r.Tables()), r.Settings) }
 
 // TimeSteps runs one warm-up step of tr (graph compilation included), then afterWarmUp when not
 // nil (bench starts its CPU profile there), then reps timed steps, and returns the warm-up

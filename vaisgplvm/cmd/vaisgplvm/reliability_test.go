@@ -186,8 +186,8 @@ func TestNeverDeletesUserFiles(t *testing.T) {
 	long := append(append([]string{}, table...), "--out", f)
 	long[8] = "100000" // --iters
 	code, log := interrupted(t, syscall.SIGINT, long)
-	if code != 130 || !strings.Contains(log, "nothing written") {
-		t.Errorf("interrupted reproduce: exit %d, want 130 saying nothing was written; stderr:\n%s", code, log)
+	if code != 130 || !strings.Contains(log, "no table written") {
+		t.Errorf("interrupted reproduce: exit %d, want 130 saying no table was written; stderr:\n%s", code, log)
 	}
 	now := snapshot(t, f)
 	if len(now) != len(prev) {

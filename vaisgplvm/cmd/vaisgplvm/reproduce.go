@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
@@ -27,7 +28,7 @@ import (
 
 // tableOnly names the reproduce flags that apply to some tables only, and those tables.
 var tableOnly = map[string][]int{
-	"pixels": {2, 3}, "data": {1}, "labels": {1}, "no-figures": {1, 2, 3},
+	"pixels": {2, 3}, "data": {1}, "labels": {1}, "no-figures": {1, 2, 3}, "fresh": {1, 2, 3},
 	"subset": {5}, "recon-iters": {5}, "ks": {6}, "reps": {6}, "jobs": {1, 2, 3, 5},
 	"datasets": {1, 2, 3, 5},
 }
@@ -56,6 +57,7 @@ func runReproduce(args []string) error {
 	reconIters := fs.Int("recon-iters", 200, "table 5: Adam iterations fitting the latents of the held-out points")
 	ks := fs.String("ks", "5,10,15,20,25", "table 6: comma-separated K values")
 	reps := fs.Int("reps", 5, "table 6: timed iterations per cell after one warm-up (the median is reported)")
+	fresh := fs.Bool("fresh", false, "tables 1-3: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
 	mf.setDefaultBatch(fs, paper.DefaultBatch)
 	set, err := parseSet(fs, args)
 	if err != nil {
@@ -144,6 +146,9 @@ func runReproduce(args []string) error {
 		return err
 	}
 	defer dir.Close()
+	if *tab <= 3 {
+		opts.Store, opts.Fresh = filepath.Join(*out, "jobs"), *fresh
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, settings, err := experiment.RunTable(ctx, *tab, opts)
@@ -153,12 +158,19 @@ func runReproduce(args []string) error {
 			return usagef("%v", err)
 		}
 		if ctx.Err() != nil {
-			return interruptedError{fmt.Sprintf("reproduce --table %d interrupted: nothing written to %s", *tab, *out)}
+			kept := ""
+			if opts.Store != "" {
+				kept = fmt.Sprintf("; the trainings it finished are kept in %s: the same command continues from them", opts.Store)
+			}
+			return interruptedError{fmt.Sprintf("reproduce --table %d interrupted: no table written to %s%s", *tab, *out, kept)}
 		}
 		return err
 	}
 	if *file != "" {
 		settings["data_file"] = ownSrc.File
+	}
+	if settings != nil {
+		maps.Copy(settings, experiment.Provenance(append([]string{"reproduce"}, args...)))
 	}
 	fmt.Print(res.Markdown())
 	files, err := experiment.WriteTable(dir, *tab, res, !*noFigures)

@@ -1,0 +1,38 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Rise is how much a training curve still climbed at its end: the mean bound per point over the
+// last tenth of the steps minus its mean over the tenth before (nats per point), with the standard
+// error of that difference from the steps' spread (mini-batch estimates, taken as independent).
+// A rise within two standard errors of zero says the curve had flattened at that budget (Flat).
+type Rise struct {
+	PerPoint float64 `json:"per_point"`
+	SE       float64 `json:"se"`
+	Steps    int     `json:"window_steps"` // steps in each window
+}
+
+// CurveRise returns the Rise of a curve of -bound per point per step (train.Trainer.Curve, cmf.Model.Curve). Errors: fewer
+// than 20 steps, or a non-finite rise or standard error (a curve that blew up can overflow them).
+func CurveRise(curve []float64) (Rise, error) {
+	w := len(curve) / 10
+	if w < 2 {
+		return Rise{}, fmt.Errorf("metrics: a curve of %d steps is too short for its final rise (want >= 20)", len(curve))
+	}
+	last, prev := curve[len(curve)-w:], curve[len(curve)-2*w:len(curve)-w]
+	ml, sl := stat.MeanStdDev(last, nil)
+	mp, sp := stat.MeanStdDev(prev, nil)
+	r := Rise{PerPoint: mp - ml, SE: math.Hypot(sl, sp) / math.Sqrt(float64(w)), Steps: w} // -bound: a drop is a rise
+	if math.IsNaN(r.PerPoint) || math.IsInf(r.PerPoint, 0) || math.IsNaN(r.SE) || math.IsInf(r.SE, 0) {
+		return Rise{}, fmt.Errorf("metrics: the curve's final rise is %g ± %g", r.PerPoint, r.SE)
+	}
+	return r, nil
+}
+
+// Flat reports whether the rise is within two standard errors of zero: the curve had flattened.
+func (r Rise) Flat() bool { return math.Abs(r.PerPoint) <= 2*r.SE }

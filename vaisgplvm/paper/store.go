@@ -1,0 +1,140 @@
+package paper
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// storeFormat is the version of a stored training's file; a file of another version is retrained.
+// Raise it when a stored value changes meaning (an evaluation computed differently).
+const storeFormat = 1
+
+// storedJob is one finished training of Tables 1-3 as Options.Store keeps it: everything its rows,
+// claims and (seed 1) figures need, so that a table run stopped part way continues with the
+// trainings it has not finished, and the rows it builds are those of one uninterrupted run.
+type storedJob struct {
+	Format     int
+	Key        string // jobKey: the training's whole identity, hashed
+	Evals      []*train.Evaluation
+	Weights    []*train.WeightStats
+	Breakdowns []*train.ESSBreakdown
+	Secs       float64   // seconds per iteration
+	Wall       float64   // wall-clock seconds of the training and its evaluations
+	Curve      []float64 // -ELBO per point per iteration (train.Trainer.Curve)
+	Params     *train.Params
+	Recon      [][]float64 // the last snapshot's reconstruction [N, D] (seed 1, for the figures)
+}
+
+// jobKey returns the hex sha256 of everything that decides a training's results: the table, the
+// dataset and its content (fp, dataFingerprint), the method, the seed, the configuration, the
+// snapshots, the pixel scale and the standardisation. Code changes are not in it (storeFormat is).
+func jobKey(table int, j *job, fp string, snaps []int, o Options) (string, error) {
+	cfg, err := model.MarshalConfig(j.cfg)
+	if err != nil {
+		return "", err
+	}
+	id, err := json.Marshal(map[string]any{"format": storeFormat, "table": table, "dataset": j.dataset, "data": fp,
+		"method": j.method, "seed": j.seed, "config": json.RawMessage(cfg), "snapshots": snaps,
+		"pixels": pixelsName(o.Pixels), "standardize": o.Standardize, "config_version": model.ConfigVersion})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(id)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// dataFingerprint returns the hex sha256 of a data matrix and its mask (NaN entries included).
+func dataFingerprint(x, mask [][]float64) string {
+	h := sha256.New()
+	var b [8]byte
+	for _, m := range [][][]float64{x, mask} {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(m)))
+		h.Write(b[:])
+		for _, row := range m {
+			binary.LittleEndian.PutUint64(b[:], uint64(len(row)))
+			h.Write(b[:])
+			for _, v := range row {
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+				h.Write(b[:])
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// storePath is the file of a training in the store directory: readable names, then the key.
+func storePath(dir string, j *job, key string) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%s-seed%d-%s.gob", j.dataset, j.method, j.seed, key[:16]))
+}
+
+// loadJob reads the stored training of j with key from dir into j (its evaluations, weights, time
+// and curve; with figures, its artefacts, given mask and damaged). It reports false when there is
+// none; a file that cannot be read or is of another key or format is an error naming it (the
+// caller retrains).
+func loadJob(dir string, j *job, key string, figures bool, mask [][]float64, damaged []int) (bool, error) {
+	path := storePath(dir, j, key)
+	buf, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var s storedJob
+	if err := gob.NewDecoder(bytes.NewReader(buf)).Decode(&s); err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Format != storeFormat || s.Key != key {
+		return false, fmt.Errorf("%s: format %d, key %.16s: not this training's (format %d, key %.16s)", path, s.Format, s.Key, storeFormat, key)
+	}
+	if figures && j.seed == 1 && (s.Params == nil || s.Recon == nil) {
+		return false, fmt.Errorf("%s: stored without the figures' values", path)
+	}
+	j.evals, j.weights, j.breakdowns, j.secs, j.wall, j.curve = s.Evals, s.Weights, s.Breakdowns, s.Secs, s.Wall, s.Curve
+	j.stored = true
+	if figures && j.seed == 1 {
+		j.art = &artefacts{curve: s.Curve, params: s.Params, recon: s.Recon, mask: mask, damaged: damaged}
+		if len(s.Weights) > 0 {
+			j.art.ess = s.Weights[len(s.Weights)-1].PerPointESS
+			j.art.essDefs = s.Breakdowns[len(s.Breakdowns)-1]
+		}
+	}
+	return true, nil
+}
+
+// saveJob writes the finished training j with key into dir (created when missing), atomically.
+// The evaluations are stored without their latents and reconstructions [N, Q], [N, D], but for
+// seed 1 the last reconstruction and the parameters, which the figures need.
+func saveJob(dir string, j *job, key string, params *train.Params) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	s := storedJob{Format: storeFormat, Key: key, Weights: j.weights, Breakdowns: j.breakdowns,
+		Secs: j.secs, Wall: j.wall, Curve: j.curve}
+	for _, ev := range j.evals {
+		e := *ev
+		e.Latent, e.Recon = nil, nil
+		s.Evals = append(s.Evals, &e)
+	}
+	if j.seed == 1 && params != nil && len(j.evals) > 0 {
+		s.Params, s.Recon = params, j.evals[len(j.evals)-1].Recon
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+		return fmt.Errorf("storing %s %s seed %d: %w", j.dataset, j.method, j.seed, err)
+	}
+	return rundir.WriteAtomic(storePath(dir, j, key), buf.Bytes())
+}

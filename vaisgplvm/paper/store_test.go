@@ -1,0 +1,75 @@
+package paper
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// TestStoreResumes: a table run with a Store, stopped after some of its trainings (here: one
+// training's file removed, one damaged), trains only the missing ones the next time and ends with
+// exactly the rows, convergence columns and figures' inputs of the uninterrupted run; other options
+// (more iterations) file their trainings under other keys and train everything again.
+func TestStoreResumes(t *testing.T) {
+	store := t.TempDir()
+	o := small(8, 20)
+	o.Iters = 60 // long enough for a final rise (>= 20 steps)
+	o.Datasets, o.Runs, o.Methods, o.Store, o.Figures = []string{"oilflow"}, 2, []string{"mf", "iwvi"}, store, true
+	first, err := Table1(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(store, "*.gob"))
+	if len(files) != 4 {
+		t.Fatalf("store holds %v, want 4 trainings", files)
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(files[1], []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	o.Log = &log
+	var trained []string
+	o.Jobs = 1 // trained is appended to without a lock
+	o.ObserveJob = func(name string) func(train.Event) { trained = append(trained, name); return nil }
+	second, err := Table1(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trained) != 2 || !strings.Contains(log.String(), "2 of 4 trainings read back") || !strings.Contains(log.String(), "not used, training again") {
+		t.Errorf("trained %v; log:\n%s\nwant the removed and the damaged training trained again, 2 read back", trained, log.String())
+	}
+	if len(first.Rows) != len(second.Rows) {
+		t.Fatalf("rows: %d then %d", len(first.Rows), len(second.Rows))
+	}
+	for i, a := range first.Rows {
+		b := second.Rows[i]
+		if a.NegELBO != b.NegELBO || a.MSE != b.MSE || a.NELL != b.NELL || a.KLU != b.KLU || a.NegELBOSE != b.NegELBOSE {
+			t.Errorf("row %d: resumed %+v, uninterrupted %+v", i, b, a)
+		}
+		if a.FinalRise == nil || b.FinalRise == nil || *a.FinalRise != *b.FinalRise || *a.StillMoving != *b.StillMoving {
+			t.Errorf("row %d (%d iterations): final rise %v / %v, want equal and present", i, a.Iterations, a.FinalRise, b.FinalRise)
+		}
+	}
+	for i := range first.jobs {
+		a, b := first.jobs[i].art, second.jobs[i].art
+		if (a == nil) != (b == nil) || (a != nil && (len(a.curve) != len(b.curve) || a.params.NoiseVariance != b.params.NoiseVariance || a.recon[3][2] != b.recon[3][2])) {
+			t.Errorf("job %d: figures' inputs differ after resuming", i)
+		}
+	}
+	trained, log = nil, bytes.Buffer{}
+	o.Iters = 63
+	if _, err := Table1(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if len(trained) != 4 {
+		t.Errorf("with other iterations %d trainings ran, want all 4 (other keys)", len(trained))
+	}
+}
