@@ -1,6 +1,8 @@
 package train
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/gob"
 	"encoding/json"
 	"fmt"
@@ -34,6 +36,45 @@ type checkpoint struct {
 	Iter          int
 	Curve         []float64
 	Vars          []savedVar
+	// Checksum is the sha256 of the checkpoint's gob encoding with Checksum empty: Load and
+	// ReadCheckpointInfo refuse a checkpoint whose content does not match it (a flipped bit in a
+	// lengthscale decodes fine). Checkpoints written before it existed have none and are read as
+	// they are.
+	Checksum []byte
+}
+
+// sum returns the sha256 of ck's gob encoding with Checksum empty.
+func (ck checkpoint) sum() ([]byte, error) {
+	ck.Checksum = nil
+	h := sha256.New()
+	if err := gob.NewEncoder(h).Encode(&ck); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
+}
+
+// readCheckpoint decodes the checkpoint at path and checks its checksum. Errors name the file:
+// one that cannot be opened, is not a checkpoint, or whose content does not match its checksum.
+func readCheckpoint(path string) (*checkpoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	var ck checkpoint
+	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+		return nil, fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
+	}
+	if ck.Checksum != nil {
+		sum, err := ck.sum()
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+		}
+		if !bytes.Equal(sum, ck.Checksum) {
+			return nil, fmt.Errorf("checkpoint %s is damaged: its content does not match the checksum written with it (a changed or corrupted file); use another checkpoint or train again", path)
+		}
+	}
+	return &ck, nil
 }
 
 // config returns the checkpoint's configuration, from either form.
@@ -142,6 +183,9 @@ func (t *Trainer) Save(path string) error {
 	if err != nil {
 		return err
 	}
+	if ck.Checksum, err = ck.sum(); err != nil {
+		return fmt.Errorf("checkpoint: encoding: %w", err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".ckpt-*")
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -160,14 +204,9 @@ func (t *Trainer) Save(path string) error {
 // ReadCheckpointInfo returns the model settings and data tag stored in a checkpoint, so a caller
 // can rebuild the model before calling Load.
 func ReadCheckpointInfo(path string) (model.Config, string, error) {
-	f, err := os.Open(path)
+	ck, err := readCheckpoint(path)
 	if err != nil {
-		return model.Config{}, "", fmt.Errorf("checkpoint: %w", err)
-	}
-	defer f.Close()
-	var ck checkpoint
-	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
-		return model.Config{}, "", fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
+		return model.Config{}, "", err
 	}
 	cfg, err := ck.config()
 	if err != nil {
@@ -183,14 +222,9 @@ func (t *Trainer) Load(path string) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	ck, err := readCheckpoint(path)
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	defer f.Close()
-	var ck checkpoint
-	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
-		return fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
+		return err
 	}
 	cfg, err := ck.config()
 	if err != nil {

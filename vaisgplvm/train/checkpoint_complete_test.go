@@ -68,6 +68,10 @@ func TestLoadRefusesIncompleteCheckpoint(t *testing.T) {
 					r.F64 = sv.F64[:len(sv.F64)/sv.Dims[0]*r.Dims[0]]
 					bad.Vars = slices.Insert(bad.Vars, i, r)
 				}
+				var err error
+				if bad.Checksum, err = bad.sum(); err != nil { // a well-formed checkpoint that lacks the variable
+					t.Fatal(err)
+				}
 				p := filepath.Join(dir, "bad.gob")
 				f, err := os.Create(p)
 				if err != nil {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -64,4 +66,81 @@ func FuzzLoadCheckpoint(f *testing.F) {
 			t.Fatalf("loaded iteration %d with %d curve values", tr.Iter, len(tr.Curve))
 		}
 	})
+}
+
+// FuzzCheckpointBitFlip (issue 50, class 3a) flips one bit of a valid checkpoint at a fuzzed
+// offset: Load either refuses the file or restores exactly the saved iteration, curve and
+// variables (a flip that only renames a field of gob's type description loses nothing). Before
+// checkpoints carried a checksum, a flipped bit in a lengthscale was accepted with a shifted value.
+// CI runs it briefly (.ci/run: go test -fuzz FuzzCheckpointBitFlip).
+func FuzzCheckpointBitFlip(f *testing.F) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	x := vars.Normal(rng, 12, 3).Value().([][]float64)
+	cfg := model.DefaultConfig("iwvi", 2)
+	cfg.M, cfg.K = 4, 2
+	newTrainer := func() *train.Trainer {
+		m, err := model.New(cfg, x, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return train.New(m, testutil.Backend())
+	}
+	tr := newTrainer()
+	if err := tr.Run(2, nil, 0, nil); err != nil {
+		f.Fatal(err)
+	}
+	good := filepath.Join(f.TempDir(), "good.gob")
+	if err := tr.Save(good); err != nil {
+		f.Fatal(err)
+	}
+	buf, err := os.ReadFile(good)
+	if err != nil {
+		f.Fatal(err)
+	}
+	want := snapshotVars(f, tr)
+	for _, at := range []uint{0, 100, uint(len(buf) - 1)} {
+		f.Add(at, uint8(7))
+	}
+	for i := 1; i < 32; i++ { // spread over the file: most land in a variable's values
+		f.Add(uint(i*len(buf)/32), uint8(i%8))
+	}
+	f.Fuzz(func(t *testing.T, at uint, bit uint8) {
+		b := bytes.Clone(buf)
+		b[at%uint(len(b))] ^= 1 << (bit % 8)
+		p := filepath.Join(t.TempDir(), "ck.gob")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := newTrainer()
+		if err := got.Load(p); err != nil {
+			return
+		}
+		if got.Iter != tr.Iter || !slices.Equal(got.Curve, tr.Curve) {
+			t.Fatalf("flipped bit %d of byte %d: loaded iteration %d, curve %v; saved %d, %v", bit%8, at%uint(len(b)), got.Iter, got.Curve, tr.Iter, tr.Curve)
+		}
+		for name, v := range snapshotVars(t, got) {
+			if !slices.Equal(v, want[name]) {
+				t.Fatalf("flipped bit %d of byte %d: variable %s loaded as %v, saved %v", bit%8, at%uint(len(b)), name, v, want[name])
+			}
+		}
+	})
+}
+
+// snapshotVars returns every variable of the trainer's context as float64 values, by scope and name.
+func snapshotVars(tb testing.TB, tr *train.Trainer) map[string][]float64 {
+	tb.Helper()
+	out := map[string][]float64{}
+	p, err := tr.Params()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out["lengthscales"] = p.Lengthscales
+	out["noise"] = []float64{p.NoiseVariance}
+	for i, row := range p.LatentMean {
+		out["a"+strconv.Itoa(i)] = row
+	}
+	for i, row := range p.Z {
+		out["z"+strconv.Itoa(i)] = row
+	}
+	return out
 }

@@ -88,3 +88,31 @@ func TestFailedOverwriteKeepsFinishedRun(t *testing.T) {
 		t.Errorf("a finished run left the failed run's %s: %v", experiment.PartialCurve, err)
 	}
 }
+
+// TestFlippedCheckpointRefused (class 3a): a checkpoint with one flipped bit in a variable's value
+// is refused by infer, evidence and train --resume alike, exit 1 naming the file. Before
+// checkpoints carried a checksum, all three accepted it (exit 0, shifted results).
+func TestFlippedCheckpointRefused(t *testing.T) {
+	dir, base, ck := trainedSetup(t)
+	buf, err := os.ReadFile(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := filepath.Join(dir, "flipped", "checkpoint.gob")
+	if err := os.MkdirAll(filepath.Dir(flipped), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The file ends with the checksum (32 bytes, its length and field tag, the end mark) after the
+	// last variable's values: this bit is in those values.
+	buf[len(buf)-38] ^= 1 << 2
+	if err := os.WriteFile(flipped, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := func(s string) string { return filepath.Join(dir, s) }
+	checkCases(t, []reliabilityCase{
+		{"infer", []string{"infer", "--checkpoint", flipped, "--data", base, "--iters", "2", "--out", o("i")}, 1, []string{flipped, "damaged"}},
+		{"evidence", []string{"evidence", "--checkpoint", flipped, "--temps", "5", "--runs", "2", "--out", o("e")}, 1, []string{flipped, "damaged"}},
+		{"resume", []string{"train", "--data", base, "--method", "mf", "--m", "5", "--iters", "4", "--quiet", "--no-figures",
+			"--resume", flipped, "--out", o("r")}, 1, []string{flipped, "damaged"}},
+	})
+}
