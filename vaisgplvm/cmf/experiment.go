@@ -30,8 +30,8 @@ type ExperimentOptions struct {
 	Ks       []int    // importance samples of the held-out IW bounds (default 1, 10, 100, 1000)
 	Reps     int      // repetitions of each IW bound (default 2)
 	AIS      ais.Options
-	// AISPoints is how many held-out points get the AIS log-likelihood (default 100; the first
-	// ones), the slowest part.
+	// AISPoints is how many held-out points get the AIS log-likelihood (0: 100, or all held-out
+	// points when fewer; more than Test is a *ConfigError), the first ones: the slowest part.
 	AISPoints int
 	Backend   backends.Backend
 	// WarmStart starts the cmf family from the trained mean-field family (Model.WarmStart with
@@ -162,9 +162,8 @@ func (o ExperimentOptions) withDefaults(n int) ExperimentOptions {
 		o.AIS.Runs = 4
 	}
 	if o.AISPoints == 0 {
-		o.AISPoints = 100
+		o.AISPoints = min(100, o.Test) // a given AISPoints above Test is Experiment's *ConfigError
 	}
-	o.AISPoints = min(o.AISPoints, o.Test)
 	if o.Config.Seed == 0 {
 		o.Config.Seed = 1
 	}
@@ -259,7 +258,10 @@ func Experiment(ctx context.Context, o ExperimentOptions) (*ExperimentResult, er
 	n := len(ds.X)
 	o = o.withDefaults(n)
 	if o.Test < 1 || o.Test >= n {
-		return nil, fmt.Errorf("cmf: %d held-out points of %d: want 1 <= test < N", o.Test, n)
+		return nil, configErrorf("Test", "cmf: %d held-out points of %d: want 1 <= test < N", o.Test, n)
+	}
+	if o.AISPoints > o.Test {
+		return nil, configErrorf("AISPoints", "cmf: AIS of %d held-out points, but only %d are held out: want at most %d", o.AISPoints, o.Test, o.Test)
 	}
 	testIdx, trainIdx := split(n, o.Test, o.Config.Seed, 0x7e57)
 	yTrain, yTest := pick(ds.X, trainIdx), pick(ds.X, testIdx)

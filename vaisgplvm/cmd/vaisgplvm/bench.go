@@ -55,6 +55,9 @@ func runBench(args []string) error {
 	if err := mf.fitToData(set, len(x), len(x[0])); err != nil {
 		return err
 	}
+	if err := mf.checkGiven(set, list...); err != nil {
+		return err
+	}
 	var results []*experiment.BenchResult
 	var prof *os.File
 	if *cpuProfile != "" {

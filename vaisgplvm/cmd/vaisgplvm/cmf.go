@@ -6,9 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -40,7 +42,7 @@ func runCMF(args []string) error {
 	lrSweep := fs.String("lr-sweep", "", "comma-separated Adam learning rates, e.g. 3e-4,1e-3,3e-3: each family trains at each on the training points less --validation, and keeps the rate of the highest validation bound, extending the grid past a winning end by its own ratio up to 3 times (one rule for every family; --lr is then not used)")
 	fs.IntVar(&o.SweepIters, "sweep-iters", 0, "training steps of each --lr-sweep run (0: --iters)")
 	fs.Float64Var(&o.Validation, "validation", 0.1, "share of the training points --lr-sweep holds out for validation, in (0, 0.5]")
-	fs.StringVar(&c.DType, "dtype", "float64", "float64 or float32")
+	fs.StringVar(&c.DType, "dtype", "float64", "float64 (cmf has no float32 yet)")
 	seed := fs.Uint64("seed", 1, "random seed (initialisation, held-out split, mini-batches, noise)")
 	fs.IntVar(&o.Iters, "iters", 2000, "training steps per family")
 	fs.BoolVar(&o.WarmStart, "warm-start", false, "start cmf from the trained mean-field family (its decoder, means and variances; needs meanfield among --families and --input-dim equal to --latent-dim): cmf then trains --iters steps after mean-field's")
@@ -53,13 +55,14 @@ func runCMF(args []string) error {
 	fs.IntVar(&o.Reps, "reps", 2, "repetitions of each importance-weighted bound (>= 2)")
 	fs.IntVar(&o.AIS.Temps, "ais-temps", 500, "AIS temperatures of the decoder log-likelihood")
 	fs.IntVar(&o.AIS.Runs, "ais-runs", 4, "independent AIS runs per point (>= 2)")
-	fs.IntVar(&o.AISPoints, "ais-points", 100, "held-out points whose log-likelihood AIS estimates (the first ones)")
+	fs.IntVar(&o.AISPoints, "ais-points", 0, "held-out points whose log-likelihood AIS estimates, the first ones (0: 100, or all held-out points when fewer)")
 	out := fs.String("out", "", "output directory (default out/cmf-DATASET)")
 	backendName := fs.String("backend", "", backendHelp)
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier cmf run in --out")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
-	if err := parse(fs, args); err != nil {
+	set, err := parseSet(fs, args)
+	if err != nil {
 		return err
 	}
 	if *seed < 1 {
@@ -67,7 +70,9 @@ func runCMF(args []string) error {
 	}
 	c.Seed, o.AIS.Seed = *seed, *seed
 	o.Families = strings.Split(*families, ",")
-	var err error
+	if err := checkCMFGiven(set, o, *lrSweep != ""); err != nil {
+		return err
+	}
 	if o.Ks, err = parseCounts("ks", *ks); err != nil {
 		return err
 	}
@@ -121,17 +126,58 @@ func runCMF(args []string) error {
 }
 
 // cmfFlags names the flag of each cmf.Config field whose value the data can make wrong.
-var cmfFlags = map[string]string{"M": "--m", "Batch": "--batch"}
+var cmfFlags = map[string]string{"M": "--m", "Batch": "--batch", "Test": "--test", "AISPoints": "--ais-points"}
+
+// cmfOnly are the flags that set GP-LVM-CMF's own family (none of the baselines uses them).
+var cmfOnly = []string{"input-dim", "m", "term-b", "bound", "point-var", "marginal-ks", "warm-start", "freeze-decoder"}
+
+// checkCMFGiven refuses cmf flags given explicitly (set) that the run would not use: cmf-only
+// flags without the cmf family, --lr with --lr-sweep (sweep: whether one is given), --validation
+// and --sweep-iters without one, --marginal-ks with the auxiliary bound.
+func checkCMFGiven(set map[string]bool, o cmf.ExperimentOptions, sweep bool) error {
+	if !slices.Contains(o.Families, "cmf") {
+		for _, f := range cmfOnly {
+			if set[f] {
+				return usagef("--%s sets the cmf family, which --families %s leaves out", f, strings.Join(o.Families, ","))
+			}
+		}
+	}
+	switch {
+	case sweep && set["lr"]:
+		return usagef("--lr is not used with --lr-sweep (each family trains at the rate the sweep chooses): give one of them")
+	case !sweep && (set["validation"] || set["sweep-iters"]):
+		return usagef("--validation and --sweep-iters set --lr-sweep, which is not given")
+	case set["marginal-ks"] && o.Config.Bound == "auxiliary":
+		return usagef("--marginal-ks bounds the collapsed bound's marginal; --bound auxiliary has none")
+	}
+	return nil
+}
 
 // checkCMFSizes refuses sizes that are usage errors before any data is read: a model option the
 // cmf.Config would refuse for any data set.
 func checkCMFSizes(o cmf.ExperimentOptions) error {
 	c := o.Config
-	if c.LatentDim < 1 || c.InputDim < 0 || c.M < 1 || c.Hidden < 0 || c.AuxHidden < 1 || c.Samples < 1 || c.Batch < 1 ||
-		!(c.LR > 0) || o.Iters < 1 || o.Test < 0 || o.FitIters < 0 || o.Draws < 2 || o.Reps < 2 || o.AIS.Temps < 1 ||
-		o.AIS.Runs < 2 || o.AISPoints < 0 || o.SweepIters < 0 || !(o.Validation > 0 && o.Validation <= 0.5) {
-		return usagef("--latent-dim, --m, --aux-hidden, --samples, --batch, --iters, --ais-temps must be >= 1, --draws, --reps and --ais-runs >= 2, " +
-			"--lr > 0, --validation in (0, 0.5], and --input-dim, --hidden, --test, --fit-iters, --ais-points, --sweep-iters >= 0")
+	if err := checkRules([]rule{
+		{"latent-dim", float64(c.LatentDim), c.LatentDim >= 1, ">= 1"},
+		{"input-dim", float64(c.InputDim), c.InputDim >= 0, ">= 0 (0: --latent-dim)"},
+		{"m", float64(c.M), c.M >= 1, ">= 1"},
+		{"hidden", float64(c.Hidden), c.Hidden >= 0, ">= 0 (0: the dataset's default)"},
+		{"aux-hidden", float64(c.AuxHidden), c.AuxHidden >= 1, ">= 1"},
+		{"samples", float64(c.Samples), c.Samples >= 1, ">= 1"},
+		{"batch", float64(c.Batch), c.Batch >= 1, ">= 1"},
+		{"lr", c.LR, c.LR > 0 && !math.IsInf(c.LR, 0), "a finite rate > 0"},
+		{"iters", float64(o.Iters), o.Iters >= 1, ">= 1"},
+		{"test", float64(o.Test), o.Test >= 0, ">= 0 (0: the dataset's default)"},
+		{"fit-iters", float64(o.FitIters), o.FitIters >= 0, ">= 0"},
+		{"draws", float64(o.Draws), o.Draws >= 2, ">= 2"},
+		{"reps", float64(o.Reps), o.Reps >= 2, ">= 2"},
+		{"ais-temps", float64(o.AIS.Temps), o.AIS.Temps >= 1, ">= 1"},
+		{"ais-runs", float64(o.AIS.Runs), o.AIS.Runs >= 2, ">= 2"},
+		{"ais-points", float64(o.AISPoints), o.AISPoints >= 0, ">= 0 (0: 100)"},
+		{"sweep-iters", float64(o.SweepIters), o.SweepIters >= 0, ">= 0 (0: --iters)"},
+		{"validation", o.Validation, o.Validation > 0 && o.Validation <= 0.5, "a share in (0, 0.5]"},
+	}); err != nil {
+		return err
 	}
 	if c.TermB != "closed" && c.TermB != "mc" {
 		return usagef("--term-b %q: want closed or mc", c.TermB)
@@ -139,8 +185,8 @@ func checkCMFSizes(o cmf.ExperimentOptions) error {
 	if c.Bound != "collapsed" && c.Bound != "auxiliary" {
 		return usagef("--bound %q: want collapsed or auxiliary", c.Bound)
 	}
-	if c.DType != "float64" && c.DType != "float32" {
-		return usagef("--dtype %q: want float64 or float32", c.DType)
+	if c.DType != "float64" {
+		return usagef("--dtype %q: cmf runs in float64 only (its float32 graphs mix types and fail): leave --dtype out", c.DType)
 	}
 	return nil
 }

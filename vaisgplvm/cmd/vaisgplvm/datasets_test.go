@@ -379,7 +379,15 @@ func TestCMFCommand(t *testing.T) {
 	// The learning-rate sweep: mean-field at two rates (and more past a winning end), the chosen one
 	// is the one it trains at.
 	sweepOut := filepath.Join(t.TempDir(), "sweep")
-	args = append(slices.Clone(args[:len(args)-1]), sweepOut, "--families", "meanfield", "--lr-sweep", "1e-3,1e-2", "--sweep-iters", "2")
+	var meanfieldArgs []string // without the cmf family's flags, which a meanfield-only run refuses
+	for i := 0; i < len(args)-1; i++ {
+		if slices.Contains(cmfOnly, strings.TrimPrefix(args[i], "--")) {
+			i++
+			continue
+		}
+		meanfieldArgs = append(meanfieldArgs, args[i])
+	}
+	args = append(meanfieldArgs, sweepOut, "--families", "meanfield", "--lr-sweep", "1e-3,1e-2", "--sweep-iters", "2")
 	stderr.Reset()
 	if code := run(args, &stderr); code != 0 {
 		t.Fatalf("cmf --lr-sweep exited %d: %s", code, stderr.String())

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
@@ -56,17 +57,27 @@ func runEvidence(args []string) error {
 	if *ckpt == "" || *out == "" {
 		return usagef("--checkpoint and --out are required")
 	}
-	if *temps < 1 || *runs < 2 || *points < 0 || *draws < 2 || *draws > train.MaxDraws || *seed == 0 {
-		return usagef("--temps and --seed must be >= 1, --runs and --draws >= 2 (for a standard error), --draws <= %d, --points >= 0", train.MaxDraws)
+	if err := checkRules([]rule{
+		{"temps", float64(*temps), *temps >= 1, ">= 1"},
+		{"runs", float64(*runs), *runs >= 2, ">= 2 (for a standard error)"},
+		{"points", float64(*points), *points >= 0, ">= 0 (0: all)"},
+		{"draws", float64(*draws), *draws >= 2 && *draws <= train.MaxDraws, fmt.Sprintf("2..%d (2 or more for a standard error)", train.MaxDraws)},
+		{"seed", float64(*seed), *seed >= 1, ">= 1"},
+		{"ess", float64(*essK), *essK == 0 || (*essK >= 2 && *essK <= 100000), "0 (off) or 2..100000 weights per point"},
+	}); err != nil {
+		return err
 	}
-	if *essK < 0 || *essK == 1 || *essK > 100000 || (*damaged && *points > 0) {
-		return usagef("--ess must be 0 (off) or 2..100000 weights per point, and --damaged chooses the points itself (without --points)")
+	if *damaged && *points > 0 {
+		return usagef("--damaged chooses the points itself: leave out --points %d", *points)
 	}
 	if *startAt != "prior" && *startAt != "q0" {
 		return usagef("--start %q: want prior or q0", *startAt)
 	}
-	if *checkTemps < -1 || *checkTemps >= *temps || (*checkTemps == 0 && *temps < 2) || !(*tolerance > 0) {
-		return usagef("--check-temps must be -1 (no check), 0 (temps/4) or between 1 and --temps - 1, with --temps >= 2 for the check; --tolerance must be > 0")
+	if *checkTemps < -1 || *checkTemps >= *temps || (*checkTemps == 0 && *temps < 2) {
+		return usagef("--check-temps %d with --temps %d: want -1 (no check), 0 (temps/4, needs --temps >= 2) or 1..%d", *checkTemps, *temps, *temps-1)
+	}
+	if !(*tolerance > 0) || math.IsInf(*tolerance, 0) {
+		return usagef("--tolerance %g: want a finite number of nats > 0", *tolerance)
 	}
 	if (scales != nil || counts != nil || damps != nil) && !annealedCheckpoint(*ckpt) {
 		return usagef("--eta-scales, --chains and --dampings vary an annealed chain; %s has none", *ckpt)
@@ -84,6 +95,9 @@ func runEvidence(args []string) error {
 	tr, _, err := loadCheckpoint(*ckpt, *backendName, *trainData)
 	if err != nil {
 		return err
+	}
+	if *points > tr.Model.N {
+		return usagef("--points %d: %s was trained on %d points; want at most %d (or 0 for all)", *points, *ckpt, tr.Model.N, tr.Model.N)
 	}
 	if err := experiment.CheckChains(tr, counts); err != nil { // refused now, not after the AIS runs
 		return err

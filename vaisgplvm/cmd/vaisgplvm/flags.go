@@ -181,6 +181,26 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 	return nil
 }
 
+// checkGiven refuses model flags given explicitly (set) that a run of methods would not use (one
+// rule for every command: an explicit flag the run drops is a usage error naming it): a bound's
+// own setting (--uha-damping) when none of methods is that bound, and --adapt-eta with --learn-eta
+// or --paper-eta, which turn it off.
+func (f *modelFlags) checkGiven(set map[string]bool, methods ...string) error {
+	for _, name := range slices.Sorted(maps.Keys(f.boundSettings)) {
+		if bs := f.boundSettings[name]; set[name] && !slices.Contains(methods, bs.method) {
+			return usagef("--%s is a setting of --method %s, which this run does not train (%s)", name, bs.method, strings.Join(methods, ", "))
+		}
+	}
+	if set["adapt-eta"] && f.adaptEta {
+		for _, other := range []string{"learn-eta", "paper-eta"} {
+			if set[other] && ((other == "learn-eta" && f.v.LearnEta) || (other == "paper-eta" && f.v.PaperEta)) {
+				return usagef("--adapt-eta and --%s exclude each other (--%s sets eta_k its own way): give one", other, other)
+			}
+		}
+	}
+	return nil
+}
+
 // annealed reports whether the bound named method runs the annealed chain (bounds.Method.Annealed).
 func annealed(method string) bool {
 	b, err := bounds.Lookup(method)
@@ -298,4 +318,22 @@ func parseSet(fs *flag.FlagSet, args []string) (map[string]bool, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set, nil
+}
+
+// rule is one flag's value and whether it is acceptable, with what is wanted (checkRules).
+type rule struct {
+	flag string
+	v    float64
+	ok   bool
+	want string
+}
+
+// checkRules returns a usage error naming the first rule's flag and value that is not ok.
+func checkRules(rules []rule) error {
+	for _, r := range rules {
+		if !r.ok {
+			return usagef("--%s %g: want %s", r.flag, r.v, r.want)
+		}
+	}
+	return nil
 }

@@ -116,3 +116,53 @@ func TestFlippedCheckpointRefused(t *testing.T) {
 			"--resume", flipped, "--out", o("r")}, 1, []string{flipped, "damaged"}},
 	})
 }
+
+// TestFlagThatCannotApply (class 4): an explicit flag the run would not use, or a size it would
+// clamp, is a usage error (exit 2) naming the flag, before any work. Before the fix every case ran
+// (exit 0 or 1) with the flag dropped or the size clamped.
+func TestFlagThatCannotApply(t *testing.T) {
+	dir, _, ck := trainedSetup(t)
+	o := func(s string) string { return filepath.Join(dir, s) }
+	tr := []string{"train", "--dataset", "oilflow", "--m", "5", "--iters", "2", "--quiet", "--no-figures"}
+	cmf := []string{"cmf", "--dataset", "frey", "--iters", "2", "--fit-iters", "1", "--quiet", "--no-figures"}
+	with := func(base []string, extra ...string) []string { return append(append([]string{}, base...), extra...) }
+	checkCases(t, []reliabilityCase{
+		{"uha damping with vais", with(tr, "--method", "vais", "--uha-damping", "0.5", "--out", o("a")), 2, []string{"--uha-damping"}},
+		{"uha damping with mf", with(tr, "--method", "mf", "--uha-damping", "0.5", "--out", o("b")), 2, []string{"--uha-damping"}},
+		{"bench uha damping with vais", []string{"bench", "--methods", "vais", "--iters", "1", "--uha-damping", "0.5"}, 2, []string{"--uha-damping"}},
+		{"empty data", []string{"train", "--data", "", "--out", o("c")}, 2, []string{"--data"}},
+		{"adapt-eta with learn-eta", with(tr, "--method", "vais", "--adapt-eta", "--learn-eta", "--out", o("d")), 2, []string{"--adapt-eta", "--learn-eta"}},
+		{"adapt-eta with paper-eta", with(tr, "--method", "vais", "--adapt-eta", "--paper-eta", "--out", o("e")), 2, []string{"--adapt-eta", "--paper-eta"}},
+		{"cmf lr with a sweep", with(cmf, "--lr", "0.01", "--lr-sweep", "1e-3,1e-2", "--out", o("f")), 2, []string{"--lr "}},
+		{"cmf validation without a sweep", with(cmf, "--validation", "0.2", "--out", o("g")), 2, []string{"--validation"}},
+		{"cmf sweep-iters without a sweep", with(cmf, "--sweep-iters", "5", "--out", o("h")), 2, []string{"--sweep-iters"}},
+		{"cmf marginal-ks with the auxiliary bound", with(cmf, "--bound", "auxiliary", "--marginal-ks", "10", "--out", o("i")), 2, []string{"--marginal-ks"}},
+		{"cmf point-var without cmf", with(cmf, "--families", "meanfield", "--point-var", "--out", o("j")), 2, []string{"--point-var"}},
+		{"cmf ais-points above test", with(cmf, "--families", "meanfield", "--test", "10", "--ais-points", "11", "--ais-temps", "2", "--out", o("k")), 2, []string{"--ais-points"}},
+		{"cmf test of every point", with(cmf, "--families", "meanfield", "--test", "1965", "--out", o("l")), 2, []string{"--test"}},
+		{"evidence points above N", []string{"evidence", "--checkpoint", ck, "--points", "41", "--temps", "5", "--out", o("m")}, 2, []string{"--points 41", "40"}},
+	})
+}
+
+// TestMessagesNameTheFlag (class 5): a bad value is named with its flag, not a list of every flag's
+// range; cmf --dtype float32 is refused up front instead of failing inside GoMLX.
+func TestMessagesNameTheFlag(t *testing.T) {
+	dir, _, ck := trainedSetup(t)
+	o := func(s string) string { return filepath.Join(dir, s) }
+	cmf := []string{"cmf", "--dataset", "frey", "--iters", "2", "--quiet", "--no-figures"}
+	with := func(base []string, extra ...string) []string { return append(append([]string{}, base...), extra...) }
+	cases := []reliabilityCase{
+		{"cmf draws", with(cmf, "--draws", "1", "--out", o("a")), 2, []string{"--draws 1: want >= 2"}},
+		{"cmf validation", with(cmf, "--lr-sweep", "1e-3,1e-2", "--validation", "0.9", "--out", o("b")), 2, []string{"--validation 0.9"}},
+		{"cmf float32", with(cmf, "--dtype", "float32", "--out", o("c")), 2, []string{"--dtype", "float64 only"}},
+		{"evidence runs", []string{"evidence", "--checkpoint", ck, "--runs", "1", "--out", o("d")}, 2, []string{"--runs 1: want >= 2"}},
+		{"evidence check-temps", []string{"evidence", "--checkpoint", ck, "--temps", "10", "--check-temps", "10", "--out", o("e")}, 2, []string{"--check-temps 10 with --temps 10"}},
+	}
+	checkCases(t, cases)
+	for _, c := range cases {
+		_, msg := runQuiet(c.args...)
+		if strings.Count(msg, "--") > 3 {
+			t.Errorf("%s: the message names more than the flags at fault: %s", c.name, msg)
+		}
+	}
+}

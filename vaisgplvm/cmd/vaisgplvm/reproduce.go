@@ -68,6 +68,13 @@ func runReproduce(args []string) error {
 			return usagef("--%s works with --table %s, not %d", name, joinInts(tables), *tab)
 		}
 	}
+	methodList := model.Methods()
+	if set["methods"] {
+		methodList = strings.Split(*methods, ",")
+	}
+	if err := mf.checkGiven(set, methodList...); err != nil {
+		return err
+	}
 	if !slices.Contains([]int{1, 2, 3, 5, 6}, *tab) {
 		return usagef("--table %d: the paper has tables 1, 2, 3, 5 and 6 (4 lists settings)", *tab)
 	}

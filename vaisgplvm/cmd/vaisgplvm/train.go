@@ -51,6 +51,9 @@ func runTrain(args []string) error {
 	if *out == "" {
 		return usagef("--out DIR is required")
 	}
+	if err := mf.checkGiven(set, *method); err != nil {
+		return err
+	}
 	if mf.pointEta && !annealed(*method) {
 		return usagef("--point-eta adapts the annealed chain's step sizes; --method %s has none", *method)
 	}
@@ -150,6 +153,8 @@ func resumeArgs(args []string, ckpt string) string {
 // before anything is read.
 func trainSource(set map[string]bool, standardize bool, dataset, file, labels, pixels string, hide bool, seed uint64) (experiment.Source, error) {
 	switch {
+	case set["data"] && strings.TrimSpace(file) == "":
+		return experiment.Source{}, usagef("--data is empty: give the path of your data file, or leave --data out for --dataset")
 	case file != "" && set["dataset"]:
 		return experiment.Source{}, usagef("--data and --dataset exclude each other")
 	case labels != "" && file == "":
