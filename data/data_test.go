@@ -297,12 +297,19 @@ func TestReadmeListsEveryFile(t *testing.T) {
 // float64 ([1.79e308, 1.79e308, -1.79e308]) still standardises to finite values, those of
 // [1, 1, -1]: 1/sqrt(3), 1/sqrt(3), -2/sqrt(3) (to 1e-12).
 func TestStandardizeNearTheLimit(t *testing.T) {
-	out, _, _, err := Standardize([][]float64{{1.79e308}, {1.79e308}, {-1.79e308}})
+	// The standard deviation of this column overflows float64: no finite std can undo the scaling,
+	// so it is an error naming the column (issue 50: it returned std +Inf with a nil error).
+	if _, _, std, err := Standardize([][]float64{{1, 1.79e308}, {2, 1.79e308}, {3, -1.79e308}}); err == nil || !strings.Contains(err.Error(), "column 2") {
+		t.Errorf("std %v, error %v: want an error naming column 2", std, err)
+	}
+	// x - mean overflows but the standard deviation does not: standardised in the column's units.
+	// In units of 1.7e308 the column is 1, -1, -1, -1, -1: mean -0.6, sample sd sqrt(0.8).
+	out, _, _, err := Standardize([][]float64{{1.7e308}, {-1.7e308}, {-1.7e308}, {-1.7e308}, {-1.7e308}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []float64{1 / math.Sqrt(3), 1 / math.Sqrt(3), -2 / math.Sqrt(3)} {
-		if math.Abs(out[i][0]-want) > 1e-12 {
+	for i, v := range []float64{1, -1, -1, -1, -1} {
+		if want := (v + 0.6) / math.Sqrt(0.8); math.Abs(out[i][0]-want) > 1e-12 {
 			t.Errorf("row %d: %g, want %g", i, out[i][0], want)
 		}
 	}

@@ -99,6 +99,11 @@ func FuzzStandardize(f *testing.F) {
 		if len(out) != len(x) || len(mean) != w || len(std) != w {
 			t.Fatalf("shapes: out %d rows for %d, mean %d, std %d, width %d", len(out), len(x), len(mean), len(std), w)
 		}
+		for j := range w {
+			if math.IsInf(std[j], 0) || math.IsNaN(std[j]) || math.IsInf(mean[j], 0) || math.IsNaN(mean[j]) {
+				t.Fatalf("column %d: mean %g, std %g with a nil error (issue 50: +Inf for a ±1.7e308 column)", j, mean[j], std[j])
+			}
+		}
 		for i := range x {
 			for j, v := range x[i] {
 				switch {

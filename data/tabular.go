@@ -152,7 +152,8 @@ func readCSV(name string, in io.Reader, sep rune, cols int) (header []string, ro
 // two values, keep scale 1). NaN entries (missing values) are left out of the means and variances
 // and stay NaN. Training on standardised data changes the scale of every reported metric; the
 // paper's Table 1 most likely used raw oilflow values (see docs/options.md, "Metrics"). Errors:
-// x empty or not rectangular, an entry ±Inf.
+// x empty or not rectangular, an entry ±Inf, a column whose standard deviation or mean overflows
+// float64 (values near ±1.8e308 of both signs).
 func Standardize(x [][]float64) (out [][]float64, mean, std []float64, err error) {
 	if err := checkRect("Standardize: x", x); err != nil {
 		return nil, nil, nil, err
@@ -182,7 +183,11 @@ func Standardize(x [][]float64) (out [][]float64, mean, std []float64, err error
 		if std[j] == 0 {
 			std[j] = 1
 		}
-		finite := !math.IsInf(std[j], 0)
+		if math.IsInf(std[j], 0) || math.IsInf(mean[j], 0) {
+			return nil, nil, nil, fmt.Errorf("Standardize: column %d's standard deviation (or mean) overflows float64 (its values reach %g): "+
+				"rescale the column before standardising it", j+1, s)
+		}
+		finite := true
 		for i := 0; i < n && finite; i++ {
 			out[i][j] = (x[i][j] - mean[j]) / std[j]
 			finite = !math.IsInf(out[i][j], 0) && (math.IsNaN(out[i][j]) == math.IsNaN(x[i][j]))

@@ -82,6 +82,22 @@ type Result struct {
 	Runs   int
 }
 
+// MinAccept is the mean MALA acceptance below which an AIS estimate is no estimate: chains that
+// (almost) never move leave every sample where the start drew it, and the weights, their mean and
+// their spread then describe the path's start, not log Z.
+const MinAccept = 0.01
+
+// Warning returns a warning when the main runs' mean acceptance is below MinAccept ("" otherwise):
+// the value and its standard error mean nothing, and more temperatures (shorter steps between
+// neighbouring targets) are the fix.
+func (r *Result) Warning() string {
+	if r.Accept >= MinAccept {
+		return ""
+	}
+	return fmt.Sprintf("AIS accepted %.2g of its moves (below %g): its chains did not move, so its log Z and standard error "+
+		"describe the path's start, not the target; raise the temperatures (now %d)", r.Accept, MinAccept, r.Temps)
+}
+
 // Mean returns the mean over the targets of log Z_b (nats per target) and its standard error
 // sqrt(sum_b se_b^2) / B: the targets' runs are independent.
 func (r *Result) Mean() (mean, se float64) {

@@ -3,6 +3,7 @@ package ais
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -150,5 +151,16 @@ func TestResultMean(t *testing.T) {
 	mean, se := r.Mean()
 	if math.Abs(mean-3) > 1e-15 || math.Abs(se-1.3/3) > 1e-15 {
 		t.Fatalf("Mean() = %v, %v; want 3, %v", mean, se, 1.3/3)
+	}
+}
+
+// TestWarning: an estimate whose chains accept fewer than MinAccept of their moves warns, naming
+// the temperatures; one that moves does not.
+func TestWarning(t *testing.T) {
+	if w := (&Result{Accept: 0, Temps: 5}).Warning(); !strings.Contains(w, "did not move") || !strings.Contains(w, "5") {
+		t.Errorf("acceptance 0: %q", w)
+	}
+	if w := (&Result{Accept: 0.3, Temps: 5}).Warning(); w != "" {
+		t.Errorf("acceptance 0.3: %q, want none", w)
 	}
 }

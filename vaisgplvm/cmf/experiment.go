@@ -416,7 +416,9 @@ func evaluateFamily(ctx context.Context, o ExperimentOptions, fr *FamilyResult, 
 		}
 		fr.AISAccept = res.Accept
 		fr.TestBoundAISSE = fr.TestBound.SE * math.Sqrt(float64(len(yTest))/float64(o.AISPoints))
-		if w := fr.checkAIS(fr.TestBound.Points[:o.AISPoints], res.Temps); w != "" {
+		if w := res.Warning(); w != "" {
+			fr.Warnings = append(fr.Warnings, fam+": the decoder's log p(y): "+w+" (--ais-temps)")
+		} else if w := fr.checkAIS(fr.TestBound.Points[:o.AISPoints], res.Temps); w != "" {
 			fr.Warnings = append(fr.Warnings, w)
 		}
 	}

@@ -35,6 +35,9 @@ func Decompose(tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
 	if err := checkArgs(tr, draws); err != nil {
 		return nil, err
 	}
+	if err := sameModel(tr, ev); err != nil {
+		return nil, err
+	}
 	m := tr.Model
 	type variant struct {
 		method, what string
@@ -222,6 +225,26 @@ func Unconverged(bs []BoundValue) []string {
 }
 
 // checkArgs checks the trainer and the noise draws of Decompose and ChainVariants.
+// sameModel returns an error unless ev (nil allowed: no gaps) was estimated at tr's model: the
+// same number of points and the same KL(q(u) || p(u)) to 1e-9 relative (a fingerprint of the
+// trained q(u) and kernel), so that no gap mixes two models.
+func sameModel(tr *train.Trainer, ev *Result) error {
+	if ev == nil {
+		return nil
+	}
+	if ev.N != tr.Model.N {
+		return fmt.Errorf("evidence: the estimate is of a model of %d points, the trainer's has %d: give the trainer it was estimated at", ev.N, tr.Model.N)
+	}
+	k, err := kl(tr)
+	if err != nil {
+		return err
+	}
+	if math.Abs(k-ev.KL) > 1e-9*max(1, math.Abs(k)) {
+		return fmt.Errorf("evidence: the estimate was made at other parameters (KL(q(u) || p(u)) %.10g there, %.10g here): give the trainer it was estimated at", ev.KL, k)
+	}
+	return nil
+}
+
 func checkArgs(tr *train.Trainer, draws int) error {
 	if err := tr.Ready(); err != nil {
 		return fmt.Errorf("evidence: %w", err)

@@ -56,6 +56,9 @@ func (r *Result) check(s *ais.Sampler, o ais.Options, temps int) (*Convergence, 
 // per point still lies more than tol nats above the limit of many temperatures, and the shift
 // behind that estimate is more than 3 of its standard errors; "" otherwise (and without a check).
 func NotConverged(r *Result, tol float64) string {
+	if r == nil {
+		return ""
+	}
 	c := r.Check
 	if c == nil || c.RemainingBias <= tol || math.Abs(c.Shift) <= 3*c.ShiftSE {
 		return ""
@@ -63,4 +66,13 @@ func NotConverged(r *Result, tol float64) string {
 	return fmt.Sprintf("the evidence estimate moved by %.3f ± %.3f nats per point from %d to %d temperatures: "+
 		"if AIS's bias falls as 1/T it is still about %.3f above its limit (%.3f), and every gap is understated "+
 		"by about as much; rerun with --temps %d", c.Shift, c.ShiftSE, c.Temps, r.Temps, c.RemainingBias, c.Extrapolated, 4*r.Temps)
+}
+
+// Stuck returns a warning when the estimate's AIS chains barely moved (mean acceptance below
+// ais.MinAccept: the value and its standard error then mean nothing), "" otherwise or for nil.
+func Stuck(r *Result) string {
+	if r == nil {
+		return ""
+	}
+	return (&ais.Result{Accept: r.AcceptRate, Temps: r.Temps}).Warning()
 }

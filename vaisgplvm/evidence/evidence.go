@@ -19,6 +19,7 @@ package evidence
 import (
 	"fmt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
+	"math"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"github.com/gomlx/gomlx/core/tensors"
@@ -87,13 +88,22 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 			return nil, fmt.Errorf("evidence: point %d out of range [0, %d)", n, tr.Model.N)
 		}
 	}
+	if math.IsNaN(o.Accept) || o.Accept < 0 || o.Accept >= 1 {
+		return nil, fmt.Errorf("evidence: acceptance target %g: want one in (0, 1) (0: the default 0.65)", o.Accept)
+	}
 	m := tr.Model
-	runs := o.Runs
+	runs, temps := o.Runs, o.Temps
 	if runs <= 0 {
 		runs = 8
 	}
-	if err := memory.Check(fmt.Sprintf("the evidence's AIS (%d points x %d runs)", len(o.Points), runs),
-		8*memory.Floats(len(o.Points), runs)*float64(m.Cfg.M+m.D+m.Cfg.Q), "Runs or Points", "--runs or --points"); err != nil {
+	if temps <= 0 {
+		temps = 1000
+	}
+	// The runs' states, and the pilot's step size per temperature and point with the schedule
+	// (kept for the main runs: T x points, the part that grows with the temperatures).
+	need := 8 * (memory.Floats(len(o.Points), runs)*float64(m.Cfg.M+m.D+m.Cfg.Q) + 2*memory.Floats(temps, len(o.Points)+1))
+	if err := memory.Check(fmt.Sprintf("the evidence's AIS (%d points x %d runs, %d temperatures)", len(o.Points), runs, temps),
+		need, "Runs, Points or Temps", "--runs, --points or --temps"); err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
 	if o.Start != "" && o.Start != "prior" && o.Start != "q0" {

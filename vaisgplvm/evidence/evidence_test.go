@@ -367,3 +367,33 @@ func TestStartFromQ0(t *testing.T) {
 		t.Error("start posterior: want an error")
 	}
 }
+
+// TestRefusesMismatchedArguments (issue 50, class 3c): Decompose refuses an evidence estimate made
+// at another model (it paired the bounds of one model with the evidence of another), Estimate a
+// NaN acceptance target (it ran), and NotConverged and Stuck take nil.
+func TestRefusesMismatchedArguments(t *testing.T) {
+	a := trained(t, 2, 25)
+	b := trained(t, 2, 25, func(c *model.Config) { c.Seed = 7 })
+	res, err := Estimate(a, Options{Temps: 20, Runs: 2, Points: []int{0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decompose(b, res, 5); err == nil || !strings.Contains(err.Error(), "other parameters") {
+		t.Errorf("Decompose with another model's evidence: %v, want an error", err)
+	}
+	if _, err := Decompose(a, res, 5); err != nil {
+		t.Errorf("Decompose with its own evidence: %v", err)
+	}
+	if _, err := Estimate(a, Options{Temps: 20, Runs: 2, Accept: math.NaN()}); err == nil || !strings.Contains(err.Error(), "acceptance target") {
+		t.Errorf("Estimate with a NaN acceptance target: %v, want an error", err)
+	}
+	if NotConverged(nil, 0.05) != "" || Stuck(nil) != "" {
+		t.Error("NotConverged or Stuck of nil is not empty")
+	}
+	if w := Stuck(&Result{AcceptRate: 0, Temps: 5}); !strings.Contains(w, "did not move") {
+		t.Errorf("Stuck at acceptance 0: %q, want a warning", w)
+	}
+	if w := Stuck(res); w != "" {
+		t.Errorf("Stuck at acceptance %.2f: %q, want none", res.AcceptRate, w)
+	}
+}

@@ -140,7 +140,9 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 		}
 	}
 	sum.Warnings = evidence.Unconverged(sum.All())
-	if w := evidence.NotConverged(res, opt.Tolerance); w != "" {
+	if w := evidence.Stuck(res); w != "" {
+		sum.Warnings = append(sum.Warnings, "the evidence estimate: "+w+" (--temps)")
+	} else if w := evidence.NotConverged(res, opt.Tolerance); w != "" {
 		sum.Warnings = append(sum.Warnings, w)
 	}
 	sum.Seconds = time.Since(start).Seconds()

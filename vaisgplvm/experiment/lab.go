@@ -188,6 +188,10 @@ func (l *ScheduleLab) Evaluate(s LabSetting) (*LabResult, error) {
 	mean, sd := stat.MeanStdDev(w.PerPointBound, nil)
 	n := float64(len(l.Points))
 	r.NegBound, r.SE = -mean+l.klu, sd/math.Sqrt(n)
+	if !finite(r.NegBound, r.SE) {
+		return nil, fmt.Errorf("schedule lab: the bound of this setting is %g ± %g, not finite (step-size factor %g): its chain's steps overflow; lower the step sizes",
+			r.NegBound, r.SE, scale)
+	}
 	if l.Chains >= 2 {
 		r.ESS = w.ESS
 	}
@@ -237,4 +241,14 @@ func (l *ScheduleLab) useChain(damping *float64) error {
 	}
 	vars.New(l.dampingVar(), bounds.DampingVariable, raw)
 	return nil
+}
+
+// finite reports whether every value is neither NaN nor ±Inf.
+func finite(v ...float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }

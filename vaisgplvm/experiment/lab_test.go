@@ -66,7 +66,7 @@ func TestScheduleLab(t *testing.T) {
 		t.Errorf("the trained chain after a hand-set one: %.12g with beta %v; first %.12g with beta %v", back.NegBound, back.Betas, base.NegBound, base.Betas)
 	}
 	for _, bad := range []experiment.LabSetting{{Betas: []float64{0.5, 1}}, {Betas: []float64{0.5, 0.4, 0.9, 1}},
-		{Betas: []float64{0.2, 0.4, 0.6, 0.9}}, {EtaScale: -1}} {
+		{Betas: []float64{0.2, 0.4, 0.6, 0.9}}, {EtaScale: -1}, {EtaScale: 1e300}} { // 1e300: a NaN s.e. before issue 50
 		if _, err := lab.Evaluate(bad); err == nil {
 			t.Errorf("setting %+v accepted", bad)
 		}

@@ -166,3 +166,23 @@ func TestMessagesNameTheFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestStuckAISWarns (class 3b): cmf's AIS of log p(y) whose chains accept none of their moves (5
+// temperatures) warns that its value and standard error mean nothing (in cmf.json, and on stderr);
+// before, it reported them without a word.
+func TestStuckAISWarns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c")
+	code, msg := runQuiet("cmf", "--dataset", "frey", "--families", "meanfield", "--iters", "3", "--fit-iters", "2", "--test", "20",
+		"--ks", "1,2", "--draws", "2", "--ais-points", "2", "--ais-temps", "5", "--ais-runs", "2", "--hidden", "10", "--aux-hidden", "10",
+		"--quiet", "--no-figures", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	buf, err := os.ReadFile(filepath.Join(out, "cmf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(buf); !strings.Contains(s, "did not move") || !strings.Contains(s, "--ais-temps") {
+		t.Errorf("cmf.json has no warning about the stuck AIS:\n%.2000s", s)
+	}
+}
