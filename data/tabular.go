@@ -106,6 +106,9 @@ func readCSVFile(f File, sep rune, cols int) (header []string, rows [][]float64,
 // ReadCSV reads a CSV file with one header line and cols numeric columns per row. Errors name the
 // file, line and column of the first bad field (a truncated or corrupt file).
 func ReadCSV(path string, sep rune, cols int) (header []string, rows [][]float64, err error) {
+	if cols < 1 {
+		return nil, nil, fmt.Errorf("reading %s: %d columns: want >= 1", path, cols)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening %s: %w", path, err)

@@ -208,8 +208,12 @@ func (s *Sampler) Estimate(o Options) (*Result, error) {
 }
 
 // Schedule returns T + 1 temperatures beta_0 = 0 < ... < beta_T = 1 on the sigmoid schedule of
-// Grosse et al. (2015): sigmoid(4 (2t/T - 1)), rescaled to [0, 1] (dense near both ends).
+// Grosse et al. (2015): sigmoid(4 (2t/T - 1)), rescaled to [0, 1] (dense near both ends); nil
+// for t < 1.
 func Schedule(t int) []float64 {
+	if t < 1 {
+		return nil
+	}
 	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 	lo, hi := sig(-4), sig(4)
 	b := make([]float64, t+1)
@@ -221,8 +225,11 @@ func Schedule(t int) []float64 {
 }
 
 // LogMeanExpSE returns log (1/R) sum_r exp(v_r) and its delta-method standard error
-// sd(w) / (sqrt(R) mean(w)) with w_r = exp(v_r - max v) (NaN for one value).
+// sd(w) / (sqrt(R) mean(w)) with w_r = exp(v_r - max v) (NaN for one value; both NaN for none).
 func LogMeanExpSE(v []float64) (float64, float64) {
+	if len(v) == 0 {
+		return math.NaN(), math.NaN()
+	}
 	lse := floats.LogSumExp(v)
 	r := float64(len(v))
 	mean := 0.0

@@ -38,6 +38,9 @@ func SettingsOf(m Method) []Setting {
 // none. Errors: a name m does not declare (the message lists those it does), a value that is not
 // finite or that the setting's Check refuses.
 func ResolveSettings(m Method, given map[string]float64) (map[string]float64, error) {
+	if m == nil {
+		return nil, fmt.Errorf("bound settings: nil Method: look one up with bounds.Lookup")
+	}
 	decl := SettingsOf(m)
 	out := make(map[string]float64, len(decl))
 	for _, s := range decl {

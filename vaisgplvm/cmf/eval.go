@@ -224,6 +224,9 @@ func summarise(vals [][]float64, point func([]float64) float64, reps int) (Estim
 // Latents returns each point's latent z on the variational means' path [N, Dz]: for cmf,
 // f(phi_i) at u's mean (X = phi, no noise); for the baselines the mean of q(z_i).
 func (m *Model) Latents() ([][]float64, error) {
+	if m == nil {
+		return nil, fmt.Errorf("cmf: nil Model: make one with cmf.New")
+	}
 	out := make([][]float64, 0, m.N)
 	err := m.overPoints(1, true, func(idx []int, res []*tensors.Tensor) {
 		z, d := vars.Flat64(res[2]), m.Cfg.LatentDim

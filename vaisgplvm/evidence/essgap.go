@@ -49,6 +49,12 @@ const MinESSPoints = 8
 // for MF, which has none, and for IWVI, whose own weights are q0's), then k samples of q0. Errors: k < 2, fewer than MinESSPoints points,
 // an estimate of another model's points, a failed evaluation.
 func PairESS(tr *train.Trainer, ev *Result, k int, seed uint64) ([]ESSGap, error) {
+	if err := tr.Ready(); err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
+	if ev == nil {
+		return nil, fmt.Errorf("evidence: pairing ESS with the gap needs an evidence estimate, not nil (Estimate)")
+	}
 	if k < 2 {
 		return nil, fmt.Errorf("evidence: pairing ESS with the gap needs k >= 2 weights per point, not %d", k)
 	}

@@ -24,6 +24,9 @@ func CMFOutputs(families []string) []string {
 // cmf.md (its table), curves.csv (each family's -bound per training step) and, with figures, the
 // figures (cmf.ExperimentResult.Figures).
 func WriteCMF(dir *rundir.Dir, res *cmf.ExperimentResult, figures bool) error {
+	if dir == nil || res == nil {
+		return fmt.Errorf("WriteCMF: nil directory or result")
+	}
 	buf, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return fmt.Errorf("cmf JSON: %w", err)

@@ -51,7 +51,7 @@ func writeCurveAs(dir *rundir.Dir, name string, curve []float64) error {
 	return dir.WriteFile(name, []byte(b.String()))
 }
 
-// LatentHeader names q latent dimensions h1..hq.
+// LatentHeader names q latent dimensions h1..hq (nil for q < 1).
 func LatentHeader(q int) []string { return numbered("h", q) }
 
 // ColumnHeader returns the data's column names, or x1..xD when it has none (the image sets).
@@ -73,6 +73,9 @@ func NamedColumns(ds *data.Dataset) []string {
 
 // numbered returns prefix1..prefixN.
 func numbered(prefix string, n int) []string {
+	if n < 1 {
+		return nil
+	}
 	h := make([]string, n)
 	for i := range h {
 		h[i] = prefix + strconv.Itoa(i+1)

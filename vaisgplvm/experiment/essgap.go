@@ -19,6 +19,9 @@ var ESSGapOutputs = []string{"ess_gap.csv", "ess_gap.png", "ess_hist.png"}
 // figures, ess_gap.png (each point's gap against its ESS) and ess_hist.png (the ESS histograms).
 // It writes nothing without a pairing; dir is not committed.
 func WriteESSGap(dir *rundir.Dir, sum *EvidenceSummary, figures bool) error {
+	if dir == nil || sum == nil {
+		return fmt.Errorf("WriteESSGap: nil directory or summary")
+	}
 	if len(sum.ESSGap) == 0 {
 		return nil
 	}

@@ -58,6 +58,9 @@ type EvidenceOptions struct {
 // CheckChains refuses, before any work, chain counts whose evaluation on all of tr's points would
 // not fit in memory (an *OptionError naming the count).
 func CheckChains(tr *train.Trainer, counts []int) error {
+	if err := tr.Ready(); err != nil {
+		return err
+	}
 	for _, c := range counts {
 		if me := drawsTooBig(tr, c, tr.Model.N); me != nil {
 			return optionErrorf("--chains %d: evaluating that many chains on all %d points needs about %.3g GiB, more than this machine's %.3g GiB; lower --chains",
@@ -83,6 +86,9 @@ func drawsTooBig(tr *train.Trainer, samples, n int) *memory.Error {
 // evaluates beside it the bounds that split the gap (evidence.Decompose, and the variants opt
 // asks for), with the warnings of bounds above the estimate or an unconverged estimate.
 func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) {
+	if err := tr.Ready(); err != nil {
+		return nil, err
+	}
 	o := opt.Options
 	n := tr.Model.N
 	switch {

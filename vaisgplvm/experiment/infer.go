@@ -49,6 +49,9 @@ type InferOptions struct {
 // the file's units, missing entries imputed), with missing entries the baselines' imputations
 // (column means, k nearest training rows) and infer.json.
 func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*InferSummary, error) {
+	if err := needAll(dir, tr, td); err != nil {
+		return nil, err
+	}
 	m := tr.Model
 	pts, err := data.ReadPoints(opt.Data, NamedColumns(td.Dataset), td.LabelColumn, m.D)
 	if err != nil {

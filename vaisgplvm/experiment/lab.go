@@ -139,15 +139,28 @@ func NewScheduleLab(tr *train.Trainer, points []int, chains int, seed uint64, ev
 func (l *ScheduleLab) dampingVar() *mlmodel.Scope { return model.BoundScope(l.tr.Ctx, "uha") }
 
 // TrainedDamping returns the trained momentum damping of an underdamped model, or nil for VAIS.
-func (l *ScheduleLab) TrainedDamping() *float64 { return l.damping }
+func (l *ScheduleLab) TrainedDamping() *float64 {
+	if l == nil {
+		return nil
+	}
+	return l.damping
+}
 
 // Trained returns the trained schedule beta_k and step sizes eta_k.
-func (l *ScheduleLab) Trained() (betas, etas []float64) { return l.trained.Betas, l.trained.Etas }
+func (l *ScheduleLab) Trained() (betas, etas []float64) {
+	if l == nil || l.trained == nil {
+		return nil, nil
+	}
+	return l.trained.Betas, l.trained.Etas
+}
 
 // Evaluate runs the lab's chains under s and returns the bound, its gap to the evidence, the
 // acceptance per transition and the ESS. Errors: a schedule of the wrong length, not increasing,
 // outside (0, 1] or not ending at 1; a step-size factor that is not positive and finite.
 func (l *ScheduleLab) Evaluate(s LabSetting) (*LabResult, error) {
+	if l == nil || l.trained == nil {
+		return nil, fmt.Errorf("schedule lab: nil ScheduleLab: make one with NewScheduleLab")
+	}
 	k := len(l.trained.Betas)
 	betas := l.trained.Betas
 	if s.Betas != nil {

@@ -24,7 +24,13 @@ func TableOutputs(t int) []string {
 // and, for tables 1-3 with figures, their figures (paper.Result.WriteFigures). It returns the
 // figures' final paths.
 func WriteTable(dir *rundir.Dir, t int, res Table, figures bool) ([]string, error) {
+	if dir == nil || res == nil {
+		return nil, fmt.Errorf("WriteTable: nil directory or result")
+	}
 	name := fmt.Sprintf("table%d", t)
+	if err := dir.Check(name + ".json"); err != nil {
+		return nil, fmt.Errorf("WriteTable: %w (open the directory with TableOutputs(%d))", err, t)
+	}
 	var files []string
 	if r, ok := res.(*paper.Result); ok && figures {
 		var err error

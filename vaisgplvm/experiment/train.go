@@ -96,6 +96,9 @@ func Chain(tr *train.Trainer, seed uint64) (*ChainReport, error) {
 // NewTrainer returns a trainer for cfg on the loaded data td (its mask, when it has missing
 // entries) on backend b, tagged with src (Source.Tag) so that its checkpoints record their data.
 func NewTrainer(cfg model.Config, td *Data, src Source, b backends.Backend) (*train.Trainer, error) {
+	if td == nil || td.Dataset == nil {
+		return nil, fmt.Errorf("NewTrainer: nil data: load it with Source.Load")
+	}
 	m, err := model.New(cfg, td.X, td.Mask)
 	if err != nil {
 		return nil, err
@@ -180,6 +183,9 @@ type TrainOptions struct {
 // PartialCurve and its last good PartialCheckpoint, if any, and its error says where that is.
 // Resume with Iters below the checkpoint's iterations is an *OptionError.
 func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions) (*Metrics, error) {
+	if err := needAll(dir, tr, td); err != nil {
+		return nil, err
+	}
 	warn := func(ws []string) []string {
 		for _, w := range ws {
 			if opt.Warn != nil {
@@ -335,6 +341,18 @@ func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.E
 	}
 	_, err = paper.LatentFigures(dir.Stage, td.Name, method, params, td.Labels, paper.LabelNames(td.Dataset))
 	return err
+}
+
+// needAll returns an error naming the first of a run's directory, trainer and data that is nil
+// (or, for the trainer, cannot work: train.Trainer.Ready).
+func needAll(dir *rundir.Dir, tr *train.Trainer, td *Data) error {
+	switch {
+	case dir == nil:
+		return fmt.Errorf("nil output directory: open one with rundir.Open")
+	case td == nil || td.Dataset == nil:
+		return fmt.Errorf("nil data: load it with Source.Load")
+	}
+	return tr.Ready()
 }
 
 // SameFile reports whether paths a and b name the same file (by absolute path).

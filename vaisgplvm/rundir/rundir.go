@@ -297,7 +297,22 @@ func (d *Dir) Final(name string) string { return filepath.Join(d.Path, name) }
 
 // WriteFile writes data to output name in the staging directory.
 func (d *Dir) WriteFile(name string, data []byte) error {
+	if err := d.Check(name); err != nil {
+		return err
+	}
 	return WriteAtomic(d.File(name), data)
+}
+
+// Check returns an error unless name is one of the run's outputs (given to Open, or matching one
+// of their patterns) and d is an open directory: what File needs.
+func (d *Dir) Check(name string) error {
+	if d == nil || d.Stage == "" {
+		return fmt.Errorf("rundir: nil or closed Dir: open one with rundir.Open")
+	}
+	if !d.isOutput(name) {
+		return fmt.Errorf("rundir: %s is not one of this run's outputs %v", name, d.names)
+	}
+	return nil
 }
 
 // Promote moves the staged outputs names into place at once, where that mixes with no other run's
@@ -489,6 +504,9 @@ func readManifest(path string) (map[string][]string, error) {
 // removes the directory itself when Open created it and it is empty (a run that failed before
 // writing anything leaves no trace).
 func (d *Dir) Close() {
+	if d == nil {
+		return
+	}
 	if d.Stage != "" && !d.committed {
 		_ = os.RemoveAll(d.Stage)
 	}

@@ -66,6 +66,9 @@ func (c *gradientClip) apply(grads []*Node, kappa float64) []*Node {
 // ClippedSteps returns how many training steps had their gradient clipped (model.Config.ClipGrad);
 // 0 when clipping is off or no step ran.
 func (t *Trainer) ClippedSteps() int {
+	if t == nil || t.Ctx == nil {
+		return 0
+	}
 	v := t.Ctx.At(clipScope).GetVariable("clipped")
 	if v == nil {
 		return 0

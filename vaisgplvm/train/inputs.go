@@ -30,8 +30,11 @@ type Batch struct {
 }
 
 // Inputs draws the batch of iteration it from PCG(seed, it): mini-batch indices (all points in order
-// for a full batch) arranged by model.ArrangeBatch, then the noise.
+// for a full batch) arranged by model.ArrangeBatch, then the noise. A nil model has the empty Batch.
 func Inputs(m *model.Model, seed uint64, it int) Batch {
+	if m == nil {
+		return Batch{}
+	}
 	rng := rand.New(rand.NewPCG(seed, uint64(it)+1))
 	b := m.BatchSize()
 	idx := make([]int32, b)

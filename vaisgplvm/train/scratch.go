@@ -13,6 +13,9 @@ import (
 // without touching the trainer's. The copy shares the model, backend and data; its graphs are its
 // own (the graph cache keys on the store). Errors: a variable that cannot be read.
 func (t *Trainer) Scratch() (*Trainer, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	store := mlmodel.NewStore()
 	for v := range t.Ctx.Store().IterVariables() {
 		if _, err := v.CloneToStore(store); err != nil {

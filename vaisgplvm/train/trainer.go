@@ -276,7 +276,7 @@ func (t *Trainer) CompiledGraphs() int { return len(t.graphs) }
 // Step): all nodes, and the matrix products (Dot and DotGeneral nodes) among them, which dominate a
 // step's time on the pure-Go backend.
 func (t *Trainer) GraphOps() (nodes, matmuls int) {
-	if t.last == nil {
+	if t == nil || t.last == nil {
 		return 0, 0
 	}
 	for _, n := range t.last.Nodes() {
@@ -294,7 +294,7 @@ func (t *Trainer) LastGraph() *Graph { return t.last }
 
 // SecondsPerIter is the mean wall time of Step so far (the first one includes compilation).
 func (t *Trainer) SecondsPerIter() float64 {
-	if t.Iter == 0 {
+	if t == nil || t.Iter == 0 {
 		return 0
 	}
 	return t.Seconds / float64(t.Iter)
