@@ -112,6 +112,16 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 			toTrain--
 		}
 	}
+	for i := range res.jobs { // every training's step must fit before any graph is built
+		j := &res.jobs[i]
+		if j.stored {
+			continue
+		}
+		ds := res.sets[j.dataset]
+		if err := j.cfg.CheckMemory(len(ds.X), len(ds.X[0])); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", j.dataset, j.method, err)
+		}
+	}
 	if o.Log != nil && toTrain < len(res.jobs) {
 		fmt.Fprintf(o.Log, "%d of %d trainings read back from %s (finished in an earlier run); %d to train\n",
 			len(res.jobs)-toTrain, len(res.jobs), o.Store, toTrain)

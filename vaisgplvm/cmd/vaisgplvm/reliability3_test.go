@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 )
@@ -184,5 +186,26 @@ func TestStuckAISWarns(t *testing.T) {
 	}
 	if s := string(buf); !strings.Contains(s, "did not move") || !strings.Contains(s, "--ais-temps") {
 		t.Errorf("cmf.json has no warning about the stuck AIS:\n%.2000s", s)
+	}
+}
+
+// TestSizesRefusedOrStoppable (class 2): a table whose trainings cannot all fit is refused at once
+// (exit 2), over every method it would run: before, the methods ran concurrently and the one that
+// fit built its graph for minutes (to 10 GB) before the refusals of the others were reported; and
+// a graph that takes long to build still stops on the first SIGTERM (exit 130 within seconds,
+// saying nothing was written), where it ignored it.
+func TestSizesRefusedOrStoppable(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	code, msg := runQuiet("reproduce", "--table", "1", "--k", "1000", "--samples", "10000", "--m", "1000", "--no-figures", "--jobs", "1",
+		"--out", filepath.Join(dir, "big"))
+	if code != 2 || !strings.Contains(msg, "GiB") || time.Since(start) > 20*time.Second {
+		t.Errorf("a table that cannot fit: exit %d after %v: %s; want 2 at once, naming the memory", code, time.Since(start), msg)
+	}
+	start = time.Now()
+	code, log := interrupted(t, syscall.SIGTERM, []string{"reproduce", "--table", "1", "--datasets", "wine", "--methods", "iwvi", "--k", "1000",
+		"--m", "300", "--iters", "3", "--no-figures", "--jobs", "1", "--out", filepath.Join(dir, "slow")})
+	if code != 130 || !strings.Contains(log, "no table written") || time.Since(start) > 45*time.Second {
+		t.Errorf("SIGTERM while a K = 1000 graph builds: exit %d after %v, want 130 within seconds; stderr:\n%s", code, time.Since(start), log)
 	}
 }

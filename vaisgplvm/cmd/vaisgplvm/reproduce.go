@@ -158,6 +158,11 @@ func runReproduce(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stuck := fmt.Sprintf("reproduce --table %d interrupted while a training could not stop (building its graph): no table written to %s", *tab, *out)
+	if opts.Store != "" {
+		stuck += fmt.Sprintf("; the trainings it finished are kept in %s", opts.Store)
+	}
+	defer exitWhenStuck(ctx, 5*time.Second, stuck)()
 	res, settings, err := experiment.RunTable(ctx, *tab, opts)
 	if err != nil {
 		var oe *paper.OptionError

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // stopper turns the first SIGINT or SIGTERM into a closed channel (train.Trainer.Stop): the run
@@ -48,6 +50,28 @@ func (s *stopper) release() {
 type interruptedError struct{ msg string }
 
 func (e interruptedError) Error() string { return e.msg }
+
+// exitWhenStuck ends the process with status 130 and msg on stderr when ctx is done (the first
+// SIGINT or SIGTERM) and the run has not returned within grace: a graph being built cannot stop
+// between steps, so the signal would otherwise wait for it (minutes for K = 1000). Nothing is lost
+// that the run would have kept: outputs are staged until the run finishes. release stops it.
+func exitWhenStuck(ctx context.Context, grace time.Duration, msg string) (release func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		select {
+		case <-time.After(grace):
+			os.Stderr.WriteString("\nvaisgplvm: " + msg + "\n")
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
 
 // exitOnSignal makes the first SIGINT or SIGTERM end a run that cannot stop between steps (its
 // library call is not interruptible): it says so on stderr, naming out, where nothing is written
