@@ -53,6 +53,9 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 			return nil, fmt.Errorf("%s: no column named %q for the labels (the header has %s)", path, opt.LabelColumn, strings.Join(header, ", "))
 		}
 	}
+	if err := checkHeader(path, header); err != nil {
+		return nil, err
+	}
 	ds := &Dataset{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), LabelColumn: opt.LabelColumn}
 	for j, h := range header {
 		if j != labelCol {
@@ -94,7 +97,7 @@ func ReadTable(path string, opt TableOptions) (*Dataset, error) {
 				if err != nil && opt.LabelColumn == "" {
 					hint = fmt.Sprintf("; if column %q holds class labels, name it as the label column (--labels %s)", header[j], header[j])
 				}
-				return nil, fmt.Errorf("%s line %d column %d (%s): %q is not a finite number (missing values: empty, NaN, NA or ?)%s", path, line, j+1, header[j], s, hint)
+				return nil, fmt.Errorf("%s line %d column %d (%s): %s is not a finite number (missing values: empty, NaN, NA or ?)%s", path, line, j+1, shorten(header[j]), clip(s), hint)
 			}
 			row, mrow = append(row, v), append(mrow, 1)
 		}
@@ -129,6 +132,9 @@ func openTable(path string, sep rune) (f *os.File, r *csv.Reader, header []strin
 			f.Close()
 		}
 	}()
+	if err := notCompressed(path, f); err != nil {
+		return nil, nil, nil, err
+	}
 	if sep == 0 {
 		if sep, err = detectSeparator(f); err != nil {
 			return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -145,6 +151,66 @@ func openTable(path string, sep rune) (f *os.File, r *csv.Reader, header []strin
 	}
 	header[0] = strings.TrimPrefix(header[0], "\ufeff") // the byte-order mark spreadsheets write
 	return f, r, header, nil
+}
+
+// checkHeader refuses a header line that cannot name the columns: a name given twice (infer
+// matches the columns of new points by name), or only numbers (a file without a header line,
+// whose first data row would silently become the names).
+func checkHeader(path string, header []string) error {
+	numbers := 0
+	for j, h := range header {
+		if i := slices.Index(header[:j], h); i >= 0 {
+			return fmt.Errorf("%s: the header names columns %d and %d both %s: give every column its own name", path, i+1, j+1, clip(h))
+		}
+		if v, err := strconv.ParseFloat(strings.TrimSpace(h), 64); err == nil && !math.IsNaN(v) {
+			numbers++
+		}
+	}
+	if numbers == len(header) {
+		return fmt.Errorf("%s: the first line holds only numbers (%s ...), so it looks like a data row, not a header: add a first line of column names",
+			path, clip(strings.Join(header[:min(3, len(header))], ", ")))
+	}
+	return nil
+}
+
+// clip quotes s for an error message, cut to its first 40 characters when longer (a field of
+// megabytes is not echoed whole).
+func clip(s string) string {
+	if t := shorten(s); t != s {
+		return fmt.Sprintf("%q... (%d bytes)", strings.TrimSuffix(t, "..."), len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// shorten returns s cut to its first 40 characters and "..." when longer.
+func shorten(s string) string {
+	const limit = 40
+	if r := []rune(s); len(r) > limit {
+		return string(r[:limit]) + "..."
+	}
+	return s
+}
+
+// notCompressed refuses a compressed or archived file (its magic bytes), whose binary content
+// would otherwise be parsed and echoed as text, and rewinds f.
+func notCompressed(path string, f *os.File) error {
+	magic := make([]byte, 6)
+	n, _ := io.ReadFull(f, magic)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, k := range []struct {
+		magic, what, fix string
+	}{
+		{"\x1f\x8b", "gzip-compressed", "gunzip it"}, {"PK\x03\x04", "a zip archive", "unzip it"},
+		{"BZh", "bzip2-compressed", "bunzip2 it"}, {"\xfd7zXZ", "xz-compressed", "unxz it"},
+		{"\x28\xb5\x2f\xfd", "zstd-compressed", "unzstd it"},
+	} {
+		if strings.HasPrefix(string(magic[:n]), k.magic) {
+			return fmt.Errorf("%s is %s, not a delimited text file: %s first", path, k.what, k.fix)
+		}
+	}
+	return nil
 }
 
 // detectSeparator reads the header line of f and rewinds it: tab, semicolon or comma, whichever

@@ -3,7 +3,9 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"io/fs"
+	"slices"
 
 	backends "github.com/gomlx/compute"
 
@@ -45,6 +47,10 @@ func LoadCheckpoint(path string, open OpenBackend, trainData string) (*train.Tra
 	if err != nil {
 		return nil, nil, err
 	}
+	if src.File == "" && !slices.Contains(data.Names(), src.Dataset) {
+		return nil, nil, fmt.Errorf("checkpoint %s records its training data as the dataset %s, which this vaisgplvm does not have: the checkpoint is damaged or from another version",
+			path, clipTag(src.Dataset))
+	}
 	if trainData != "" {
 		if src.File == "" {
 			return nil, nil, optionErrorf("--train-data: %s was trained on the built-in dataset %s, not on a file", path, src.Dataset)
@@ -74,4 +80,12 @@ func LoadCheckpoint(path string, open OpenBackend, trainData string) (*train.Tra
 		return nil, nil, MismatchError(err)
 	}
 	return tr, td, nil
+}
+
+// clipTag quotes a recorded name for a message, cut to 40 characters.
+func clipTag(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return fmt.Sprintf("%q...", string(r[:40]))
+	}
+	return fmt.Sprintf("%q", s)
 }

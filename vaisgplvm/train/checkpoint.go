@@ -237,10 +237,15 @@ func (t *Trainer) Load(path string) error {
 	if ck.DataTag != "" && t.DataTag != "" && ck.DataTag != t.DataTag {
 		return &DataMismatchError{Path: path, Saved: ck.DataTag, Now: t.DataTag}
 	}
-	ck.migrate(t.Model.DType().String())
+	dtype := t.Model.DType().String()
+	ck.migrate(dtype)
 	for _, sv := range ck.Vars {
 		if !strings.HasPrefix(sv.Scope, "/") || sv.Name == "" {
 			return fmt.Errorf("checkpoint %s is corrupt: variable %q in scope %q", path, sv.Name, sv.Scope)
+		}
+		if sv.DType != dtype && sv.DType != "Int64" {
+			return fmt.Errorf("checkpoint %s is corrupt: variable %s/%s is %s in a checkpoint of a %s model; use the checkpoint the run wrote",
+				path, sv.Scope, sv.Name, sv.DType, dtype)
 		}
 	}
 	vals, err := ck.values(t.Ctx)

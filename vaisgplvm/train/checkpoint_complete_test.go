@@ -92,3 +92,49 @@ func TestLoadRefusesIncompleteCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusesMixedDType (issue 50, class 5): a float64 checkpoint holding one variable stored
+// as float32 (with a matching checksum) is refused naming the variable and both types; before,
+// GoMLX's "requested to reuse variable" panic message surfaced.
+func TestLoadRefusesMixedDType(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	x := vars.Normal(rng, 12, 3).Value().([][]float64)
+	cfg := model.DefaultConfig("mf", 2)
+	cfg.M = 4
+	newTrainer := func() *Trainer {
+		m, err := model.New(cfg, x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(m, testutil.Backend())
+	}
+	tr := newTrainer()
+	if err := tr.Run(2, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "ck.gob")
+	if err := tr.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := readCheckpoint(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ck.Vars, func(v savedVar) bool { return v.DType == "Float64" })
+	ck.Vars[i].DType = "Float32"
+	if ck.Checksum, err = ck.sum(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gob.NewEncoder(f).Encode(ck); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	err = newTrainer().Load(p)
+	if err == nil || !strings.Contains(err.Error(), ck.Vars[i].Name) || !strings.Contains(err.Error(), "Float32 in a checkpoint of a Float64 model") {
+		t.Errorf("a float32 variable in a float64 checkpoint: %v, want an error naming it", err)
+	}
+}

@@ -4,7 +4,10 @@ package main
 // through the command's run() or the library's API. Every case failed on the code before the fix.
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
+	"encoding/gob"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 )
 
@@ -207,5 +211,77 @@ func TestSizesRefusedOrStoppable(t *testing.T) {
 		"--m", "300", "--iters", "3", "--no-figures", "--jobs", "1", "--out", filepath.Join(dir, "slow")})
 	if code != 130 || !strings.Contains(log, "no table written") || time.Since(start) > 45*time.Second {
 		t.Errorf("SIGTERM while a K = 1000 graph builds: exit %d after %v, want 130 within seconds; stderr:\n%s", code, time.Since(start), log)
+	}
+}
+
+// TestDataFileMessages (class 5): data files that cannot be used are refused in one short line
+// naming the problem: a gzip file (its binary was echoed), a 2 MB field (echoed whole), duplicate
+// column names (train accepted them, then infer refused every file), a file without a header line
+// (its first row silently became the column names).
+func TestDataFileMessages(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("a,b\n1,2\n3,4\n"))
+	zw.Close()
+	rows := strings.Repeat("1,2,3\n", 30)
+	cases := []reliabilityCase{
+		{"gzip", []string{"train", "--data", file("x.csv.gz", gz.String()), "--out", filepath.Join(dir, "a")}, 1, []string{"gzip-compressed", "gunzip"}},
+		{"huge field", []string{"train", "--data", file("big.csv", "a,b,c\n"+rows+"1,"+strings.Repeat("x", 2<<20)+",3\n"), "--out", filepath.Join(dir, "b")}, 1, []string{"bytes)", "column 2"}},
+		{"duplicate names", []string{"train", "--data", file("dup.csv", "a,b,a\n"+rows), "--out", filepath.Join(dir, "c")}, 1, []string{"columns 1 and 3", `"a"`}},
+		{"no header", []string{"train", "--data", file("nohead.csv", rows), "--out", filepath.Join(dir, "d")}, 1, []string{"only numbers", "column names"}},
+	}
+	checkCases(t, cases)
+	for _, c := range cases {
+		if _, msg := runQuiet(c.args...); len(msg) > 400 || strings.ContainsRune(msg, '\x8b') {
+			t.Errorf("%s: the message is %d bytes or holds binary: %.200q", c.name, len(msg), msg)
+		}
+	}
+}
+
+// TestDamagedDataTag (class 5): a checkpoint whose recorded dataset is no dataset this vaisgplvm
+// has is refused as damaged (exit 1), not blamed on a --dataset flag that was never given (exit 2).
+func TestDamagedDataTag(t *testing.T) {
+	t.Setenv(data.EnvVar, "")
+	dir := t.TempDir()
+	run1 := filepath.Join(dir, "run")
+	if code, msg := runQuiet("train", "--dataset", "oilflow", "--method", "mf", "--m", "5", "--iters", "2", "--quiet", "--no-figures", "--out", run1); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, msg)
+	}
+	f, err := os.Open(filepath.Join(run1, "checkpoint.gob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck ckMirror
+	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ck.DataTag = "oilfloW"
+	bad := filepath.Join(dir, "bad", "checkpoint.gob")
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := os.Create(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gob.NewEncoder(w).Encode(&ck); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	cases := []reliabilityCase{
+		{"evidence", []string{"evidence", "--checkpoint", bad, "--temps", "5", "--out", filepath.Join(dir, "e")}, 1, []string{"damaged", `"oilfloW"`}},
+	}
+	checkCases(t, cases)
+	if _, msg := runQuiet(cases[0].args...); strings.Contains(msg, "--dataset") {
+		t.Errorf("the message blames --dataset: %s", msg)
 	}
 }
