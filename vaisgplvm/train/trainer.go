@@ -201,12 +201,17 @@ func (t *Trainer) nonFiniteNames() string {
 	return strings.Join(names, ", ")
 }
 
+// ErrNotFiniteAtStart is wrapped by the error of a run whose bound is not finite at its initial
+// parameters, before any update: the data's scale or an initial setting (Config.Scale0, Noise0,
+// Eta) is extreme. A command adds the flags that change them.
+var ErrNotFiniteAtStart = errors.New("the bound is not finite at the initial parameters, before any update")
+
 // checkBound returns an error naming iteration iter when the batch -ELBO per point v is not finite
 // or when the bound -v exceeds ceiling (see model.Model.BoundCeiling); dtype is the model's.
 func checkBound(iter int, v, ceiling float64, dtype string) error {
 	if (math.IsNaN(v) || math.IsInf(v, 0)) && iter == 1 {
-		return fmt.Errorf("the bound is not finite (-ELBO per point %g) at the initial parameters, before any update: "+
-			"the data's scale is extreme (standardise it with --standardize) or an initial setting is (--q0-scale, --noise0, --eta)", v)
+		return fmt.Errorf("%w (-ELBO per point %g): the data's scale is extreme (standardise it) or an initial setting is "+
+			"(the q0 scale, the initial noise variance, the step size eta)", ErrNotFiniteAtStart, v)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("diverged at iteration %d: -ELBO per point is %g (a non-finite bound: a Kuu that is "+

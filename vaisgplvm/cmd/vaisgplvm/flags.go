@@ -212,9 +212,10 @@ func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
-			fs.SetOutput(nil)
+			fs.SetOutput(os.Stdout)
+			fmt.Fprintf(os.Stdout, "vaisgplvm %s flags:\n", fs.Name())
 			fs.PrintDefaults()
-			return usagef("help requested")
+			return errHelp
 		}
 		return usagef("%v", err)
 	}

@@ -51,6 +51,9 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
+// errHelp is returned by a command whose flags were asked for (-h, --help): exit status 0.
+var errHelp = errors.New("help requested")
+
 func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
 
 // run executes one command and returns the exit status: 0, 1 (a failure) or 2 (bad usage).
@@ -86,6 +89,9 @@ func run(args []string, stderr io.Writer) int {
 	var oe *experiment.OptionError
 	if errors.As(err, &oe) { // an option the library refused: a usage error
 		err = usageError{err.Error()}
+	}
+	if errors.Is(err, errHelp) { // COMMAND -h: the flags were printed on stdout
+		return 0
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "vaisgplvm:", err)

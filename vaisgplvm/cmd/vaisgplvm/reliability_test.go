@@ -339,6 +339,8 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"help", []string{"help"}, 0, nil},
 		{"-h", []string{"-h"}, 0, nil},
 		{"--help", []string{"--help"}, 0, nil},
+		{"train -h", []string{"train", "-h"}, 0, nil}, // issue 55: exit 2, "help requested"
+		{"reproduce --help", []string{"reproduce", "--help"}, 0, nil},
 		{"a missing data file: 1", []string{"train", "--data", o("absent.csv"), "--out", o("m")}, 1, []string{"absent.csv"}},
 		{"a bad flag value: 2", []string{"train", "--data", base, "--m", "0", "--out", o("m0")}, 2, []string{"m = 0"}},
 	})

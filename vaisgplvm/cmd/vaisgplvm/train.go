@@ -126,6 +126,9 @@ func runTrain(args []string) error {
 		ckpt := dir.Final(experiment.PartialCheckpoint)
 		return interruptedError{fmt.Sprintf("%v; resume with: vaisgplvm train %s", err, resumeArgs(args, ckpt))}
 	}
+	if errors.Is(err, train.ErrNotFiniteAtStart) {
+		return fmt.Errorf("%w (train: --standardize, --q0-scale, --noise0, --eta)", err)
+	}
 	if err != nil {
 		return err
 	}
