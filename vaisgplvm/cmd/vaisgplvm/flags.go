@@ -34,6 +34,8 @@ type modelFlags struct {
 	// boundSettings are the flags --BOUND-SETTING of the registered bounds' own settings
 	// (bounds.Configurable), by flag name.
 	boundSettings map[string]*boundSetting
+	// names are the flags register added.
+	names []string
 }
 
 // boundSetting is one bound's setting as a flag.
@@ -44,6 +46,13 @@ type boundSetting struct {
 
 // register adds the model flags with model.DefaultConfig's values as defaults.
 func (f *modelFlags) register(fs *flag.FlagSet) {
+	before := map[string]bool{}
+	fs.VisitAll(func(fl *flag.Flag) { before[fl.Name] = true })
+	defer fs.VisitAll(func(fl *flag.Flag) {
+		if !before[fl.Name] {
+			f.names = append(f.names, fl.Name)
+		}
+	})
 	d := model.DefaultConfig("vais", 1)
 	f.v = d
 	configFlags(fs, &f.v, map[string]string{"kernel": ": " + strings.Join(kernels.Names(), ", ")})

@@ -285,3 +285,26 @@ func TestDamagedDataTag(t *testing.T) {
 		t.Errorf("the message blames --dataset: %s", msg)
 	}
 }
+
+// TestResumeWithoutRestating (issue 55, item 3): train --resume DIR --iters N --out DIR continues
+// a run on your own data with the checkpoint's data and settings, no other flag; a flag given that
+// disagrees with the checkpoint is refused naming it. Before, resuming without --data fell back to
+// oil flow and said "other settings (q: 6 vs 10 now)".
+func TestResumeWithoutRestating(t *testing.T) {
+	_, base, ck := trainedSetup(t) // 2 MF iterations on base.csv, --m 5
+	out := filepath.Dir(ck)
+	if code, msg := runQuiet("train", "--resume", out, "--iters", "4", "--out", out, "--quiet", "--no-figures"); code != 0 {
+		t.Fatalf("resume with --resume, --iters and --out only: exit %d: %s", code, msg)
+	}
+	buf, err := os.ReadFile(filepath.Join(out, "metrics.json"))
+	if err != nil || !strings.Contains(string(buf), `"iterations": 4`) || !strings.Contains(string(buf), "base.csv") {
+		t.Errorf("metrics.json after the resume: %v\n%.600s", err, buf)
+	}
+	o := func(s string) string { return filepath.Join(t.TempDir(), s) }
+	checkCases(t, []reliabilityCase{
+		{"another m", []string{"train", "--resume", out, "--iters", "6", "--m", "6", "--out", o("a")}, 2, []string{"--m differs"}},
+		{"another method", []string{"train", "--resume", out, "--iters", "6", "--method", "vais", "--out", o("b")}, 2, []string{"--method vais"}},
+		{"another dataset", []string{"train", "--resume", out, "--iters", "6", "--dataset", "wine", "--out", o("c")}, 2, []string{"base.csv", "wine"}},
+		{"the same data named", []string{"train", "--resume", out, "--iters", "5", "--data", base, "--m", "5", "--quiet", "--no-figures", "--out", o("d")}, 0, nil},
+	})
+}

@@ -44,12 +44,25 @@ func runTrain(args []string) error {
 	if *iters < 1 || *every < 1 || *seed < 1 {
 		return usagef("--iters, --checkpoint-every and --seed must be >= 1")
 	}
-	src, err := trainSource(set, mf.standardize, *dataset, *file, *labels, *pixels, *hide, *seed)
-	if err != nil {
-		return err
-	}
 	if *out == "" {
 		return usagef("--out DIR is required")
+	}
+	flagSource := func() (experiment.Source, error) {
+		return trainSource(set, mf.standardize, *dataset, *file, *labels, *pixels, *hide, *seed)
+	}
+	if *resume != "" {
+		if *resume, err = experiment.ResumeFile(*resume); err != nil {
+			return err
+		}
+		src, cfg, err := resumeSettings(*resume, set, &mf, flagSource, *method, *seed)
+		if err != nil {
+			return err
+		}
+		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *backendName)
+	}
+	src, err := flagSource()
+	if err != nil {
+		return err
 	}
 	if err := mf.checkGiven(set, *method); err != nil {
 		return err
@@ -74,47 +87,54 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := openConfigBackend(*backendName, cfg)
+	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *backendName)
+}
+
+// trainRun opens the backend and --out, loads the data and trains: a new run of cfg (fitted to the
+// data's sizes by the flags, set), or, with resume, the checkpoint's run with its cfg as it is.
+func trainRun(args []string, src experiment.Source, cfg model.Config, set map[string]bool, mf *modelFlags, resume, out string,
+	iters, every int, figures, quiet, overwrite bool, backendName string) error {
+	b, err := openConfigBackend(backendName, cfg)
 	if err != nil {
 		return err
 	}
-	if *resume != "" {
-		if *resume, err = experiment.ResumeFile(*resume); err != nil {
-			return err
-		}
-	}
 	// The output directory is checked (and locked) before any work: see package rundir.
-	resuming := *resume != "" && experiment.SameFile(filepath.Dir(*resume), *out)
-	dir, err := openTrainDir(*out, rundir.Options{Overwrite: *overwrite,
-		Resume: resuming, ResumeFile: map[bool]string{true: *resume}[resuming],
-		Inputs: map[string]string{"--data": *file, "--resume": *resume}})
+	resuming := resume != "" && experiment.SameFile(filepath.Dir(resume), out)
+	dir, err := openTrainDir(out, rundir.Options{Overwrite: overwrite,
+		Resume: resuming, ResumeFile: map[bool]string{true: resume}[resuming],
+		Inputs: map[string]string{"--data": src.File, "--resume": resume}})
 	if err != nil {
 		return err
 	}
 	defer dir.Close()
 	td, err := src.Load()
+	if err != nil && resume != "" {
+		return fmt.Errorf("%w: resume with the data as it was, or start a new run without --resume", err)
+	}
 	if err != nil {
 		return err
 	}
-	n, d := td.Dims()
-	if src.File != "" {
-		mf.ownDataQ(n, d)
-	} else if mf.q == 0 {
-		mf.q = cfg.Q
-	}
-	if err := mf.fitToData(set, n, d); err != nil {
-		return err
-	}
-	if cfg, err = mf.config(*method, src.Dataset, *seed); err != nil {
-		return err
+	if resume == "" {
+		n, d := td.Dims()
+		if src.File != "" {
+			mf.ownDataQ(n, d)
+		} else if mf.q == 0 {
+			mf.q = cfg.Q
+		}
+		if err := mf.fitToData(set, n, d); err != nil {
+			return err
+		}
+		if cfg, err = mf.config(cfg.Method, src.Dataset, cfg.Seed); err != nil {
+			return err
+		}
 	}
 	tr, err := experiment.NewTrainer(cfg, td, src, b)
 	if err != nil {
 		return err
 	}
-	opt := experiment.TrainOptions{Iters: *iters, CheckpointEvery: *every, Seed: *seed, Figures: !*noFigures,
-		Resume: *resume, Warn: printWarning}
-	if !*quiet {
+	opt := experiment.TrainOptions{Iters: iters, CheckpointEvery: every, Seed: cfg.Seed, Figures: figures,
+		Resume: resume, Warn: printWarning}
+	if !quiet {
 		opt.Observe = progress.Trainings(os.Stderr)
 	}
 	stop := notifyStop()
@@ -133,6 +153,73 @@ func runTrain(args []string) error {
 		return err
 	}
 	return printJSON(met)
+}
+
+// resumeSettings returns the data source and configuration that the checkpoint at path was
+// trained with, so that train --resume needs no other flag: a data flag (flagSource's, set: the
+// flags given), --method, --seed or a model flag given that disagrees with the checkpoint is a
+// usage error naming it. A checkpoint that records no data source (older versions) takes them
+// from the flags.
+func resumeSettings(path string, set map[string]bool, mf *modelFlags, flagSource func() (experiment.Source, error), method string, seed uint64) (experiment.Source, model.Config, error) {
+	ckCfg, tag, err := train.ReadCheckpointInfo(path)
+	if err != nil {
+		return experiment.Source{}, model.Config{}, err
+	}
+	if tag == "" {
+		src, err := flagSource()
+		return src, ckCfg, err
+	}
+	src, err := experiment.ParseSource(tag)
+	if err != nil {
+		return src, ckCfg, err
+	}
+	dataFlags := []string{"data", "dataset", "labels", "pixels", "hide-pixels", "standardize"}
+	if slices.ContainsFunc(dataFlags, func(f string) bool { return set[f] }) {
+		given, err := flagSource()
+		if err != nil {
+			return src, ckCfg, err
+		}
+		if !sameSource(given, src) {
+			return src, ckCfg, usagef("--resume %s was trained on %s, the data flags give %s: leave them out to resume on its data",
+				path, src.Describe(), given.Describe())
+		}
+	}
+	switch {
+	case set["method"] && method != ckCfg.Method:
+		return src, ckCfg, usagef("--method %s: %s was trained with --method %s; leave --method out to resume it", method, path, ckCfg.Method)
+	case set["seed"] && seed != ckCfg.Seed:
+		return src, ckCfg, usagef("--seed %d: %s was trained with --seed %d; leave --seed out to resume it", seed, path, ckCfg.Seed)
+	}
+	for _, name := range mf.names {
+		if !set[name] || name == "standardize" {
+			continue
+		}
+		c := ckCfg
+		if err := mf.apply(&c, map[string]bool{name: true}); err != nil {
+			return src, ckCfg, err
+		}
+		if !c.Equal(ckCfg) {
+			return src, ckCfg, usagef("--%s differs from the setting %s was trained with: leave it out to resume with the checkpoint's settings", name, path)
+		}
+	}
+	return src, ckCfg, nil
+}
+
+// sameSource reports whether a and b name the same data: the same built-in dataset or file (by
+// path), labels, scaling, pixel scale and hidden pixels.
+func sameSource(a, b experiment.Source) bool {
+	if (a.File == "") != (b.File == "") || (a.File != "" && !experiment.SameFile(a.File, b.File)) {
+		return false
+	}
+	return a.Dataset == b.Dataset && a.Labels == b.Labels && a.Standardize == b.Standardize &&
+		cmpOr(a.Pixels, "unit") == cmpOr(b.Pixels, "unit") && a.HiddenSeed == b.HiddenSeed
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // resumeArgs returns train's arguments with --resume ckpt in place of any --resume given.
