@@ -127,6 +127,14 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 			len(res.jobs)-toTrain, len(res.jobs), o.Store, toTrain)
 	}
 	res.Settings = o.settings(table, res.jobs[0].cfg, b.Name())
+	qs, fps := map[string]int{}, map[string]string{}
+	for _, j := range res.jobs {
+		qs[j.dataset] = j.cfg.Q
+	}
+	for name, fp := range fingerprints {
+		fps[name] = fp[:16]
+	}
+	res.Settings["q"], res.Settings["seeds"], res.Settings["data_content_sha256"] = qs, fmt.Sprintf("1..%d", o.Runs), fps
 	if sg := stopGradCells(len(res.jobs), func(i int) (string, string, bool) {
 		return res.jobs[i].dataset, res.jobs[i].method, res.jobs[i].cfg.StopGrad
 	}); sg != "" {
@@ -340,7 +348,7 @@ func stopGradCells(n int, cell func(i int) (dataset, method string, stopGrad boo
 // configuration of its first training (M, K, batch ... are the same in every cell unless noted).
 func (o Options) settings(table int, c model.Config, backendName string) map[string]any {
 	s := map[string]any{"table": table, "iters": o.Iters, "runs": o.Runs, "batch": c.Batch, "backend": backendName,
-		"k": c.K, "m": c.M, "eta": etaSetting(c), "lr": c.LR, "standardized": o.Standardize,
+		"k": c.K, "m": c.M, "kernel": cmpOr(c.Kernel, "se"), "whitened": c.Whitened, "samples": c.Samples, "dtype": cmpOr(c.DType, "float64"), "eta": etaSetting(c), "lr": c.LR, "standardized": o.Standardize,
 		"precondition": c.Precondition, "schedule": c.Schedule, "parallel_jobs": o.Jobs, "shared_q_sqrt": c.SharedQSqrt}
 	if c.ClipGrad > 0 {
 		s["clip_grad"] = c.ClipGrad
@@ -392,4 +400,12 @@ func etaSetting(c model.Config) string {
 		return "learned from " + eta
 	}
 	return eta
+}
+
+// cmpOr returns s, or def when s is empty.
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

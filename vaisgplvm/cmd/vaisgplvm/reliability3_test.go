@@ -308,3 +308,33 @@ func TestResumeWithoutRestating(t *testing.T) {
 		{"the same data named", []string{"train", "--resume", out, "--iters", "5", "--data", base, "--m", "5", "--quiet", "--no-figures", "--out", o("d")}, 0, nil},
 	})
 }
+
+// TestTableSaysHowItWasMade (issue 55, item 1): a table's JSON records the kernel, Q per dataset,
+// the seeds, the data's content hash and the command, commit and machine; a table made by another
+// command is not replaced without --overwrite (it was, silently), a rerun of the same command is.
+func TestTableSaysHowItWasMade(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t1")
+	first := []string{"reproduce", "--table", "1", "--datasets", "wine", "--methods", "mf", "--iters", "3", "--m", "5", "--batch", "20",
+		"--no-figures", "--jobs", "1", "--out", out}
+	if code, msg := runQuiet(first...); code != 0 {
+		t.Fatalf("reproduce: exit %d: %s", code, msg)
+	}
+	buf, err := os.ReadFile(filepath.Join(out, "table1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"kernel": "se"`, `"wine": 9`, `"seeds": "1..1"`, `"data_content_sha256"`, `"command": "vaisgplvm reproduce --table 1`, `"commit"`, `"machine"`} {
+		if !strings.Contains(string(buf), want) {
+			t.Errorf("table1.json lacks %s", want)
+		}
+	}
+	other := append(append([]string{}, first...), "--kernel", "matern52")
+	checkCases(t, []reliabilityCase{
+		{"another command", other, 2, []string{"--overwrite", "not by this command"}},
+		{"the same command again", first, 0, nil},
+		{"another command with --overwrite", append(other, "--overwrite"), 0, nil},
+	})
+	if buf, _ := os.ReadFile(filepath.Join(out, "table1.json")); !strings.Contains(string(buf), `"kernel": "matern52"`) {
+		t.Error("--overwrite did not replace the table")
+	}
+}

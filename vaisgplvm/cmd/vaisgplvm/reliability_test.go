@@ -183,8 +183,8 @@ func TestNeverDeletesUserFiles(t *testing.T) {
 	if _, ok := prev["table1.md"]; !ok || len(prev) < 4 {
 		t.Fatalf("reproduce wrote %v", prev)
 	}
-	long := append(append([]string{}, table...), "--out", f)
-	long[8] = "100000" // --iters
+	long := append(append([]string{}, table...), "--out", f, "--overwrite") // another command than the table's
+	long[8] = "100000"                                                      // --iters
 	code, log := interrupted(t, syscall.SIGINT, long)
 	if code != 130 || !strings.Contains(log, "no table written") {
 		t.Errorf("interrupted reproduce: exit %d, want 130 saying no table was written; stderr:\n%s", code, log)

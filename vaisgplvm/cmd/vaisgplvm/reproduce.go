@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -57,6 +58,7 @@ func runReproduce(args []string) error {
 	reconIters := fs.Int("recon-iters", 200, "table 5: Adam iterations fitting the latents of the held-out points")
 	ks := fs.String("ks", "5,10,15,20,25", "table 6: comma-separated K values")
 	reps := fs.Int("reps", 5, "table 6: timed iterations per cell after one warm-up (the median is reported)")
+	overwrite := fs.Bool("overwrite", false, "replace a table in --out that another command made (a rerun of the same command replaces its own table)")
 	fresh := fs.Bool("fresh", false, "tables 1-3: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
 	mf.setDefaultBatch(fs, paper.DefaultBatch)
 	set, err := parseSet(fs, args)
@@ -148,6 +150,10 @@ func runReproduce(args []string) error {
 		}
 		return err // Configure's errors are usage errors already
 	}
+	command := experiment.Provenance(append([]string{"reproduce"}, args...))["command"]
+	if err := sameTableCommand(filepath.Join(*out, name+".json"), command.(string), *overwrite); err != nil {
+		return err
+	}
 	dir, err := openTableDir(*out, *tab, *file)
 	if err != nil {
 		return err
@@ -195,6 +201,29 @@ func runReproduce(args []string) error {
 	fmt.Fprintf(os.Stderr, "wrote %s\n", dir.Final(fmt.Sprintf("table%d.json", *tab)))
 	if *jsonOut {
 		return printJSON(res)
+	}
+	return nil
+}
+
+// sameTableCommand refuses (a usage error) to replace the table at path, when there is one, that
+// another command made (its settings' "command", or none recorded) unless overwrite: as train
+// refuses to replace another run. A rerun of the same command replaces its own table.
+func sameTableCommand(path, command string, overwrite bool) error {
+	buf, err := os.ReadFile(path)
+	if err != nil || overwrite {
+		return nil // none there (or unreadable: rundir decides), or replacing is asked for
+	}
+	var t struct {
+		Settings map[string]any `json:"settings"`
+	}
+	_ = json.Unmarshal(buf, &t)
+	if made, _ := t.Settings["command"].(string); made != command {
+		if made == "" {
+			made = "a command that did not record itself"
+		} else {
+			made = "`" + made + "`"
+		}
+		return usagef("%s holds a table made by %s, not by this command: add --overwrite to replace it, or choose another --out", path, made)
 	}
 	return nil
 }
