@@ -20,30 +20,7 @@ import (
 // of a small VAIS model (saved after 2 steps), its truncations and single-byte changes of it.
 // CI runs it briefly (.ci/run: go test -fuzz FuzzLoadCheckpoint -fuzztime 5000x).
 func FuzzLoadCheckpoint(f *testing.F) {
-	rng := rand.New(rand.NewPCG(8, 8))
-	x := vars.Normal(rng, 12, 3).Value().([][]float64)
-	cfg := model.DefaultConfig("vais", 2)
-	cfg.M, cfg.K = 4, 2
-	newTrainer := func() *train.Trainer {
-		m, err := model.New(cfg, x, nil)
-		if err != nil {
-			f.Fatal(err)
-		}
-		return train.New(m, testutil.Backend())
-	}
-	tr := newTrainer()
-	if err := tr.Run(2, nil, 0, nil); err != nil {
-		f.Fatal(err)
-	}
-	dir := f.TempDir()
-	good := filepath.Join(dir, "good.gob")
-	if err := tr.Save(good); err != nil {
-		f.Fatal(err)
-	}
-	buf, err := os.ReadFile(good)
-	if err != nil {
-		f.Fatal(err)
-	}
+	_, buf, newTrainer := savedCheckpoint(f, "vais", 8)
 	f.Add(buf)
 	for _, cut := range []int{0, 10, len(buf) / 2, len(buf) - 1} {
 		f.Add(buf[:cut])
@@ -74,29 +51,7 @@ func FuzzLoadCheckpoint(f *testing.F) {
 // checkpoints carried a checksum, a flipped bit in a lengthscale was accepted with a shifted value.
 // CI runs it briefly (.ci/run: go test -fuzz FuzzCheckpointBitFlip).
 func FuzzCheckpointBitFlip(f *testing.F) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	x := vars.Normal(rng, 12, 3).Value().([][]float64)
-	cfg := model.DefaultConfig("iwvi", 2)
-	cfg.M, cfg.K = 4, 2
-	newTrainer := func() *train.Trainer {
-		m, err := model.New(cfg, x, nil)
-		if err != nil {
-			f.Fatal(err)
-		}
-		return train.New(m, testutil.Backend())
-	}
-	tr := newTrainer()
-	if err := tr.Run(2, nil, 0, nil); err != nil {
-		f.Fatal(err)
-	}
-	good := filepath.Join(f.TempDir(), "good.gob")
-	if err := tr.Save(good); err != nil {
-		f.Fatal(err)
-	}
-	buf, err := os.ReadFile(good)
-	if err != nil {
-		f.Fatal(err)
-	}
+	tr, buf, newTrainer := savedCheckpoint(f, "iwvi", 9)
 	want := snapshotVars(f, tr)
 	for _, at := range []uint{0, 100, uint(len(buf) - 1)} {
 		f.Add(at, uint8(7))
@@ -143,4 +98,34 @@ func snapshotVars(tb testing.TB, tr *train.Trainer) map[string][]float64 {
 		out["z"+strconv.Itoa(i)] = row
 	}
 	return out
+}
+
+// savedCheckpoint trains a small model of method (12 points of 3 columns drawn with seed, Q 2, M 4,
+// K 2) for 2 steps and returns it, its checkpoint's bytes and a maker of fresh trainers of the
+// same model.
+func savedCheckpoint(f *testing.F, method string, seed uint64) (*train.Trainer, []byte, func() *train.Trainer) {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	x := vars.Normal(rng, 12, 3).Value().([][]float64)
+	cfg := model.DefaultConfig(method, 2)
+	cfg.M, cfg.K = 4, 2
+	newTrainer := func() *train.Trainer {
+		m, err := model.New(cfg, x, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return train.New(m, testutil.Backend())
+	}
+	tr := newTrainer()
+	if err := tr.Run(2, nil, 0, nil); err != nil {
+		f.Fatal(err)
+	}
+	good := filepath.Join(f.TempDir(), "good.gob")
+	if err := tr.Save(good); err != nil {
+		f.Fatal(err)
+	}
+	buf, err := os.ReadFile(good)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return tr, buf, newTrainer
 }

@@ -129,21 +129,26 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 		}, "ok"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
-				err = c.call()
-			}()
-			if err == nil || strings.HasPrefix(err.Error(), "panic") || !strings.Contains(err.Error(), c.words) {
-				t.Errorf("%v, want an error containing %q", err, c.words)
-			}
-		})
+		checkCall(t, c.name, c.words, c.call)
 	}
+}
+
+// checkCall runs call as subtest name: it must return an error containing words, never panic.
+func checkCall(t *testing.T, name, words string, call func() error) {
+	t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			err = call()
+		}()
+		if err == nil || strings.HasPrefix(err.Error(), "panic") || !strings.Contains(err.Error(), words) {
+			t.Errorf("%v, want an error containing %q", err, words)
+		}
+	})
 }
 
 // nanIsError turns the documented NaN of a float-valued helper into an error, and any number into

@@ -3,7 +3,6 @@ package apitest_test
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
@@ -92,20 +91,7 @@ func TestLibraryNeverPanics(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("panic: %v", r)
-					}
-				}()
-				err = c.call()
-			}()
-			if err == nil || strings.HasPrefix(err.Error(), "panic") || !strings.Contains(err.Error(), c.words) {
-				t.Errorf("%v, want %q", err, c.words)
-			}
-		})
+		checkCall(t, c.name, c.words, c.call)
 	}
 }
 
