@@ -3,6 +3,7 @@ package train
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
 	"encoding/json"
 	"fmt"
@@ -36,19 +37,47 @@ type checkpoint struct {
 	Iter          int
 	Curve         []float64
 	Vars          []savedVar
-	// Checksum is the sha256 of the checkpoint's gob encoding with Checksum empty: Load and
-	// ReadCheckpointInfo refuse a checkpoint whose content does not match it (a flipped bit in a
-	// lengthscale decodes fine). Checkpoints written before it existed have none and are read as
-	// they are.
+	// Checksum is the sha256 of the checkpoint's content (sum: every field in a fixed binary
+	// form, where gob's bytes depend on the type ids a process assigned and an empty slice decodes
+	// as nil): Load and ReadCheckpointInfo refuse a checkpoint whose content does not match it (a
+	// flipped bit in a lengthscale decodes fine). Checkpoints written before it existed have none
+	// and are read as they are.
 	Checksum []byte
 }
 
-// sum returns the sha256 of ck's gob encoding with Checksum empty.
-func (ck checkpoint) sum() ([]byte, error) {
-	ck.Checksum = nil
+// sum returns the sha256 of ck's content without Checksum: each field in order, integers and
+// float bits little-endian, every string and slice preceded by its length.
+func (ck *checkpoint) sum() ([]byte, error) {
 	h := sha256.New()
-	if err := gob.NewEncoder(h).Encode(&ck); err != nil {
-		return nil, err
+	var b [8]byte
+	u := func(v uint64) { binary.LittleEndian.PutUint64(b[:], v); h.Write(b[:]) }
+	str := func(s string) { u(uint64(len(s))); h.Write([]byte(s)) }
+	floats := func(v []float64) {
+		u(uint64(len(v)))
+		for _, x := range v {
+			u(math.Float64bits(x))
+		}
+	}
+	u(uint64(ck.ConfigVersion))
+	str(string(ck.ConfigJSON))
+	str(fmt.Sprintf("%#v", ck.Config))
+	str(ck.DataTag)
+	u(uint64(ck.Iter))
+	floats(ck.Curve)
+	u(uint64(len(ck.Vars)))
+	for _, v := range ck.Vars {
+		str(v.Scope)
+		str(v.Name)
+		u(uint64(len(v.Dims)))
+		for _, d := range v.Dims {
+			u(uint64(d))
+		}
+		str(v.DType)
+		floats(v.F64)
+		u(uint64(len(v.I64)))
+		for _, x := range v.I64 {
+			u(uint64(x))
+		}
 	}
 	return h.Sum(nil), nil
 }

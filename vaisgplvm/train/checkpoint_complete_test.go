@@ -2,6 +2,7 @@ package train
 
 import (
 	"encoding/gob"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -136,5 +137,23 @@ func TestLoadRefusesMixedDType(t *testing.T) {
 	err = newTrainer().Load(p)
 	if err == nil || !strings.Contains(err.Error(), ck.Vars[i].Name) || !strings.Contains(err.Error(), "Float32 in a checkpoint of a Float64 model") {
 		t.Errorf("a float32 variable in a float64 checkpoint: %v, want an error naming it", err)
+	}
+}
+
+// TestChecksumIsOfContent: the checksum depends on the checkpoint's content only: a nil and an
+// empty slice (gob decodes an empty one as nil) give the same sum, a changed value another.
+func TestChecksumIsOfContent(t *testing.T) {
+	a := checkpoint{ConfigVersion: 1, DataTag: "oilflow", Iter: 1, Curve: []float64{2.5},
+		Vars: []savedVar{{Scope: "/", Name: "x", Dims: []int{}, DType: "Float64", F64: []float64{1}, I64: []int64{}}}}
+	b := a
+	b.Vars = []savedVar{{Scope: "/", Name: "x", DType: "Float64", F64: []float64{1}}}
+	sa, _ := a.sum()
+	sb, _ := b.sum()
+	if !slices.Equal(sa, sb) {
+		t.Error("nil and empty slices give different checksums")
+	}
+	b.Vars[0].F64 = []float64{math.Nextafter(1, 2)}
+	if sc, _ := b.sum(); slices.Equal(sa, sc) {
+		t.Error("a value one ulp away gives the same checksum")
 	}
 }

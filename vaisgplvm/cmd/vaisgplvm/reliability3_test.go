@@ -10,6 +10,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -115,6 +116,18 @@ func TestFlippedCheckpointRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := func(s string) string { return filepath.Join(dir, s) }
+	// The intact checkpoint loads in another process (the checksum must not depend on the process;
+	// a first version hashed gob's bytes, whose type ids depend on what a process encoded before,
+	// and notebook 00's next cell refused the checkpoint the training cell had saved).
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "evidence", "--checkpoint", ck, "--temps", "5", "--runs", "2", "--points", "2", "--out", o("sub"))
+	cmd.Env = append(os.Environ(), "VAISGPLVM_TEST_MAIN=1", data.EnvVar+"=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the intact checkpoint in another process: %v\n%s", err, out)
+	}
 	checkCases(t, []reliabilityCase{
 		{"infer", []string{"infer", "--checkpoint", flipped, "--data", base, "--iters", "2", "--out", o("i")}, 1, []string{flipped, "damaged"}},
 		{"evidence", []string{"evidence", "--checkpoint", flipped, "--temps", "5", "--runs", "2", "--out", o("e")}, 1, []string{flipped, "damaged"}},
