@@ -23,6 +23,10 @@ type InferSummary struct {
 	NegBound   float64 `json:"neg_bound_per_point"` // in the model's units (standardised if it was trained so)
 	NegBoundSE float64 `json:"neg_bound_mc_se"`     // its Monte Carlo standard error (3 noise draws)
 	MSEObs     float64 `json:"mse_observed"`        // over the observed entries, in the data file's units
+	// MSEObsModel is the same MSE in the model's (standardised) units, as train's metrics.json
+	// "mse"; only for a model trained on standardised data.
+	MSEObsModel  *float64 `json:"mse_observed_model_units,omitempty"`
+	Standardized bool     `json:"standardized"`
 	// Baselines are the files with the missing entries imputed by simple baselines, to compare
 	// with infer_reconstruction.csv (none when nothing is missing).
 	Baselines []string `json:"baseline_files,omitempty"`
@@ -80,7 +84,14 @@ func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*Inf
 		return nil, err
 	}
 	sum := &InferSummary{Checkpoint: opt.Checkpoint, Data: opt.Data, Points: len(x), Missing: pts.Missing(),
-		Iterations: opt.Iters, NegBound: res.NegELBO, NegBoundSE: res.NegELBOSE, MSEObs: mse}
+		Iterations: opt.Iters, NegBound: res.NegELBO, NegBoundSE: res.NegELBOSE, MSEObs: mse, Standardized: td.Std != nil}
+	if td.Std != nil {
+		m, err := metrics.MSE(td.ToModelUnits(x), td.ToModelUnits(res.Recon), mask)
+		if err != nil {
+			return nil, err
+		}
+		sum.MSEObsModel = &m
+	}
 	if sum.Baselines, err = writeImputationBaselines(dir, td, x, mask, columns, opt.Warn); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	backends "github.com/gomlx/compute"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
@@ -31,7 +32,10 @@ type Metrics struct {
 	ClippedSteps   int               `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
 	Eval           *train.Evaluation `json:"metrics"`
 	Standardized   bool              `json:"standardized"`
-	Chain          *ChainReport      `json:"chain,omitempty"`
+	// MSEDataUnits is metrics' MSE (in the model's standardised units) in the data file's units,
+	// over the observed entries, as infer.json's mse_observed; only with Standardized.
+	MSEDataUnits *float64     `json:"mse_data_units,omitempty"`
+	Chain        *ChainReport `json:"chain,omitempty"`
 	// Hidden scores the reconstruction of the pixels hidden by Source.HiddenSeed (frey, mnist): MSE
 	// per hidden pixel in squared pixel units of Source.Pixels, NELL in nats per damaged image.
 	Hidden *train.MissingScores `json:"hidden_pixels,omitempty"`
@@ -304,7 +308,15 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	if err := writeTrainOutputs(dir, tr, td, ev, opt.Figures); err != nil {
 		return nil, err
 	}
-	return &Metrics{Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
+	var mseData *float64
+	if td.Std != nil {
+		m, err := metrics.MSE(td.ToDataUnits(td.X), td.ToDataUnits(ev.Recon), td.Mask)
+		if err != nil {
+			return nil, err
+		}
+		mseData = &m
+	}
+	return &Metrics{MSEDataUnits: mseData, Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
 		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, Warnings: TrainWarnings(tr.Curve, chain)}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/gob"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -349,5 +350,47 @@ func TestTableSaysHowItWasMade(t *testing.T) {
 	})
 	if buf, _ := os.ReadFile(filepath.Join(out, "table1.json")); !strings.Contains(string(buf), `"kernel": "matern52"`) {
 		t.Error("--overwrite did not replace the table")
+	}
+}
+
+// TestOneMetricBothScales (issue 55, item 2): with --standardize, train's metrics.json gives the MSE
+// in the model's units (mse) and in the file's (mse_data_units), infer.json in the file's
+// (mse_observed) and the model's (mse_observed_model_units), so one metric is never compared
+// across scales. Before, each file had one of them.
+func TestOneMetricBothScales(t *testing.T) {
+	dir, base, _ := trainedSetup(t)
+	run1 := filepath.Join(dir, "std")
+	if code, msg := runQuiet("train", "--data", base, "--standardize", "--method", "mf", "--m", "5", "--iters", "3", "--quiet", "--no-figures", "--out", run1); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, msg)
+	}
+	if code, msg := runQuiet("infer", "--checkpoint", filepath.Join(run1, "checkpoint.gob"), "--data", base, "--iters", "2", "--out", filepath.Join(dir, "inf")); code != 0 {
+		t.Fatalf("infer: exit %d: %s", code, msg)
+	}
+	var met struct {
+		Eval struct {
+			MSE float64 `json:"mse"`
+		} `json:"metrics"`
+		MSEData *float64 `json:"mse_data_units"`
+	}
+	var inf struct {
+		MSE      float64  `json:"mse_observed"`
+		MSEModel *float64 `json:"mse_observed_model_units"`
+	}
+	for file, v := range map[string]any{filepath.Join(run1, "metrics.json"): &met, filepath.Join(dir, "inf", "infer.json"): &inf} {
+		buf, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(buf, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if met.MSEData == nil || inf.MSEModel == nil || *met.MSEData == met.Eval.MSE || *inf.MSEModel == inf.MSE {
+		t.Fatalf("metrics.json mse %g, mse_data_units %v; infer.json mse_observed %g, mse_observed_model_units %v: want both scales in each",
+			met.Eval.MSE, met.MSEData, inf.MSE, inf.MSEModel)
+	}
+	// The oil-flow columns' scales differ: the ratio of the two scales is about the same in both files.
+	if r1, r2 := *met.MSEData/met.Eval.MSE, inf.MSE / *inf.MSEModel; r1/r2 < 0.5 || r1/r2 > 2 {
+		t.Errorf("data/model units ratio %g in metrics.json, %g in infer.json: want about the same", r1, r2)
 	}
 }
