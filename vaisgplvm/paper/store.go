@@ -35,7 +35,26 @@ type storedJob struct {
 	Wall       float64   // wall-clock seconds of the training and its evaluations
 	Curve      []float64 // -ELBO per point per iteration (train.Trainer.Curve)
 	Params     *train.Params
-	Recon      [][]float64 // the last snapshot's reconstruction [N, D] (seed 1, for the figures)
+	// Recon is the last snapshot's reconstruction [N, D] of seed 1, for the figures: only the rows
+	// of the damaged images the image grid shows (figureRows); the others nil, so a store of the
+	// image tables stays small enough to keep in the repository.
+	Recon [][]float64
+}
+
+// figureRows are the rows of a reconstruction the figures show: the first 8 damaged images
+// (WriteFigures' image grid); none for Table 1.
+func figureRows(damaged []int) []int { return damaged[:min(8, len(damaged))] }
+
+// slimRecon returns recon [N, D] with every row but rows nil.
+func slimRecon(recon [][]float64, rows []int) [][]float64 {
+	if recon == nil {
+		return nil
+	}
+	out := make([][]float64, len(recon))
+	for _, r := range rows {
+		out[r] = recon[r]
+	}
+	return out
 }
 
 // jobKey returns the hex sha256 of everything that decides a training's results: the table, the
@@ -103,6 +122,12 @@ func loadJob(dir string, j *job, key string, figures bool, mask [][]float64, dam
 	if figures && j.seed == 1 && (s.Params == nil || s.Recon == nil) {
 		return false, fmt.Errorf("%s: stored without the figures' values", path)
 	}
+	if countRows(s.Recon) > len(figureRows(damaged)) {
+		s.Recon = slimRecon(s.Recon, figureRows(damaged)) // written by a version that kept every row
+		if err := writeStored(path, &s); err != nil {
+			return false, err
+		}
+	}
 	j.evals, j.weights, j.breakdowns, j.secs, j.wall, j.curve = s.Evals, s.Weights, s.Breakdowns, s.Secs, s.Wall, s.Curve
 	j.stored = true
 	if figures && j.seed == 1 {
@@ -117,8 +142,9 @@ func loadJob(dir string, j *job, key string, figures bool, mask [][]float64, dam
 
 // saveJob writes the finished training j with key into dir (created when missing), atomically.
 // The evaluations are stored without their latents and reconstructions [N, Q], [N, D], but for
-// seed 1 the last reconstruction and the parameters, which the figures need.
-func saveJob(dir string, j *job, key string, params *train.Params) error {
+// seed 1 the parameters and the rows of the last reconstruction that the figures need (damaged:
+// the images with hidden pixels).
+func saveJob(dir string, j *job, key string, params *train.Params, damaged []int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -130,11 +156,30 @@ func saveJob(dir string, j *job, key string, params *train.Params) error {
 		s.Evals = append(s.Evals, &e)
 	}
 	if j.seed == 1 && params != nil && len(j.evals) > 0 {
-		s.Params, s.Recon = params, j.evals[len(j.evals)-1].Recon
+		s.Params, s.Recon = params, slimRecon(j.evals[len(j.evals)-1].Recon, figureRows(damaged))
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+	if err := writeStored(storePath(dir, j, key), &s); err != nil {
 		return fmt.Errorf("storing %s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 	}
-	return rundir.WriteAtomic(storePath(dir, j, key), buf.Bytes())
+	return nil
+}
+
+// writeStored writes s to path atomically.
+func writeStored(path string, s *storedJob) error {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(s); err != nil {
+		return err
+	}
+	return rundir.WriteAtomic(path, buf.Bytes())
+}
+
+// countRows counts the non-nil rows of m.
+func countRows(m [][]float64) int {
+	n := 0
+	for _, r := range m {
+		if r != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -197,7 +197,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		}
 		j.wall = time.Since(jobStart).Seconds()
 		if o.Store != "" {
-			if err := saveJob(o.Store, j, j.key, params); err != nil {
+			if err := saveJob(o.Store, j, j.key, params, damaged); err != nil {
 				return err
 			}
 		}
