@@ -147,7 +147,7 @@ func (t *Trainer) Step() (float64, error) {
 		advice := fmt.Sprintf("lower the learning rate --lr (now %g)", t.Model.Cfg.LR)
 		if t.Iter == 0 && math.Abs(v) > 1e10 {
 			advice = "the bound was already extreme before the first update, which no learning rate changes: " +
-				"the data's scale is extreme; standardise it (--standardize)"
+				"the data's scale is extreme; standardise it (train --standardize; infer takes new points in the training data's units)"
 		}
 		return v, fmt.Errorf("diverged at iteration %d: the update left %s with non-finite values (the bound before it "+
 			"was %g per point); %s", t.Iter+1, t.nonFiniteNames(), v, advice)
@@ -220,7 +220,7 @@ func checkBound(iter int, v, ceiling float64, dtype string) error {
 	if -v > ceiling {
 		fix := "try --dtype float64"
 		if dtype != "float32" {
-			fix = "standardise the data (--standardize) or lower --lr"
+			fix = "standardise the data (train --standardize) or lower the learning rate (--lr)"
 		}
 		return fmt.Errorf("diverged at iteration %d: -ELBO per point is %g, below -%.4g, the lowest any correctly "+
 			"computed bound of this model can reach (noise variance >= %g); a numerical failure that the optimiser "+
