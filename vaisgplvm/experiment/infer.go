@@ -90,7 +90,9 @@ func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*Inf
 		if err != nil {
 			return nil, err
 		}
-		sum.MSEObsModel = &m
+		if finite(m) {
+			sum.MSEObsModel = &m
+		}
 	}
 	if sum.Baselines, err = writeImputationBaselines(dir, td, x, mask, columns, opt.Warn); err != nil {
 		return nil, err

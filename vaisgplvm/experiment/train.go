@@ -33,7 +33,8 @@ type Metrics struct {
 	Eval           *train.Evaluation `json:"metrics"`
 	Standardized   bool              `json:"standardized"`
 	// MSEDataUnits is metrics' MSE (in the model's standardised units) in the data file's units,
-	// over the observed entries, as infer.json's mse_observed; only with Standardized.
+	// over the observed entries, as infer.json's mse_observed; only with Standardized, and only
+	// when it is finite (values near the float64 limit overflow it).
 	MSEDataUnits *float64     `json:"mse_data_units,omitempty"`
 	Chain        *ChainReport `json:"chain,omitempty"`
 	// Hidden scores the reconstruction of the pixels hidden by Source.HiddenSeed (frey, mnist): MSE
@@ -314,7 +315,9 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 		if err != nil {
 			return nil, err
 		}
-		mseData = &m
+		if finite(m) { // data near the float64 limit overflows it in the file's units: left out
+			mseData = &m
+		}
 	}
 	return &Metrics{MSEDataUnits: mseData, Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
