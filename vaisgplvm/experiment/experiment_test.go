@@ -1,7 +1,6 @@
 package experiment_test
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -141,11 +140,11 @@ func TestTrainThenLoadCheckpoint(t *testing.T) {
 
 	// Issue 50, class 1: stopped over a finished run (overwriting it), a run leaves its partial
 	// checkpoint and curve beside the finished run's files, which stay as they were.
-	before := dirSums(t, out)
+	before := testutil.FileSums(t, out, nil)
 	if _, _, err := run(out, 6, true, ""); !errors.Is(err, train.ErrInterrupted) {
 		t.Fatalf("stopped run over a finished one: %v; want train.ErrInterrupted", err)
 	}
-	after := dirSums(t, out)
+	after := testutil.FileSums(t, out, nil)
 	for name, sum := range before {
 		if after[name] != sum {
 			t.Errorf("the interrupted run changed or removed the finished run's %s", name)
@@ -275,25 +274,4 @@ func fileTrainer(t *testing.T, path string, cfg model.Config) (experiment.Source
 		t.Fatal(err)
 	}
 	return src, td, tr
-}
-
-// dirSums returns the sha256 of each regular file in dir, by name, but the bookkeeping (dot) files.
-func dirSums(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sums := map[string]string{}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		buf, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sums[e.Name()] = fmt.Sprintf("%x", sha256.Sum256(buf))
-	}
-	return sums
 }

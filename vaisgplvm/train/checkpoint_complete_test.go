@@ -19,18 +19,8 @@ import (
 // inducing inputs Z, q(u)'s mean, a kernel parameter, Adam's moments ...), or holding one of the
 // wrong shape, is refused naming that variable, for every method; the complete one loads.
 func TestLoadRefusesIncompleteCheckpoint(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	x := vars.Normal(rng, 12, 3).Value().([][]float64)
 	for _, method := range []string{"mf", "iwvi", "vais"} {
-		cfg := model.DefaultConfig(method, 2)
-		cfg.M, cfg.K, cfg.Batch = 4, 2, 6
-		newTrainer := func() *Trainer {
-			m, err := model.New(cfg, x, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return New(m, testutil.Backend())
-		}
+		newTrainer := smallTrainers(t, method, 3, func(c *model.Config) { c.Batch = 6 })
 		tr := newTrainer()
 		if err := tr.Run(2, nil, 0, nil); err != nil {
 			t.Fatal(err)
@@ -98,17 +88,7 @@ func TestLoadRefusesIncompleteCheckpoint(t *testing.T) {
 // as float32 (with a matching checksum) is refused naming the variable and both types; before,
 // GoMLX's "requested to reuse variable" panic message surfaced.
 func TestLoadRefusesMixedDType(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 4))
-	x := vars.Normal(rng, 12, 3).Value().([][]float64)
-	cfg := model.DefaultConfig("mf", 2)
-	cfg.M = 4
-	newTrainer := func() *Trainer {
-		m, err := model.New(cfg, x, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return New(m, testutil.Backend())
-	}
+	newTrainer := smallTrainers(t, "mf", 4)
 	tr := newTrainer()
 	if err := tr.Run(2, nil, 0, nil); err != nil {
 		t.Fatal(err)
@@ -155,5 +135,24 @@ func TestChecksumIsOfContent(t *testing.T) {
 	b.Vars[0].F64 = []float64{math.Nextafter(1, 2)}
 	if sc, _ := b.sum(); slices.Equal(sa, sc) {
 		t.Error("a value one ulp away gives the same checksum")
+	}
+}
+
+// smallTrainers returns a maker of fresh trainers of one small model of method (12 points of 3
+// columns drawn with seed, Q 2, M 4, K 2; mutate adjusts the configuration).
+func smallTrainers(t *testing.T, method string, seed uint64, mutate ...func(*model.Config)) func() *Trainer {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	x := vars.Normal(rng, 12, 3).Value().([][]float64)
+	cfg := model.DefaultConfig(method, 2)
+	cfg.M, cfg.K = 4, 2
+	for _, f := range mutate {
+		f(&cfg)
+	}
+	return func() *Trainer {
+		m, err := model.New(cfg, x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(m, testutil.Backend())
 	}
 }

@@ -6,10 +6,8 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
 	"encoding/gob"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,29 +18,13 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 )
 
 // finishedFiles returns the sha256 of every file of a finished run in dir but the bookkeeping
 // (dot) files and the partial outputs of an unfinished run.
 func finishedFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sums := map[string]string{}
-	for _, e := range entries {
-		n := e.Name()
-		if strings.HasPrefix(n, ".") || strings.Contains(n, ".partial.") {
-			continue
-		}
-		buf, err := os.ReadFile(filepath.Join(dir, n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sums[n] = fmt.Sprintf("%x", sha256.Sum256(buf))
-	}
-	return sums
+	return testutil.FileSums(t, dir, func(n string) bool { return strings.Contains(n, ".partial.") })
 }
 
 // TestFailedOverwriteKeepsFinishedRun (class 1): a train --overwrite that fails (diverges, or is not

@@ -3,10 +3,15 @@
 package testutil
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"testing"
 
 	backends "github.com/gomlx/compute"
 	"gonum.org/v1/gonum/mat"
@@ -134,4 +139,28 @@ func TriangularRawScale(n, q int, diag, off float64) [][][]float64 {
 		}
 	}
 	return raw
+}
+
+// FileSums returns the hex sha256 of each regular file directly in dir, by name, leaving out the
+// bookkeeping files (names starting with a dot: locks, manifests, staging directories) and those
+// skip reports (nil: none). Tests compare two calls to prove a run changed no file.
+func FileSums(tb testing.TB, dir string, skip func(name string) bool) map[string]string {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sums := map[string]string{}
+	for _, e := range entries {
+		n := e.Name()
+		if !e.Type().IsRegular() || strings.HasPrefix(n, ".") || (skip != nil && skip(n)) {
+			continue
+		}
+		buf, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sums[n] = fmt.Sprintf("%x", sha256.Sum256(buf))
+	}
+	return sums
 }
