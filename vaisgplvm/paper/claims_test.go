@@ -88,3 +88,16 @@ func TestClaimsTies(t *testing.T) {
 		t.Errorf("our tie where the paper is strict: %+v, want no agreement (MF is tied first in ours, as best as VAIS)", c)
 	}
 }
+
+// TestClaimsSayTheirProtocol (issue 51): the claims table says whether it reflects the paper's
+// protocol (3000 iterations, 10 seeds) or the run's own.
+func TestClaimsSayTheirProtocol(t *testing.T) {
+	r := &Result{Table: 2, Claims: []Claim{{Subject: "x", Paper: "a", Ours: "b"}}, Settings: map[string]any{"iters": 300, "runs": 5}}
+	if md := r.Markdown(); !strings.Contains(md, "this run's protocol (300 iterations, 5 seeds)") {
+		t.Errorf("claims of a 300-iteration run:\n%s", md)
+	}
+	r.Settings = map[string]any{"iters": 3000, "runs": 10}
+	if md := r.Markdown(); !strings.Contains(md, "reflect the paper's protocol") {
+		t.Errorf("claims of a paper-protocol run:\n%s", md)
+	}
+}

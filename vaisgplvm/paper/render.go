@@ -164,7 +164,25 @@ func (r *Result) Tables() []report.Table {
 	} else {
 		out = append(out, essDefinitionsTable(r.Rows))
 	}
-	return withClaims(out, r.Claims)
+	out = withClaims(out, r.Claims)
+	if n := len(out); n > 0 && len(r.Claims) > 0 {
+		out[n-1].Title += " " + protocolNote(r.Settings)
+	}
+	return out
+}
+
+// protocolNote says which protocol a table's claims reflect: its iterations and seeds against the
+// paper's 3000 and 10.
+func protocolNote(s map[string]any) string {
+	it, runs := s["iters"], s["runs"]
+	if it == nil || runs == nil {
+		return ""
+	}
+	if it == 3000 && runs == 10 {
+		return "These claims reflect the paper's protocol (3000 iterations, 10 seeds)."
+	}
+	return fmt.Sprintf("These claims reflect this run's protocol (%v iterations, %v seeds), not the paper's (3000, 10): "+
+		"docs/protocol holds the runs at the paper's.", it, runs)
 }
 
 // claimsTable renders checked claims, nil when there are none.
