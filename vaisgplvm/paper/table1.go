@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -348,7 +349,7 @@ func stopGradCells(n int, cell func(i int) (dataset, method string, stopGrad boo
 // configuration of its first training (M, K, batch ... are the same in every cell unless noted).
 func (o Options) settings(table int, c model.Config, backendName string) map[string]any {
 	s := map[string]any{"table": table, "iters": o.Iters, "runs": o.Runs, "batch": c.Batch, "backend": backendName,
-		"k": c.K, "m": c.M, "kernel": cmpOr(c.Kernel, "se"), "whitened": c.Whitened, "samples": c.Samples, "dtype": cmpOr(c.DType, "float64"), "eta": etaSetting(c), "lr": c.LR, "standardized": o.Standardize,
+		"k": c.K, "m": c.M, "kernel": cmp.Or(c.Kernel, "se"), "whitened": c.Whitened, "samples": c.Samples, "dtype": cmp.Or(c.DType, "float64"), "eta": etaSetting(c), "lr": c.LR, "standardized": o.Standardize,
 		"precondition": c.Precondition, "schedule": c.Schedule, "parallel_jobs": o.Jobs, "shared_q_sqrt": c.SharedQSqrt}
 	if c.ClipGrad > 0 {
 		s["clip_grad"] = c.ClipGrad
@@ -400,12 +401,4 @@ func etaSetting(c model.Config) string {
 		return "learned from " + eta
 	}
 	return eta
-}
-
-// cmpOr returns s, or def when s is empty.
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -216,14 +217,7 @@ func sameSource(a, b experiment.Source) bool {
 		return false
 	}
 	return a.Dataset == b.Dataset && a.Labels == b.Labels && a.Standardize == b.Standardize &&
-		cmpOr(a.Pixels, "unit") == cmpOr(b.Pixels, "unit") && a.HiddenSeed == b.HiddenSeed
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+		cmp.Or(a.Pixels, "unit") == cmp.Or(b.Pixels, "unit") && a.HiddenSeed == b.HiddenSeed
 }
 
 // resumeArgs returns train's arguments with --resume ckpt in place of any --resume given.
