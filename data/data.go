@@ -63,7 +63,9 @@ type Dataset struct {
 	// every entry is observed.
 	Mask   [][]float64
 	Labels []int
-	// LabelNames are the class names of a text label column, indexed by label (nil for numeric labels).
+	// LabelNames are the class names, indexed by label: a text label column's values, a built-in
+	// dataset's classes (oil flow's flow regimes, wine's quality scores); nil where the labels name
+	// themselves (numeric labels, MNIST's digits).
 	LabelNames []string
 	// Columns names the features (may be nil).
 	Columns []string

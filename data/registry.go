@@ -24,7 +24,7 @@ type Builtin struct {
 	K int
 	// SharedQSqrt gives q(u) one square root for all outputs (the image datasets, D = 560 and 784).
 	SharedQSqrt bool
-	// StopGradVAIS trains VAIS with the stop-gradient chain by default (frey; see paper.Config).
+	// StopGradVAIS trains VAIS with the stop-gradient chain by default (frey; see protocol.Config).
 	StopGradVAIS bool
 	// EvalDraws and ReconChains are the final evaluation's noise draws and reconstruction chains
 	// when they differ from the caller's defaults (the image datasets: 2 and 4, since ~2000 images

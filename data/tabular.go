@@ -53,7 +53,7 @@ func Oilflow() (*Dataset, error) {
 	for i, r := range lrows {
 		labels[i] = int(r[0])
 	}
-	return &Dataset{Name: "oilflow", X: rows, Labels: labels, Columns: header}, nil
+	return &Dataset{Name: "oilflow", X: rows, Labels: labels, Columns: header, LabelNames: OilflowClasses}, nil
 }
 
 // Wine loads the UCI red wine quality data: X [1599, 11] physicochemical features (raw units)
@@ -81,7 +81,7 @@ func wineQuality(f File, name string, n int) (*Dataset, error) {
 		x[i] = r[:11]
 		labels[i] = int(r[11])
 	}
-	return &Dataset{Name: name, X: x, Labels: labels, Columns: header[:11], LabelColumn: header[11]}, nil
+	return &Dataset{Name: name, X: x, Labels: labels, Columns: header[:11], LabelColumn: header[11], LabelNames: wineClasses()}, nil
 }
 
 // Load returns the named built-in dataset (Names; Lookup): "oilflow", "wine" (red), "frey" and
@@ -240,4 +240,17 @@ func MeanStdDev(col []float64) (mean, std float64) {
 	}
 	s, m, sd := scaledMoments(col)
 	return m * s, sd * s
+}
+
+// OilflowClasses are the oil flow data's flow regimes, indexed by its labels 0-2 (Bishop & James
+// 1993).
+var OilflowClasses = []string{"homogeneous", "annular", "stratified"}
+
+// wineClasses names the wine datasets' labels, the quality scores 0-10.
+func wineClasses() []string {
+	names := make([]string, 11)
+	for i := range names {
+		names[i] = fmt.Sprintf("quality %d", i)
+	}
+	return names
 }

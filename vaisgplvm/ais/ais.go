@@ -184,7 +184,7 @@ func (s *Sampler) Estimate(o Options) (*Result, error) {
 	}
 	o = o.withDefaults()
 	if err := memory.Check(fmt.Sprintf("AIS with %d temperatures and %d runs of %d targets", o.Temps, o.Runs, s.t.B),
-		memory.Floats(o.Temps+1)+8*memory.Floats(s.t.B, o.Runs, s.t.Q), "Temps or Runs", "--temps or --runs"); err != nil {
+		memory.Floats(o.Temps+1)+8*memory.Floats(s.t.B, o.Runs, s.t.Q), "Temps", "Runs"); err != nil {
 		return nil, fmt.Errorf("ais: %w", err)
 	}
 	betas := Schedule(o.Temps)

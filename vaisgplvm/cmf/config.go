@@ -1,8 +1,8 @@
 package cmf
 
 import (
-	"fmt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"math"
 	"slices"
 )
@@ -77,8 +77,8 @@ func (c Config) WithDefaults(n int) Config {
 	return c
 }
 
-// Validate checks c (after WithDefaults) against n data points; the error names the field and
-// what it accepts.
+// Validate checks c (after WithDefaults) against n data points; the error is an *option.Error
+// naming the field and what it accepts.
 func (c Config) Validate(n int) error { return c.validate(n, n) }
 
 // validate is Validate with M checked against maxM: n for a model that draws its inducing inputs
@@ -86,41 +86,28 @@ func (c Config) Validate(n int) error { return c.validate(n, n) }
 func (c Config) validate(n, maxM int) error {
 	switch {
 	case !slices.Contains(Families, c.Family):
-		return configErrorf("Family", "cmf: family %q: want cmf, meanfield or amortised", c.Family)
+		return option.Of("Family", "cmf: Family %q: want cmf, meanfield or amortised", c.Family)
 	case c.Likelihood != "gaussian" && c.Likelihood != "bernoulli":
-		return configErrorf("Likelihood", "cmf: likelihood %q: want gaussian or bernoulli", c.Likelihood)
+		return option.Of("Likelihood", "cmf: Likelihood %q: want gaussian or bernoulli", c.Likelihood)
 	case c.LatentDim < 1 || c.InputDim < 1 || c.Hidden < 1 || c.AuxHidden < 1 || c.Samples < 1:
-		return configErrorf("LatentDim", "cmf: latent dim %d, input dim %d, hidden %d, aux hidden %d and samples %d must be >= 1",
+		return option.Errorf([]string{"LatentDim", "InputDim", "Hidden", "AuxHidden", "Samples"}, "cmf: LatentDim %d, InputDim %d, Hidden %d, AuxHidden %d and Samples %d must be >= 1",
 			c.LatentDim, c.InputDim, c.Hidden, c.AuxHidden, c.Samples)
 	case c.M < 1 || c.M > maxM:
-		return configErrorf("M", "cmf: M = %d inducing inputs: want 1 <= M <= N = %d", c.M, maxM)
+		return option.Of("M", "cmf: M = %d inducing inputs: want 1 <= M <= N = %d", c.M, maxM)
 	case c.Batch < 1 || c.Batch > n:
-		return configErrorf("Batch", "cmf: batch %d: want 1 <= batch <= N = %d", c.Batch, n)
+		return option.Of("Batch", "cmf: Batch %d: want 1 <= Batch <= N = %d", c.Batch, n)
 	case c.TermB != "closed" && c.TermB != "mc":
-		return configErrorf("TermB", "cmf: term B %q: want closed or mc", c.TermB)
+		return option.Of("TermB", "cmf: TermB %q: want closed or mc", c.TermB)
 	case c.Bound != "collapsed" && c.Bound != "auxiliary":
-		return configErrorf("Bound", "cmf: bound %q: want collapsed or auxiliary", c.Bound)
+		return option.Of("Bound", "cmf: Bound %q: want collapsed or auxiliary", c.Bound)
 	case !(c.LR > 0) || math.IsInf(c.LR, 0):
-		return configErrorf("LR", "cmf: learning rate %g: want a finite value > 0", c.LR)
+		return option.Of("LR", "cmf: learning rate LR %g: want a finite value > 0", c.LR)
 	case !(c.ZVar0 > 0) || math.IsInf(c.ZVar0, 0):
-		return configErrorf("ZVar0", "cmf: initial s^2 %g: want a finite value > 0", c.ZVar0)
+		return option.Of("ZVar0", "cmf: initial s^2 ZVar0 %g: want a finite value > 0", c.ZVar0)
 	case c.DType != "float64" && c.DType != "float32":
-		return configErrorf("DType", "cmf: dtype %q: want float64 or float32", c.DType)
+		return option.Of("DType", "cmf: DType %q: want float64 or float32", c.DType)
 	}
 	return nil
-}
-
-// ConfigError is Validate's error: Field names the Config field at fault (a command maps it to
-// its flag).
-type ConfigError struct {
-	Field string
-	msg   string
-}
-
-func (e *ConfigError) Error() string { return e.msg }
-
-func configErrorf(field, format string, args ...any) error {
-	return &ConfigError{Field: field, msg: fmt.Sprintf(format, args...)}
 }
 
 // Bytes estimates, within a small factor, the memory in bytes that a model of c (after

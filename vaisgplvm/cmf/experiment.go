@@ -12,6 +12,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // ExperimentOptions describe the held-out comparison of GP-LVM-CMF with its baselines on one
@@ -31,7 +32,7 @@ type ExperimentOptions struct {
 	Reps     int      // repetitions of each IW bound (default 2)
 	AIS      ais.Options
 	// AISPoints is how many held-out points get the AIS log-likelihood (0: 100, or all held-out
-	// points when fewer; more than Test is a *ConfigError), the first ones: the slowest part.
+	// points when fewer; more than Test is an *option.Error), the first ones: the slowest part.
 	AISPoints int
 	Backend   backends.Backend
 	// WarmStart starts the cmf family from the trained mean-field family (Model.WarmStart with
@@ -162,7 +163,7 @@ func (o ExperimentOptions) withDefaults(n int) ExperimentOptions {
 		o.AIS.Runs = 4
 	}
 	if o.AISPoints == 0 {
-		o.AISPoints = min(100, o.Test) // a given AISPoints above Test is Experiment's *ConfigError
+		o.AISPoints = min(100, o.Test) // a given AISPoints above Test is Experiment's *option.Error
 	}
 	if o.Config.Seed == 0 {
 		o.Config.Seed = 1
@@ -188,52 +189,53 @@ func LoadExperimentData(name string) (*data.Dataset, error) {
 	return nil, fmt.Errorf("cmf: dataset %q: want frey or mnist", name)
 }
 
-// Check validates o before any work: the data set or your data, the families, the sizes.
+// Check validates o before any work: the data set or your data, the families, the sizes. Errors
+// are *option.Error naming the fields at fault.
 func (o ExperimentOptions) Check() error {
 	if o.Data == nil && o.Dataset != "frey" && o.Dataset != "mnist" {
-		return fmt.Errorf("cmf: dataset %q: want frey or mnist, or your own data", o.Dataset)
+		return option.Of("Dataset", "cmf: Dataset %q: want frey or mnist, or your own data", o.Dataset)
 	}
 	for _, f := range o.Families {
 		if !slices.Contains(Families, f) {
-			return fmt.Errorf("cmf: family %q: want cmf, meanfield or amortised", f)
+			return option.Of("Family", "cmf: Family %q: want cmf, meanfield or amortised", f)
 		}
 	}
 	for _, k := range o.Ks {
 		if k < 1 || k > 100000 {
-			return fmt.Errorf("cmf: K = %d importance samples: want 1..100000", k)
+			return option.Of("Ks", "cmf: Ks: K = %d importance samples: want 1..100000", k)
 		}
 	}
 	for _, k := range o.MarginalKs {
 		if k < 0 || k > 10000 {
-			return fmt.Errorf("cmf: K = %d samples of r(X | z) for the marginal bound: want 0..10000", k)
+			return option.Of("MarginalKs", "cmf: MarginalKs: K = %d samples of r(X | z) for the marginal bound: want 0..10000", k)
 		}
 	}
 	if o.Iters < 0 || o.Test < 0 || o.FitIters < 0 || o.Draws < 0 || o.Reps < 0 || o.AISPoints < 0 || o.AIS.Temps < 0 || o.AIS.Runs < 0 {
-		return fmt.Errorf("cmf: iterations, test points, draws, repetitions and AIS sizes must be >= 0")
+		return option.Errorf([]string{"Iters", "Test", "FitIters", "Draws", "Reps", "AISPoints"}, "cmf: Iters, Test, FitIters, Draws, Reps, AISPoints and the AIS sizes must be >= 0")
 	}
 	for _, lr := range o.LRs {
 		if !(lr > 0) || math.IsInf(lr, 0) {
-			return fmt.Errorf("cmf: learning rate %g in the sweep: want finite values > 0", lr)
+			return option.Of("LRs", "cmf: LRs: learning rate %g in the sweep: want finite values > 0", lr)
 		}
 	}
 	if o.SweepIters < 0 || o.Validation < 0 || o.Validation > 0.5 {
-		return fmt.Errorf("cmf: sweep steps %d and validation share %g: want steps >= 0 and a share in (0, 0.5]", o.SweepIters, o.Validation)
+		return option.Errorf([]string{"SweepIters", "Validation"}, "cmf: SweepIters %d and Validation share %g: want steps >= 0 and a share in (0, 0.5]", o.SweepIters, o.Validation)
 	}
 	if o.Draws == 1 || o.Reps == 1 || o.AIS.Runs == 1 {
-		return fmt.Errorf("cmf: draws, IW repetitions and AIS runs need >= 2 for a standard error")
+		return option.Errorf([]string{"Draws", "Reps"}, "cmf: Draws, Reps (IW repetitions) and AIS runs need >= 2 for a standard error")
 	}
 	fams := o.Families
 	if len(fams) == 0 {
 		fams = Families // the default
 	}
 	if o.WarmStart && (!slices.Contains(fams, "cmf") || !slices.Contains(fams, "meanfield")) {
-		return fmt.Errorf("cmf: a warm start trains cmf from the mean-field family: give both cmf and meanfield among the families")
+		return option.Errorf([]string{"WarmStart", "Family"}, "cmf: a WarmStart trains cmf from the mean-field family: give both cmf and meanfield among the Family values")
 	}
 	if o.FreezeDecoder && !o.WarmStart {
-		return fmt.Errorf("cmf: freezing the decoder keeps mean-field's: it needs the warm start")
+		return option.Errorf([]string{"FreezeDecoder", "WarmStart"}, "cmf: FreezeDecoder keeps mean-field's decoder: it needs WarmStart")
 	}
 	if o.WarmStart && o.Config.InputDim != 0 && o.Config.InputDim != o.Config.LatentDim {
-		return fmt.Errorf("cmf: a warm start needs GP input dim = latent dim (%d), not %d", o.Config.LatentDim, o.Config.InputDim)
+		return option.Errorf([]string{"WarmStart", "InputDim"}, "cmf: a WarmStart needs InputDim = the latent dim (%d), not %d", o.Config.LatentDim, o.Config.InputDim)
 	}
 	return nil
 }
@@ -258,10 +260,10 @@ func Experiment(ctx context.Context, o ExperimentOptions) (*ExperimentResult, er
 	n := len(ds.X)
 	o = o.withDefaults(n)
 	if o.Test < 1 || o.Test >= n {
-		return nil, configErrorf("Test", "cmf: %d held-out points of %d: want 1 <= test < N", o.Test, n)
+		return nil, option.Of("Test", "cmf: Test = %d held-out points of %d: want 1 <= Test < N", o.Test, n)
 	}
 	if o.AISPoints > o.Test {
-		return nil, configErrorf("AISPoints", "cmf: AIS of %d held-out points, but only %d are held out: want at most %d", o.AISPoints, o.Test, o.Test)
+		return nil, option.Errorf([]string{"AISPoints", "Test"}, "cmf: AISPoints = %d held-out points for AIS, but only Test = %d are held out: want at most %d", o.AISPoints, o.Test, o.Test)
 	}
 	testIdx, trainIdx := split(n, o.Test, o.Config.Seed, 0x7e57)
 	yTrain, yTest := pick(ds.X, trainIdx), pick(ds.X, testIdx)

@@ -73,7 +73,7 @@ func checkedModel(cfg Config, y [][]float64, b backends.Backend, maxM int) (*Mod
 	}
 	p := len(y[0])
 	if err := memory.Check(fmt.Sprintf("the %s model (%d points of %d values)", cfg.Family, n, p), cfg.Bytes(n, p),
-		"Hidden, AuxHidden, InputDim, LatentDim, M, Batch or Samples", "--hidden, --aux-hidden, --input-dim, --latent-dim, --m, --batch or --samples"); err != nil {
+		"Hidden", "AuxHidden", "InputDim", "LatentDim", "M", "Batch", "Samples"); err != nil {
 		return nil, fmt.Errorf("cmf: %w", err)
 	}
 	for i, row := range y {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // TestLRSweep runs the learning-rate sweep on toy data (mean-field and a warm-started cmf, three
@@ -95,7 +96,7 @@ func TestLRSweep(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "family meanfield diverged at every rate") {
 		t.Errorf("a sweep diverging at every rate: err %v", err)
 	}
-	var ce *ConfigError
+	var ce *option.Error
 	if errors.As(err, &ce) {
 		t.Errorf("a diverging sweep is no configuration error: %v", err)
 	}

@@ -103,7 +103,7 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 	// (kept for the main runs: T x points, the part that grows with the temperatures).
 	need := 8 * (memory.Floats(len(o.Points), runs)*float64(m.Cfg.M+m.D+m.Cfg.Q) + 2*memory.Floats(temps, len(o.Points)+1))
 	if err := memory.Check(fmt.Sprintf("the evidence's AIS (%d points x %d runs, %d temperatures)", len(o.Points), runs, temps),
-		need, "Runs, Points or Temps", "--runs, --points or --temps"); err != nil {
+		need, "Runs", "Points", "Temps"); err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
 	if o.Start != "" && o.Start != "prior" && o.Start != "q0" {

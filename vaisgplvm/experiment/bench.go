@@ -7,7 +7,8 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -54,7 +55,7 @@ type BenchOptions struct {
 }
 
 // Bench times the training iterations of cfg on dataset's x [N, D] (mask [N, D] or nil) on
-// backend b (paper.TimeSteps: one warm-up, then opt.Iters timed; the median is reported).
+// backend b (train.TimeSteps: one warm-up, then opt.Iters timed; the median is reported).
 func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Backend, opt BenchOptions) (*BenchResult, error) {
 	m, err := model.New(cfg, x, mask)
 	if err != nil {
@@ -62,7 +63,7 @@ func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Bac
 	}
 	tr := train.New(m, b)
 	tr.NoPrefetch = !opt.Prefetch
-	first, times, host, err := paper.TimeSteps(tr, opt.Iters, opt.AfterWarmUp)
+	first, times, host, err := train.TimeSteps(tr, opt.Iters, opt.AfterWarmUp)
 	if err != nil {
 		return nil, err
 	}
@@ -79,17 +80,17 @@ func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Bac
 
 // BenchData loads a benchmark's data: a tabular dataset as is (standardised with standardize;
 // mask nil), or an image dataset on the unit pixel scale with Table 2's hidden pixels (seed 1;
-// none when observed). An unknown dataset, or observed for a tabular one, is an *OptionError.
+// none when observed). An unknown dataset, or observed for a tabular one, is an *option.Error.
 func BenchData(name string, observed, standardize bool) (x, mask [][]float64, err error) {
 	b, err := data.Lookup(name)
 	if err != nil {
-		return nil, nil, optionErrorf("--dataset: %v", err)
+		return nil, nil, option.Of("Dataset", "Dataset: %v", err)
 	}
 	if !b.Image {
 		if observed {
-			return nil, nil, optionErrorf("--observed is for the image datasets (%s has no hidden entries)", name)
+			return nil, nil, option.Of("Observed", "Observed is for the image datasets (%s has no hidden entries)", name)
 		}
-		ds, err := paper.LoadTabular(name, standardize)
+		ds, err := protocol.LoadTabular(name, standardize)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -102,6 +103,6 @@ func BenchData(name string, observed, standardize bool) (x, mask [][]float64, er
 	if observed {
 		return ds.X, nil, nil
 	}
-	x, mask, _, err = paper.HidePixels(ds.X, 1)
+	x, mask, _, err = protocol.HidePixels(ds.X, 1)
 	return x, mask, err
 }

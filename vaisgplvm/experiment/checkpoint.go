@@ -11,6 +11,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -53,7 +54,7 @@ func LoadCheckpoint(path string, open OpenBackend, trainData string) (*train.Tra
 	}
 	if trainData != "" {
 		if src.File == "" {
-			return nil, nil, optionErrorf("--train-data: %s was trained on the built-in dataset %s, not on a file", path, src.Dataset)
+			return nil, nil, option.Of("TrainData", "TrainData: %s was trained on the built-in dataset %s, not on a file", path, src.Dataset)
 		}
 		src.File = trainData // Load checks that its sha256 is the recorded one
 	}

@@ -8,18 +8,6 @@
 // its sha256) and is recorded in the checkpoint, so that a checkpoint alone rebuilds its model.
 // Loaded data (Data) carries the scaler that standardised it and its inverse.
 //
-// Errors a caller can fix by changing an option are *OptionError (the command exits 2 on them);
-// the others are failures of the run.
+// Errors a caller can fix by changing an option are *option.Error, naming the option by its Go
+// name (the command maps it to its flag and exits 2 on them); the others are failures of the run.
 package experiment
-
-import "fmt"
-
-// OptionError is an error in the options of a run (a dataset name, a pixel scale, a size that does
-// not fit the data): the caller can fix it by changing what it asked for.
-type OptionError struct{ Msg string }
-
-func (e *OptionError) Error() string { return e.Msg }
-
-func optionErrorf(format string, args ...any) error {
-	return &OptionError{fmt.Sprintf(format, args...)}
-}

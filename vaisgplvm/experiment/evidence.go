@@ -2,11 +2,12 @@ package experiment
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -56,15 +57,15 @@ type EvidenceOptions struct {
 }
 
 // CheckChains refuses, before any work, chain counts whose evaluation on all of tr's points would
-// not fit in memory (an *OptionError naming the count).
+// not fit in memory (an *option.Error naming the count).
 func CheckChains(tr *train.Trainer, counts []int) error {
 	if err := tr.Ready(); err != nil {
 		return err
 	}
 	for _, c := range counts {
 		if me := drawsTooBig(tr, c, tr.Model.N); me != nil {
-			return optionErrorf("--chains %d: evaluating that many chains on all %d points needs about %.3g GiB, more than this machine's %.3g GiB; lower --chains",
-				c, tr.Model.N, me.Need/(1<<30), me.Have/(1<<30))
+			return option.Memory(fmt.Sprintf("Chains %d: evaluating that many chains on all %d points", c, tr.Model.N),
+				me.Need, me.Have, "Chains")
 		}
 	}
 	return nil
@@ -72,10 +73,10 @@ func CheckChains(tr *train.Trainer, counts []int) error {
 
 // drawsTooBig returns the memory error of evaluating tr's bound with samples draws on n points at
 // once, nil when it fits.
-func drawsTooBig(tr *train.Trainer, samples, n int) *memory.Error {
+func drawsTooBig(tr *train.Trainer, samples, n int) *option.Error {
 	cfg := tr.Model.Cfg
 	cfg.Samples, cfg.Batch = samples, 0
-	var me *memory.Error
+	var me *option.Error
 	if err := cfg.CheckMemory(n, tr.Model.D); errors.As(err, &me) {
 		return me
 	}
@@ -94,7 +95,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	switch {
 	case opt.Damaged:
 		if o.Points = data.DamagedRows(tr.Model.Mask); len(o.Points) == 0 {
-			return nil, optionErrorf("--damaged: the data has no missing entries (no damaged points to estimate)")
+			return nil, option.Of("Damaged", "Damaged: the data has no missing entries (no damaged points to estimate)")
 		}
 		n = len(o.Points)
 	case opt.Points > 0:
@@ -105,12 +106,12 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 		}
 	}
 	if opt.ESSK > 0 && n < evidence.MinESSPoints {
-		return nil, optionErrorf("--ess %d: pairing the ESS with the gap needs >= %d points, not %d; raise --points", opt.ESSK, evidence.MinESSPoints, n)
+		return nil, option.Errorf([]string{"ESSK", "Points"}, "ESSK %d: pairing the ESS with the gap needs >= %d points, not %d; raise Points", opt.ESSK, evidence.MinESSPoints, n)
 	}
 	if opt.ESSK > 0 { // the weights of every point are drawn at once: refused now, not after the AIS runs
 		if me := drawsTooBig(tr, opt.ESSK, n); me != nil {
-			return nil, optionErrorf("--ess %d: drawing that many weights for %d points at once needs about %.3g GiB, more than this machine's %.3g GiB; lower --ess or estimate fewer points (--points, --damaged)",
-				opt.ESSK, n, me.Need/(1<<30), me.Have/(1<<30))
+			return nil, option.Memory(fmt.Sprintf("ESSK %d: drawing that many weights for %d points at once", opt.ESSK, n),
+				me.Need, me.Have, "ESSK", "Points", "Damaged")
 		}
 	}
 	start := time.Now()

@@ -17,6 +17,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -156,9 +157,9 @@ func TestTrainThenLoadCheckpoint(t *testing.T) {
 		}
 	}
 	ckpt = filepath.Join(out2, "checkpoint.gob")
-	var oe *experiment.OptionError
-	if _, _, err := run(t.TempDir(), 3, false, ckpt); !errors.As(err, &oe) || !strings.Contains(err.Error(), "--iters 3 is below") {
-		t.Errorf("resume with fewer iterations than done: %v; want an *OptionError", err)
+	var oe *option.Error
+	if _, _, err := run(t.TempDir(), 3, false, ckpt); !errors.As(err, &oe) || !strings.Contains(err.Error(), "Iters 3 is below") || oe.Field() != "Iters" {
+		t.Errorf("resume with fewer iterations than done: %v; want an *option.Error", err)
 	}
 }
 
@@ -189,9 +190,9 @@ func TestLoadCheckpointErrors(t *testing.T) {
 	if err := tr.Save(ckpt); err != nil {
 		t.Fatal(err)
 	}
-	var oe *experiment.OptionError
+	var oe *option.Error
 	if _, _, err := experiment.LoadCheckpoint(ckpt, open, moved); !errors.As(err, &oe) {
-		t.Errorf("--train-data for a built-in dataset: %v; want an *OptionError", err)
+		t.Errorf("--train-data for a built-in dataset: %v; want an *option.Error", err)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -110,7 +110,7 @@ func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*Inf
 // writeImputationBaselines writes, when the new points x [N*, D] have missing entries (mask 0),
 // the baselines' imputations of them beside the model's (package baselines, in the model's units
 // against its training rows, written in the file's): infer_mean_imputation.csv (column means) and
-// infer_knn_imputation.csv (mean of the paper.KNN nearest training rows over the observed entries).
+// infer_knn_imputation.csv (mean of the protocol.KNN nearest training rows over the observed entries).
 // It returns the files written; a baseline that cannot impute (a row with no observed entry) is
 // skipped with a warning.
 func writeImputationBaselines(dir *rundir.Dir, td *Data, x, mask [][]float64, columns []string, warn func(string)) ([]string, error) {
@@ -125,7 +125,7 @@ func writeImputationBaselines(dir *rundir.Dir, td *Data, x, mask [][]float64, co
 	}{
 		{"infer_mean_imputation.csv", func() ([][]float64, error) { return baselines.MeanImpute(mx, mask, td.X, td.Mask) }},
 		{"infer_knn_imputation.csv", func() ([][]float64, error) {
-			return baselines.KNNImpute(mx, mask, td.X, td.Mask, paper.KNN, false)
+			return baselines.KNNImpute(mx, mask, td.X, td.Mask, protocol.KNN, false)
 		}},
 	} {
 		rows, err := b.impute()

@@ -10,7 +10,8 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -110,7 +111,7 @@ func MismatchError(err error) error {
 
 // Load reads the source. A file whose sha256 differs from the recorded one (SHA256 set) is an
 // error: the model was trained on other data. Load fills in SHA256 and makes File absolute. An
-// unknown dataset or pixel scale is an *OptionError.
+// unknown dataset or pixel scale is an *option.Error.
 func (s *Source) Load() (*Data, error) {
 	ds, err := s.read()
 	if err != nil {
@@ -119,7 +120,7 @@ func (s *Source) Load() (*Data, error) {
 	td := &Data{Dataset: ds}
 	truth := ds.X
 	if s.HiddenSeed != 0 {
-		if ds.X, ds.Mask, td.Damaged, err = paper.HidePixels(ds.X, s.HiddenSeed); err != nil {
+		if ds.X, ds.Mask, td.Damaged, err = protocol.HidePixels(ds.X, s.HiddenSeed); err != nil {
 			return nil, err
 		}
 	}
@@ -163,19 +164,14 @@ func (s *Source) read() (*data.Dataset, error) {
 // scale, the others with data.Load.
 func loadBuiltin(name, pixels string) (*data.Dataset, error) {
 	if data.IsImage(name) {
-		ds, err := paper.LoadImages(name, pixels)
-		var oe *paper.OptionError
-		if errors.As(err, &oe) {
-			return nil, optionErrorf("--%v", err)
-		}
-		return ds, err
+		return protocol.LoadImages(name, pixels)
 	}
 	if pixels != "" {
-		return nil, optionErrorf("--pixels applies to frey and mnist, not %s", name)
+		return nil, option.Of("Pixels", "Pixels applies to frey and mnist, not %s", name)
 	}
 	ds, err := data.Load(name)
 	if err != nil && !slices.Contains(data.Names(), name) {
-		return nil, optionErrorf("--dataset: %v", err)
+		return nil, option.Of("Dataset", "Dataset: %v", err)
 	}
 	return ds, err
 }

@@ -14,8 +14,9 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -180,13 +181,13 @@ type TrainOptions struct {
 // latents.csv [N, Q], reconstruction.csv [N, D] in the data's units (with missing entries, their
 // imputed values), the figures and metrics.json. On the way, every CheckpointEvery iterations,
 // PartialCheckpoint is put in place (dir must be opened with Options.Partial = TrainPartial).
-// Evaluation follows the dataset's protocol (paper.EvaluationOf; 5 noise draws otherwise).
+// Evaluation follows the dataset's protocol (protocol.EvaluationOf; 5 noise draws otherwise).
 //
 // A run that does not finish never removes or replaces a finished run's file in dir: stopped by
 // Stop, it writes PartialCheckpoint and PartialCurve and returns an error wrapping
 // train.ErrInterrupted (the checkpoint resumes exactly); failed (diverged, disk full), it leaves
 // PartialCurve and its last good PartialCheckpoint, if any, and its error says where that is.
-// Resume with Iters below the checkpoint's iterations is an *OptionError.
+// Resume with Iters below the checkpoint's iterations is an *option.Error.
 func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions) (*Metrics, error) {
 	if err := needAll(dir, tr, td); err != nil {
 		return nil, err
@@ -205,7 +206,7 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 			return nil, MismatchError(err)
 		}
 		if opt.Iters < tr.Iter {
-			return nil, optionErrorf("--iters %d is below the %d iterations %s has done: give --iters %d or more to continue it (--iters %d only evaluates it)",
+			return nil, option.Of("Iters", "Iters %d is below the %d iterations %s has done: give Iters %d or more to continue it (Iters %d only evaluates it)",
 				opt.Iters, tr.Iter, opt.Resume, tr.Iter+1, tr.Iter)
 		}
 	}
@@ -285,7 +286,7 @@ func keepFailed(dir *rundir.Dir, tr *train.Trainer, runErr error, saved, ckpt st
 // with the run's own warnings (TrainWarnings).
 func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions,
 	save func(*train.Trainer) error) (*Metrics, error) {
-	draws := paper.EvaluationOf(src.Dataset, 5, tr) // as reproduce for the built-in datasets
+	draws := protocol.EvaluationOf(src.Dataset, 5, tr) // as reproduce for the built-in datasets
 	ev, err := tr.Evaluate(draws, td.Labels)
 	if err != nil {
 		return nil, err
@@ -347,14 +348,14 @@ func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.E
 		return nil
 	}
 	method := tr.Model.Cfg.Method
-	if _, err := paper.SaveCurves(dir.File("curve.png"), td.Name, []plots.Series{{Name: method, Y: tr.Curve}}); err != nil {
+	if _, err := plots.SaveCurves(dir.File("curve.png"), td.Name, []plots.Series{{Name: method, Y: tr.Curve}}); err != nil {
 		return err
 	}
 	params, err := tr.Params()
 	if err != nil {
 		return err
 	}
-	_, err = paper.LatentFigures(dir.Stage, td.Name, method, params, td.Labels, paper.LabelNames(td.Dataset))
+	_, err = plots.LatentFigures(dir.Stage, td.Name, method, params.LatentMean, params.LatentSD, params.Lengthscales, td.Labels, td.LabelNames)
 	return err
 }
 

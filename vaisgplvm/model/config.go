@@ -13,6 +13,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // Methods returns the bounds a model can be trained with: the names registered in package bounds
@@ -181,80 +182,92 @@ func (c *Config) StepRule() anneal.StepSize {
 		TargetAccept: c.AcceptTarget, AdaptRate: c.AdaptRate, PerPoint: c.PointEta}
 }
 
-// Validate checks every setting and names the first bad one.
+// Validate checks every setting and names the first bad one. Errors are *option.Error naming the
+// Config field at fault.
 func (c *Config) Validate() error {
 	method, err := bounds.Lookup(c.Method)
 	if err != nil {
-		return err
+		return option.Of("Method", "Method: %v", err)
 	}
 	if c.Q <= 0 {
-		return fmt.Errorf("q = %d: want > 0", c.Q)
+		return option.Of("Q", "Q = %d: want > 0", c.Q)
 	}
 	if c.M <= 0 {
-		return fmt.Errorf("m = %d: want > 0", c.M)
+		return option.Of("M", "M = %d: want > 0", c.M)
 	}
 	if err := method.Validate(bounds.Sizes{K: c.K, Samples: c.Samples}); err != nil {
-		return err
+		return option.Errorf([]string{"K", "Samples"}, "K = %d, Samples = %d: %v", c.K, c.Samples, err)
 	}
 	if _, err := bounds.ResolveSettings(method, c.BoundSettings); err != nil {
-		return err
+		return option.Errorf(nil, "%v", err) // names the bound's setting (a command's flag --BOUND-SETTING)
 	}
 	if c.K < 0 {
-		return fmt.Errorf("k = %d: want >= 0", c.K)
+		return option.Of("K", "K = %d: want >= 0", c.K)
 	}
 	if c.Samples < 1 {
-		return fmt.Errorf("samples = %d: want >= 1", c.Samples)
+		return option.Of("Samples", "Samples = %d: want >= 1", c.Samples)
 	}
 	if c.K > MaxK {
-		return fmt.Errorf("k = %d: the annealing steps and importance samples are unrolled into the training graph "+
-			"(hundreds of operations each), so K > %d would take minutes to gigabytes to build; use k <= %d", c.K, MaxK, MaxK)
+		return option.Of("K", "K = %d: the annealing steps and importance samples are unrolled into the training graph "+
+			"(hundreds of operations each), so K > %d would take minutes to gigabytes to build; use K <= %d", c.K, MaxK, MaxK)
 	}
 	if c.Samples > MaxSamples {
-		return fmt.Errorf("samples = %d: want <= %d draws per point", c.Samples, MaxSamples)
+		return option.Of("Samples", "Samples = %d: want <= %d draws per point", c.Samples, MaxSamples)
 	}
 	if _, err := kernels.New(c.Kernel, kernels.Config{Q: c.Q, Variance: 1, Lengthscale: 1}); err != nil {
-		return err
+		return option.Of("Kernel", "Kernel: %v", err)
 	}
 	if method.Annealed() {
-		s, err := anneal.ParseSchedule(c.Schedule)
-		if err != nil {
-			return err
-		}
-		if f, ok := s.(anneal.Fixed); ok && c.K > 0 {
-			if _, err := f.BetaValues(c.K); err != nil {
-				return err
-			}
-		}
-		if c.K == 0 && strings.HasPrefix(c.Schedule, "custom:") {
-			return fmt.Errorf("schedule %s with k = 0: a custom schedule gives one beta per annealing step; set k to its length", c.Schedule)
-		}
-		if err := c.StepRule().Validate(); err != nil {
+		if err := c.validateChain(); err != nil {
 			return err
 		}
 	}
-	for name, v := range map[string]float64{"lr": c.LR, "q0-scale": c.Scale0, "noise0": c.Noise0} {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s = %g: want a positive finite number", name, v)
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"LR", c.LR}, {"Scale0", c.Scale0}, {"Noise0", c.Noise0}} {
+		if !(p.v > 0) || math.IsInf(p.v, 0) {
+			return option.Of(p.name, "%s = %g: want a positive finite number", p.name, p.v)
 		}
 	}
 	if c.Batch < 0 {
-		return fmt.Errorf("batch = %d: want >= 0 (0 = full batch)", c.Batch)
+		return option.Of("Batch", "Batch = %d: want >= 0 (0 = full batch)", c.Batch)
 	}
 	if c.DType != "" && c.DType != "float64" && c.DType != "float32" {
-		return fmt.Errorf("dtype %q: want float64 or float32", c.DType)
+		return option.Of("DType", "DType %q: want float64 or float32", c.DType)
 	}
 	if c.STL && !method.SupportsSTL(bounds.Sizes{K: c.K, Samples: c.Samples}) {
-		return fmt.Errorf("stl: the sticking-the-landing gradient is unbiased for VAIS with one chain only (method %s, samples %d); "+
-			"use --method vais --samples 1", c.Method, c.Samples)
+		return option.Errorf([]string{"STL", "Method", "Samples"}, "STL: the sticking-the-landing gradient is unbiased for VAIS with one chain only "+
+			"(Method %s, Samples %d); use Method vais with Samples 1", c.Method, c.Samples)
 	}
 	if b := c.AdamBeta2; b != 0 && !(b > 0 && b < 1) {
-		return fmt.Errorf("adam-beta2 = %g: want a decay in (0, 1)", b)
+		return option.Of("AdamBeta2", "AdamBeta2 = %g: want a decay in (0, 1)", b)
 	}
 	if !(c.ClipGrad == 0 || c.ClipGrad >= 1) || math.IsInf(c.ClipGrad, 0) {
-		return fmt.Errorf("clip-grad = %g: want 0 (off) or a finite factor >= 1", c.ClipGrad)
+		return option.Of("ClipGrad", "ClipGrad = %g: want 0 (off) or a finite factor >= 1", c.ClipGrad)
 	}
 	if !(c.Jitter >= 0) || math.IsInf(c.Jitter, 0) {
-		return fmt.Errorf("jitter = %g: want >= 0", c.Jitter)
+		return option.Of("Jitter", "Jitter = %g: want >= 0", c.Jitter)
+	}
+	return nil
+}
+
+// validateChain checks an annealed bound's schedule and step-size rule.
+func (c *Config) validateChain() error {
+	s, err := anneal.ParseSchedule(c.Schedule)
+	if err != nil {
+		return option.Of("Schedule", "Schedule: %v", err)
+	}
+	if f, ok := s.(anneal.Fixed); ok && c.K > 0 {
+		if _, err := f.BetaValues(c.K); err != nil {
+			return option.Errorf([]string{"Schedule", "K"}, "Schedule with K = %d: %v", c.K, err)
+		}
+	}
+	if c.K == 0 && strings.HasPrefix(c.Schedule, "custom:") {
+		return option.Errorf([]string{"Schedule", "K"}, "Schedule %s with K = 0: a custom schedule gives one beta per annealing step; set K to its length", c.Schedule)
+	}
+	if err := c.StepRule().Validate(); err != nil {
+		return option.Errorf([]string{"Eta", "AcceptTarget", "AdaptRate"}, "step size: %v", err)
 	}
 	return nil
 }
@@ -280,9 +293,9 @@ func (c *Config) batchOf(n int) int {
 	return c.Batch
 }
 
-// CheckMemory refuses (*memory.Error) a configuration whose training step on n points of d
+// CheckMemory refuses (*option.Error) a configuration whose training step on n points of d
 // columns would not fit in this machine's memory (StepBytes).
 func (c *Config) CheckMemory(n, d int) error {
 	what := fmt.Sprintf("a training step (%s, K = %d, %d samples, %d points per step)", c.Method, c.K, c.Samples, c.batchOf(n))
-	return memory.Check(what, c.StepBytes(n, d), "K, Samples or Batch", "--k, --samples or --batch")
+	return memory.Check(what, c.StepBytes(n, d), "K", "Samples", "Batch")
 }

@@ -5,11 +5,9 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
-
-// KNN is the number of neighbours of the k-nearest-neighbour imputation baseline.
-const KNN = 5
 
 // Baseline is one line of a table's simple baselines (package baselines), beside the GPLVMs: PCA
 // and the data space itself in Table 1 (1-NN error; PCA's reconstruction MSE), column-mean and
@@ -69,7 +67,7 @@ func imputationMSE(truth, hidden, mask, ref, refMask [][]float64, self bool) (me
 	if err != nil {
 		return 0, 0, err
 	}
-	k, err := baselines.KNNImpute(hidden, mask, ref, refMask, KNN, self)
+	k, err := baselines.KNNImpute(hidden, mask, ref, refMask, protocol.KNN, self)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -86,7 +84,7 @@ func imputationRows(dataset string, mean, knn []float64) []Baseline {
 	m, k := meanTwoSE(mean), meanTwoSE(knn)
 	return []Baseline{
 		{Dataset: dataset, Method: "column-mean imputation", Runs: len(mean), MSE: &m},
-		{Dataset: dataset, Method: fmt.Sprintf("%d-NN imputation", KNN), Runs: len(knn), MSE: &k},
+		{Dataset: dataset, Method: fmt.Sprintf("%d-NN imputation", protocol.KNN), Runs: len(knn), MSE: &k},
 	}
 }
 

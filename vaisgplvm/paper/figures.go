@@ -73,14 +73,14 @@ func (r *Result) WriteFigures(dir string) ([]string, error) {
 		for _, j := range js {
 			series = append(series, plots.Series{Name: j.method, Y: j.art.curve})
 		}
-		path, err := SaveCurves(filepath.Join(dir, fmt.Sprintf("curves_%s.png", name)), name, series)
+		path, err := plots.SaveCurves(filepath.Join(dir, fmt.Sprintf("curves_%s.png", name)), name, series)
 		if err != nil {
 			return files, err
 		}
 		files = append(files, path)
 		for _, j := range js {
 			// Fig. 2 / Fig. 5 right: latents in the two most relevant dimensions, and ARD bars.
-			paths, err := LatentFigures(dir, name, j.method, j.art.params, ds.Labels, LabelNames(ds))
+			paths, err := plots.LatentFigures(dir, name, j.method, j.art.params.LatentMean, j.art.params.LatentSD, j.art.params.Lengthscales, ds.Labels, ds.LabelNames)
 			files = append(files, paths...)
 			if err != nil {
 				return files, err
@@ -121,68 +121,6 @@ func (r *Result) WriteFigures(dir string) ([]string, error) {
 		}
 	}
 	return files, nil
-}
-
-// SaveCurves writes the -ELBO curves of series (one per method) of a dataset to path.
-func SaveCurves(path, dataset string, series []plots.Series) (string, error) {
-	n := len(series[0].Y)
-	p, err := plots.Curves(plots.CurveOptions{Title: fmt.Sprintf("%s: -ELBO per point (mini-batch estimate, moving average of %d)", dataset, max(1, n/50)),
-		XLabel: "iteration", YLabel: "-ELBO / N (nats)", Smooth: max(1, n/50), SkipFirst: n / 10}, series...)
-	if err != nil {
-		return "", err
-	}
-	return path, plots.Save(p, path, 0, 0)
-}
-
-// LatentFigures writes latent_<dataset>_<method>.png (q0 means ± 1 sd in the two dimensions with
-// the smallest lengthscales, coloured by labels when there are any) and ard_<dataset>_<method>.png
-// (inverse lengthscales) under dir and returns the paths written.
-func LatentFigures(dir, dataset, method string, params *train.Params, labels []int, names []string) ([]string, error) {
-	dims, err := plots.SmallestLengthscales(params.Lengthscales)
-	if err != nil {
-		return nil, err
-	}
-	p, err := plots.Latents(params.LatentMean, params.LatentSD, labels,
-		plots.LatentOptions{Title: fmt.Sprintf("%s, %s: q0 means ± 1 sd, two smallest lengthscales", dataset, method),
-			Dims: dims, ClassNames: names})
-	if err != nil {
-		return nil, err
-	}
-	latent := filepath.Join(dir, fmt.Sprintf("latent_%s_%s.png", dataset, method))
-	if err := plots.Save(p, latent, 0, 0); err != nil {
-		return nil, err
-	}
-	p, err = plots.InverseLengthscales(params.Lengthscales, fmt.Sprintf("%s, %s: ARD relevance", dataset, method))
-	if err != nil {
-		return []string{latent}, err
-	}
-	ard := filepath.Join(dir, fmt.Sprintf("ard_%s_%s.png", dataset, method))
-	if err := plots.Save(p, ard, 4*vg.Inch, 3*vg.Inch); err != nil {
-		return []string{latent}, err
-	}
-	return []string{latent, ard}, nil
-}
-
-// LabelNames names the classes of ds's labels: a text label column's names, else classNames.
-func LabelNames(ds *data.Dataset) []string {
-	if ds.LabelNames != nil {
-		return ds.LabelNames
-	}
-	return classNames(ds.Name)
-}
-
-func classNames(dataset string) []string {
-	switch dataset {
-	case "oilflow":
-		return []string{"homogeneous", "annular", "stratified"}
-	case "wine":
-		names := make([]string, 11)
-		for i := range names {
-			names[i] = fmt.Sprintf("quality %d", i)
-		}
-		return names
-	}
-	return nil // MNIST: "class 1" and "class 7" are the digits
 }
 
 func pick(rows [][]float64, idx []int) [][]float64 {

@@ -13,6 +13,8 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -90,13 +92,10 @@ type Options struct {
 // AllPoints as Options.Subset keeps every point of Table 5's datasets.
 const AllPoints = -1
 
-// Check returns the error that TableN(ctx, o) would return for options o of table (1, 2, 3, 5 or
-// 6) before training (an *OptionError, or Configure's error), or nil: the command checks its flags
-// with it before it touches any output directory. It builds every configuration but reads no data.
+// Check returns the error that the registered table's function would return for options o before
+// training (an *option.Error, or Configure's error), or nil: the command checks its flags with it
+// before it touches any output directory. It builds every configuration but reads no data.
 func (o Options) Check(table int) error {
-	if table < 1 || table > 6 || table == 4 {
-		return optionErrorf("table %d: the paper has tables 1, 2, 3, 5 and 6 (4 lists settings)", table)
-	}
 	o, err := o.withDefaults(table)
 	if err != nil {
 		return err
@@ -114,34 +113,40 @@ func (o Options) Check(table int) error {
 	return nil
 }
 
-// withDefaults returns o with the table's defaults filled in, or an OptionError.
+// withDefaults returns o with the table's defaults filled in, or an *option.Error.
 func (o Options) withDefaults(table int) (Options, error) {
-	def := tableSpecs[table]
+	def, err := Lookup(table)
+	if err != nil {
+		return o, err
+	}
 	if o.Data != nil {
-		if table != 1 {
-			return o, optionErrorf("your own data works with table 1")
+		if !def.UsesField("Data") {
+			return o, option.Of("Data", "Data: your own data works with table %s", TablesUsing("Data"))
 		}
-		if o.Datasets != nil {
-			return o, optionErrorf("data and datasets exclude each other")
+		if o.Datasets != nil && !slices.Equal(o.Datasets, []string{o.Data.Name}) {
+			return o, option.Errorf([]string{"Data", "Datasets"}, "Data and Datasets exclude each other")
 		}
 		if o.Data.Name == "" || len(o.Data.X) == 0 {
-			return o, optionErrorf("data: want a named dataset with at least one row")
+			return o, option.Of("Data", "Data: want a named dataset with at least one row")
 		}
 	}
 	if o.Datasets == nil {
-		o.Datasets = o.datasetsOf(table)
+		o.Datasets = o.datasetsOf(def)
 	}
 	if o.Methods == nil {
-		o.Methods = slices.Clone(def.methods)
+		o.Methods = slices.Clone(def.Methods)
 	}
 	if o.Paper {
 		o.Iters, o.Runs = 3000, 10
-		if table == 6 {
-			o.Reps = 10
+		if def.PaperReps > 0 {
+			o.Reps = def.PaperReps
 		}
 	}
 	if o.Iters == 0 {
-		o.Iters = def.iters
+		o.Iters = def.Iters
+	}
+	if def.Sequential {
+		o.Jobs = 1
 	}
 	if o.Runs == 0 {
 		o.Runs = 1
@@ -161,80 +166,63 @@ func (o Options) withDefaults(table int) (Options, error) {
 	if o.Reps == 0 {
 		o.Reps = 5
 	}
-	return o, o.validate(table)
-}
-
-// tableSpec is what differs between the tables' options: their datasets (all of them by default),
-// their default methods, the methods they accept (nil: every registered bound, model.Methods()) and
-// their default number of iterations.
-type tableSpec struct {
-	datasets, methods, accepts []string
-	iters                      int
-}
-
-var tableSpecs = map[int]tableSpec{
-	1: {datasets: []string{"oilflow", "wine"}, methods: []string{"mf", "iwvi", "vais"}, iters: 3000},
-	2: {datasets: []string{"frey", "mnist"}, methods: []string{"mf", "iwvi", "vais"}, iters: 300},
-	3: {datasets: []string{"frey"}, methods: []string{"iwvi", "vais"}, iters: 300}, // bounds with importance weights
-	5: {datasets: []string{"oilflow", "wine", "frey", "mnist"}, methods: []string{"standard", "vais"},
-		accepts: []string{"standard", "vais"}, iters: 400},
-	6: {datasets: []string{"frey"}, methods: []string{"iwvi", "vais"}, accepts: []string{"mf", "iwvi", "vais"}},
+	return o, o.validate(def)
 }
 
 // datasetsOf returns the datasets table runs on: your own data's name, or the table's datasets.
-func (o Options) datasetsOf(table int) []string {
+func (o Options) datasetsOf(table Spec) []string {
 	if o.Data != nil {
 		return []string{o.Data.Name}
 	}
-	return slices.Clone(tableSpecs[table].datasets)
+	return slices.Clone(table.Datasets)
 }
 
 // validate checks the options of a table after withDefaults.
-func (o Options) validate(table int) error {
+func (o Options) validate(table Spec) error {
 	allowed := o.datasetsOf(table)
-	methods := tableSpecs[table].accepts
+	methods := table.Accepts
 	if methods == nil {
 		methods = model.Methods()
 	}
 	switch {
 	case o.Runs < 1 || o.Jobs < 1:
-		return optionErrorf("runs = %d, jobs = %d: want >= 1", o.Runs, o.Jobs)
-	case table <= 3 && o.Iters < 3:
-		return optionErrorf("iters = %d: want >= 3 (rows at 1/3, 2/3 and all of them)", o.Iters)
-	case o.Iters < 0 || (table == 5 && o.Iters < 1):
-		return optionErrorf("iters = %d: want >= 1", o.Iters)
+		return option.Errorf([]string{"Runs", "Jobs"}, "Runs = %d, Jobs = %d: want >= 1", o.Runs, o.Jobs)
+	case table.Snapshots && o.Iters < 3:
+		return option.Of("Iters", "Iters = %d: want >= 3 (rows at 1/3, 2/3 and all of them)", o.Iters)
+	case o.Iters < 0 || (table.Iters > 0 && o.Iters < 1):
+		return option.Of("Iters", "Iters = %d: want >= 1", o.Iters)
 	case o.ReconIters < 1:
-		return optionErrorf("recon-iters = %d: want >= 1", o.ReconIters)
+		return option.Of("ReconIters", "ReconIters = %d: want >= 1", o.ReconIters)
 	case o.Subset != AllPoints && o.Subset < 20:
-		return optionErrorf("subset = %d: want >= 20 points (or all of them)", o.Subset)
+		return option.Of("Subset", "Subset = %d: want >= 20 points (or all of them)", o.Subset)
 	case o.Reps < 1:
-		return optionErrorf("reps = %d: want >= 1", o.Reps)
+		return option.Of("Reps", "Reps = %d: want >= 1", o.Reps)
 	}
-	if table == 3 {
+	if table.Weighted {
 		for _, m := range o.Methods {
 			if b, err := bounds.Lookup(m); err == nil {
 				if _, weighted := b.Particles(bounds.Sizes{K: 1, Samples: 1}, 1); !weighted {
-					return optionErrorf("methods: table 3 compares importance weights (iwvi, vais ...); %s has none", m)
+					return option.Of("Methods", "Methods: table %d compares importance weights (iwvi, vais ...); %s has none", table.Number, m)
 				}
 			}
 		}
 	}
 	if o.Pixels != "" && o.Pixels != "unit" && o.Pixels != "raw" {
-		return optionErrorf("pixels %q: want unit or raw", o.Pixels)
+		return option.Of("Pixels", "Pixels %q: want unit or raw", o.Pixels)
 	}
 	for _, k := range o.Ks {
 		if k < 1 || k > model.MaxK {
-			return optionErrorf("ks: %d is not in 1..%d", k, model.MaxK)
+			return option.Of("Ks", "Ks: %d is not in 1..%d", k, model.MaxK)
 		}
 	}
 	for _, d := range o.Datasets {
 		if !slices.Contains(allowed, d) {
-			return optionErrorf("datasets: unknown dataset %q for table %d (want %s)", d, table, strings.Join(allowed, ", "))
+			return option.Of("Datasets", "Datasets: unknown dataset %q for table %d (want %s)", d, table.Number, strings.Join(allowed, ", "))
 		}
 	}
 	for _, m := range o.Methods {
 		if !slices.Contains(methods, m) {
-			return optionErrorf("methods: unknown method %q for table %d (want %s)", m, table, strings.Join(methods, ", "))
+			return option.Of("Methods", "Methods: unknown method %q for table %d (want %s)", m, table.Number, strings.Join(methods, ", "))
 		}
 	}
 	return nil
@@ -243,15 +231,19 @@ func (o Options) validate(table int) error {
 // config returns the configuration of one training: the protocol's (Config; Q from the data for
 // your own data; full batch under Paper for tables 1 and 5), adjusted by Configure and validated.
 func (o Options) config(table int, method, dataset string, seed uint64) (model.Config, error) {
-	c := Config(method, dataset, seed)
-	if o.Data != nil {
-		c.Q = OwnDataQ(len(o.Data.X), len(o.Data.X[0]))
+	spec, err := Lookup(table)
+	if err != nil {
+		return model.Config{}, err
 	}
-	if o.Paper && (table == 1 || table == 5) {
+	c := protocol.Config(method, dataset, seed)
+	if o.Data != nil {
+		c.Q = protocol.OwnDataQ(len(o.Data.X), len(o.Data.X[0]))
+	}
+	if o.Paper && spec.PaperFullBatch {
 		c.Batch = 0
 	}
-	if table == 6 {
-		c.StopGrad = false // Table 6 times the paper's estimator: gradients through every step
+	if spec.PaperGradient {
+		c.StopGrad = false // e.g. Table 6 times the paper's estimator: gradients through every step
 	}
 	if o.Configure != nil {
 		if err := o.Configure(&c); err != nil {
@@ -259,7 +251,7 @@ func (o Options) config(table int, method, dataset string, seed uint64) (model.C
 		}
 	}
 	if err := c.Validate(); err != nil {
-		return c, optionErrorf("%s on %s: %v", method, dataset, err)
+		return c, option.Within(fmt.Sprintf("%s on %s", method, dataset), err)
 	}
 	return c, nil
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
 
@@ -152,7 +153,7 @@ func (r *Result) Tables() []report.Table {
 	what := "1-NN error of the data itself and of PCA scores with 2 components and with the GPLVM's Q; PCA's reconstruction MSE from those components over the observed entries."
 	if r.Table == 2 {
 		what = fmt.Sprintf("MSE of the hidden pixels imputed by their column's mean over the observed pixels, or by the mean of the %d images "+
-			"nearest over the pixels both observe (leave-one-out); mean ± 2 s.e. over the seeds' hidden pixels. Compare with the MSE column.", KNN)
+			"nearest over the pixels both observe (leave-one-out); mean ± 2 s.e. over the seeds' hidden pixels. Compare with the MSE column.", protocol.KNN)
 	}
 	if b := baselineTable(r.Baselines, what); b != nil {
 		out = append(out, *b)

@@ -12,6 +12,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -32,7 +33,7 @@ type Result struct {
 
 // Table1 reproduces the paper's Table 1: MF, IWVI and VAIS on oilflow and wine (or on Options.Data),
 // -ELBO, reconstruction MSE and NELL per point and the latents' 1-NN error, at Iters/3, 2 Iters/3
-// and Iters iterations. Errors: an *OptionError for bad options, else the first failed training.
+// and Iters iterations. Errors: an *option.Error for bad options, else the first failed training.
 func Table1(ctx context.Context, o Options) (*Result, error) { return snapshots(ctx, 1, o) }
 
 // Table2 reproduces the paper's Table 2: MF, IWVI and VAIS on Frey faces and MNIST 1s and 7s with
@@ -44,6 +45,42 @@ func Table2(ctx context.Context, o Options) (*Result, error) { return snapshots(
 // normalised importance weights per damaged image (IWVI: K samples of q0; VAIS: K independent
 // annealed chains).
 func Table3(ctx context.Context, o Options) (*Result, error) { return snapshots(ctx, 3, o) }
+
+func init() {
+	uses := []string{"Datasets", "Figures", "Store", "Jobs"}
+	for _, s := range []Spec{
+		{Number: 1, Title: "oilflow, wine", Datasets: []string{"oilflow", "wine"}, Methods: []string{"mf", "iwvi", "vais"},
+			Iters: 3000, Uses: append([]string{"Data"}, uses...), PaperFullBatch: true, Run: outputOf(Table1)},
+		{Number: 2, Title: "missing pixels of Frey and MNIST", Datasets: []string{"frey", "mnist"}, Methods: []string{"mf", "iwvi", "vais"},
+			Iters: 300, Uses: append([]string{"Pixels"}, uses...), Run: outputOf(Table2)},
+		{Number: 3, Title: "ESS of the weights", Datasets: []string{"frey"}, Methods: []string{"iwvi", "vais"}, Iters: 300,
+			Weighted: true, Uses: append([]string{"Pixels"}, uses...), Run: outputOf(Table3)},
+	} {
+		s.Snapshots, s.Figures = true, []string{"curves_*.png", "latent_*.png", "ard_*.png", "images_*.png", "ess_*.png"}
+		if err := Register(s); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// outputOf makes a table function one that returns an Output.
+func outputOf[R Output](f func(context.Context, Options) (R, error)) func(context.Context, Options) (Output, error) {
+	return func(ctx context.Context, o Options) (Output, error) {
+		r, err := f(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+}
+
+// Made returns the result's settings (Output).
+func (r *Result) Made() map[string]any {
+	if r.Settings == nil {
+		r.Settings = map[string]any{}
+	}
+	return r.Settings
+}
 
 // job is one training run of a table cell.
 type job struct {
@@ -160,7 +197,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		tr := train.New(m, b)
 		tr.Stop = ctx.Done()
 		observe := o.observer(j.dataset, j.method, j.seed, snaps[len(snaps)-1])
-		draws := EvaluationOf(j.dataset, 3, tr)
+		draws := protocol.EvaluationOf(j.dataset, 3, tr)
 		for _, it := range snaps {
 			if err := tr.Run(it, observe, 0, nil); err != nil {
 				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
@@ -227,7 +264,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 // Table 2 and 3's hidden pixels (HidePixels) and the damaged images' indices.
 func jobData(table int, ds *data.Dataset, seed uint64) (x, mask [][]float64, damaged []int, err error) {
 	if table >= 2 {
-		return HidePixels(ds.X, seed)
+		return protocol.HidePixels(ds.X, seed)
 	}
 	return ds.X, ds.Mask, nil, nil // your own data may have missing entries
 }
@@ -265,7 +302,7 @@ func (o Options) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
 		case 2:
 			var mean, knn []float64
 			for r := 1; r <= o.Runs; r++ {
-				hidden, mask, _, err := HidePixels(ds.X, uint64(r))
+				hidden, mask, _, err := protocol.HidePixels(ds.X, uint64(r))
 				if err != nil {
 					return nil, err
 				}
@@ -323,10 +360,10 @@ func (o Options) load(table int, name string) (*data.Dataset, error) {
 	switch {
 	case o.Data != nil:
 		return o.Data, nil
-	case IsImage(name):
-		return LoadImages(name, o.Pixels)
+	case protocol.IsImage(name):
+		return protocol.LoadImages(name, o.Pixels)
 	}
-	return LoadTabular(name, o.Standardize)
+	return protocol.LoadTabular(name, o.Standardize)
 }
 
 // stopGradCells names the datasets whose VAIS cells train with the stop-gradient chain ("vais on

@@ -10,6 +10,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/standard"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -54,6 +55,22 @@ type Result5 struct {
 	Baselines []Baseline `json:"baselines,omitempty"`
 }
 
+func init() {
+	if err := Register(Spec{Number: 5, Title: "standard GPLVM vs VAIS", Datasets: []string{"oilflow", "wine", "frey", "mnist"},
+		Methods: []string{"standard", "vais"}, Accepts: []string{"standard", "vais"}, Iters: 400,
+		Uses: []string{"Datasets", "Jobs", "Subset", "ReconIters"}, PaperFullBatch: true, Run: outputOf(Table5)}); err != nil {
+		panic(err)
+	}
+}
+
+// Made returns the result's settings (Output).
+func (r *Result5) Made() map[string]any {
+	if r.Settings == nil {
+		r.Settings = map[string]any{}
+	}
+	return r.Settings
+}
+
 // job5 is one fit of Table 5.
 type job5 struct {
 	dataset, method string
@@ -68,7 +85,7 @@ type job5 struct {
 // exact GP marginal likelihood) against VAIS-GPLVM on seeded subsets of oilflow, wine, Frey and
 // MNIST. Each subset is split by HoldOut; both models are trained on the training part, then each
 // held-out point's latent is fitted from its observed half with the model frozen, and MSE and NELL
-// score the hidden half. Errors: an *OptionError for bad options, else the first failed fit.
+// score the hidden half. Errors: an *option.Error for bad options, else the first failed fit.
 func Table5(ctx context.Context, o Options) (*Result5, error) {
 	o, err := o.withDefaults(5)
 	if err != nil {
@@ -97,7 +114,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 		}
 	}
 	sizeOf := func(name string) int {
-		if o.Subset == AllPoints || (o.Paper && !IsImage(name)) {
+		if o.Subset == AllPoints || (o.Paper && !protocol.IsImage(name)) {
 			return 0
 		}
 		return o.Subset
@@ -111,11 +128,11 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	}
 	o.plan(reporting)
 	err = runJobs(ctx, list, o.Jobs, func(j *job5) (uint64, string) { return j.seed, j.method }, func(j *job5) error {
-		all, allLabels, err := SubsetRows(sets[j.dataset], sizeOf(j.dataset), j.seed)
+		all, allLabels, err := protocol.SubsetRows(sets[j.dataset], sizeOf(j.dataset), j.seed)
 		if err != nil {
 			return err
 		}
-		s, err := HoldOut(all, allLabels, j.seed)
+		s, err := protocol.HoldOut(all, allLabels, j.seed)
 		if err != nil {
 			return err
 		}
@@ -153,11 +170,11 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	for _, name := range o.Datasets {
 		var mean, knn []float64
 		for r := 1; r <= o.Runs; r++ {
-			all, labels, err := SubsetRows(sets[name], sizeOf(name), uint64(r))
+			all, labels, err := protocol.SubsetRows(sets[name], sizeOf(name), uint64(r))
 			if err != nil {
 				return nil, err
 			}
-			s, err := HoldOut(all, labels, uint64(r))
+			s, err := protocol.HoldOut(all, labels, uint64(r))
 			if err != nil {
 				return nil, err
 			}
@@ -173,7 +190,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 }
 
 // fitStandard trains the standard GPLVM of a Table 5 job and scores it.
-func fitStandard(j *job5, s Split, o Options, b backends.Backend) error {
+func fitStandard(j *job5, s protocol.Split, o Options, b backends.Backend) error {
 	m, err := standard.New(standard.Config{Q: j.cfg.Q, Kernel: j.cfg.Kernel, LR: j.cfg.LR, Noise0: j.cfg.Noise0}, s.Train, b)
 	if err != nil {
 		return err
@@ -196,7 +213,7 @@ func fitStandard(j *job5, s Split, o Options, b backends.Backend) error {
 
 // fitVAIS trains VAIS-GPLVM on a Table 5 job (full batch when the training part is smaller than a
 // batch), fits the held-out latents with infer.Latents and scores them.
-func fitVAIS(ctx context.Context, j *job5, s Split, o Options, b backends.Backend) error {
+func fitVAIS(ctx context.Context, j *job5, s protocol.Split, o Options, b backends.Backend) error {
 	cfg := j.cfg
 	if cfg.Batch > len(s.Train) {
 		cfg.Batch = 0
@@ -297,7 +314,7 @@ func (r *Result5) Tables() []report.Table {
 	out := []report.Table{t}
 	if b := baselineTable(r.Baselines, fmt.Sprintf("MSE of the held-out hidden entries imputed from the training rows by their "+
 		"column's mean, or by the mean of the %d training rows nearest over the held-out row's observed entries; mean ± 2 s.e. "+
-		"over the seeds. Compare with the held-out MSE column.", KNN)); b != nil {
+		"over the seeds. Compare with the held-out MSE column.", protocol.KNN)); b != nil {
 		out = append(out, *b)
 	}
 	return withClaims(out, r.Claims)

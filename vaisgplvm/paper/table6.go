@@ -10,9 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -42,6 +43,22 @@ type Result6 struct {
 	Settings map[string]any `json:"settings,omitempty"`
 }
 
+func init() {
+	if err := Register(Spec{Number: 6, Title: "seconds per epoch against K", Datasets: []string{"frey"},
+		Methods: []string{"iwvi", "vais"}, Accepts: []string{"mf", "iwvi", "vais"}, Uses: []string{"Ks", "Reps"},
+		Sequential: true, PaperGradient: true, PaperReps: 10, Run: outputOf(Table6)}); err != nil {
+		panic(err)
+	}
+}
+
+// Made returns the result's settings (Output): empty from Table6 itself.
+func (r *Result6) Made() map[string]any {
+	if r.Settings == nil {
+		r.Settings = map[string]any{}
+	}
+	return r.Settings
+}
+
 // Table6 reproduces the paper's Table 6: seconds per training iteration and per epoch (ceil(N / B)
 // iterations) of IWVI and VAIS on the Table 2 Frey task for each K in Options.Ks, the median of
 // Options.Reps timed iterations after one warm-up. Options.Jobs does not apply: cells run one at a
@@ -69,7 +86,7 @@ func Table6(ctx context.Context, o Options) (*Result6, error) {
 			}
 			cfg.K = k
 			if err := cfg.Validate(); err != nil {
-				return nil, optionErrorf("%s K = %d: %v", method, k, err)
+				return nil, option.Within(fmt.Sprintf("%s K = %d", method, k), err)
 			}
 			cells = append(cells, cell{method, k, cfg})
 		}
@@ -79,11 +96,11 @@ func Table6(ctx context.Context, o Options) (*Result6, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, err := LoadImages("frey", "unit")
+	ds, err := protocol.LoadImages("frey", "unit")
 	if err != nil {
 		return nil, err
 	}
-	x, mask, _, err := HidePixels(ds.X, 1)
+	x, mask, _, err := protocol.HidePixels(ds.X, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +116,7 @@ func Table6(ctx context.Context, o Options) (*Result6, error) {
 			return nil, err
 		}
 		tr := train.New(m, b)
-		first, times, host, err := TimeSteps(tr, o.Reps, nil)
+		first, times, host, err := train.TimeSteps(tr, o.Reps, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s K=%d: %w", c.method, c.k, err)
 		}
@@ -178,33 +195,6 @@ func (r *Result6) Tables() []report.Table {
 
 // Markdown renders Table 6 (Tables) as Markdown.
 func (r *Result6) Markdown() string { return withMadeWith(report.Markdown(r.Tables()), r.Settings) }
-
-// TimeSteps runs one warm-up step of tr (graph compilation included), then afterWarmUp when not
-// nil (bench starts its CPU profile there), then reps timed steps, and returns the warm-up
-// seconds, the sorted step seconds and the mean host-side seconds of a timed step
-// (train.Trainer.HostSeconds).
-func TimeSteps(tr *train.Trainer, reps int, afterWarmUp func() error) (first float64, times []float64, host float64, err error) {
-	start := time.Now()
-	if _, err := tr.Step(); err != nil {
-		return 0, nil, 0, err
-	}
-	first = time.Since(start).Seconds()
-	if afterWarmUp != nil {
-		if err := afterWarmUp(); err != nil {
-			return 0, nil, 0, err
-		}
-	}
-	host0 := tr.HostSeconds
-	for i := 0; i < reps; i++ {
-		s := time.Now()
-		if _, err := tr.Step(); err != nil {
-			return 0, nil, 0, err
-		}
-		times = append(times, time.Since(s).Seconds())
-	}
-	sort.Float64s(times)
-	return first, times, (tr.HostSeconds - host0) / float64(reps), nil
-}
 
 // CPUModel returns the CPU model name from /proc/cpuinfo, or "unknown CPU".
 func CPUModel() string {

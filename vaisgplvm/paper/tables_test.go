@@ -12,7 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -292,29 +294,34 @@ func TestTable6Smoke(t *testing.T) {
 	}
 }
 
-// TestBadOptions: bad options are *OptionError, before anything is trained.
+// TestBadOptions: bad options are *option.Error naming the Options (or model.Config) field at
+// fault, before anything is trained.
 func TestBadOptions(t *testing.T) {
 	ctx := context.Background()
-	for name, run := range map[string]func() error{
-		"table 1 dataset": func() error { _, err := Table1(ctx, Options{Datasets: []string{"frey"}}); return err },
-		"table 2 dataset": func() error { _, err := Table2(ctx, Options{Datasets: []string{"wine"}}); return err },
-		"table 3 mf":      func() error { _, err := Table3(ctx, Options{Methods: []string{"mf", "vais"}}); return err },
-		"method":          func() error { _, err := Table1(ctx, Options{Methods: []string{"xx"}}); return err },
-		"runs":            func() error { _, err := Table1(ctx, Options{Runs: -1}); return err },
-		"iters":           func() error { _, err := Table1(ctx, Options{Iters: 2}); return err },
-		"pixels":          func() error { _, err := Table2(ctx, Options{Pixels: "gray"}); return err },
-		"subset":          func() error { _, err := Table5(ctx, Options{Subset: 10}); return err },
-		"table 5 methods": func() error { _, err := Table5(ctx, Options{Methods: []string{"mf"}}); return err },
-		"ks":              func() error { _, err := Table6(ctx, Options{Ks: []int{0}}); return err },
-		"config": func() error {
+	tiny := &data.Dataset{Name: "tiny", X: [][]float64{{1, 2}, {3, 4}, {5, 7}}}
+	for _, c := range []struct {
+		name, field string
+		run         func() error
+	}{
+		{"table 1 dataset", "Datasets", func() error { _, err := Table1(ctx, Options{Datasets: []string{"frey"}}); return err }},
+		{"table 2 dataset", "Datasets", func() error { _, err := Table2(ctx, Options{Datasets: []string{"wine"}}); return err }},
+		{"table 3 mf", "Methods", func() error { _, err := Table3(ctx, Options{Methods: []string{"mf", "vais"}}); return err }},
+		{"method", "Methods", func() error { _, err := Table1(ctx, Options{Methods: []string{"xx"}}); return err }},
+		{"runs", "Runs", func() error { _, err := Table1(ctx, Options{Runs: -1}); return err }},
+		{"iters", "Iters", func() error { _, err := Table1(ctx, Options{Iters: 2}); return err }},
+		{"pixels", "Pixels", func() error { _, err := Table2(ctx, Options{Pixels: "gray"}); return err }},
+		{"subset", "Subset", func() error { _, err := Table5(ctx, Options{Subset: 10}); return err }},
+		{"table 5 methods", "Methods", func() error { _, err := Table5(ctx, Options{Methods: []string{"mf"}}); return err }},
+		{"ks", "Ks", func() error { _, err := Table6(ctx, Options{Ks: []int{0}}); return err }},
+		{"config", "M", func() error {
 			_, err := Table1(ctx, Options{Configure: func(c *model.Config) error { c.M = 0; return nil }})
 			return err
-		},
-		"own data table 2": func() error { _, err := Table2(ctx, Options{Data: tinyData()}); return err },
+		}},
+		{"own data table 2", "Data", func() error { _, err := Table2(ctx, Options{Data: tiny}); return err }},
 	} {
-		var oe *OptionError
-		if err := run(); !errors.As(err, &oe) {
-			t.Errorf("%s: got %v, want an *OptionError", name, err)
+		var oe *option.Error
+		if err := c.run(); !errors.As(err, &oe) || oe.Field() != c.field {
+			t.Errorf("%s: got %v, want an *option.Error about %s", c.name, err, c.field)
 		}
 	}
 }

@@ -46,6 +46,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // LockName is the lock file Open creates in the directory.
@@ -83,7 +85,8 @@ type Options struct {
 	// Inputs are the files the run reads, by flag name ("--data": path). One that is also an output
 	// name in the directory is refused.
 	Inputs map[string]string
-	// Flag names the command-line flag of the directory in errors (default "--out").
+	// Flag names the directory's setting in errors (default "Out", which a command maps to its
+	// flag, e.g. --out).
 	Flag string
 	// Partial lists the output names (among those given to Open) that only a run which did not
 	// finish writes: its resumable state. Leave places them; Promote always may; a finished run's
@@ -111,19 +114,13 @@ type Dir struct {
 // ErrInUse is returned (wrapped) when another process holds the directory's lock.
 var ErrInUse = errors.New("another run is writing this directory")
 
-// UsageError marks Open's refusals that the caller's arguments cause (a directory holding other
-// outputs, an input among the outputs): the command turns them into exit status 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
 // Open creates dir when needed, locks it, removes the staging directories of killed runs, checks
 // the run's inputs and the files already there against names (the run's output files) as the
 // package comment says, and makes a fresh staging directory. Errors name the directory, the files
-// found and the flag that changes the decision; refusals are *UsageError.
+// found and the flag that changes the decision; refusals are *option.Error, naming Flag and Overwrite.
 func Open(dir string, names []string, opt Options) (*Dir, error) {
 	if opt.Flag == "" {
-		opt.Flag = "--out"
+		opt.Flag = "Out"
 	}
 	if opt.Run == "" || strings.ContainsAny(opt.Run, `/\`) {
 		return nil, fmt.Errorf("rundir: Options.Run %q: want the kind of run, e.g. \"train\"", opt.Run)
@@ -181,15 +178,15 @@ func (d *Dir) open() error {
 	case len(found) == 0:
 		d.live = true
 	case !d.opt.Overwrite && !d.opt.Resume:
-		return &UsageError{fmt.Sprintf("%s %s holds another run's outputs (%s): choose a new directory, or add --overwrite to replace them",
-			d.opt.Flag, d.Path, strings.Join(found, ", "))}
+		return option.Errorf([]string{d.opt.Flag, "Overwrite"}, "%s %s holds another run's outputs (%s): choose a new directory, or set Overwrite to replace them",
+			d.opt.Flag, d.Path, strings.Join(found, ", "))
 	case len(foreign) > 0:
 		hint := ""
 		if len(d.before) == 0 {
 			hint = fmt.Sprintf(" (%s has no manifest of %s runs: if an older vaisgplvm wrote them, resume or overwrite into a new directory)", d.Path, d.opt.Run)
 		}
-		return &UsageError{fmt.Sprintf("%s %s: %s match this run's output names but were not written there by a vaisgplvm %s run (or were changed since), "+
-			"so they are not replaced: move them away or choose another directory%s", d.opt.Flag, d.Path, strings.Join(foreign, ", "), d.opt.Run, hint)}
+		return option.Of(d.opt.Flag, "%s %s: %s match this run's output names but were not written there by a vaisgplvm %s run (or were changed since), "+
+			"so they are not replaced: move them away or choose another directory%s", d.opt.Flag, d.Path, strings.Join(foreign, ", "), d.opt.Run, hint)
 	default:
 		d.live = d.opt.Resume
 	}
@@ -234,8 +231,8 @@ func (d *Dir) checkInputs() error {
 		if !sameFile(filepath.Dir(in), d.Path) || !d.isOutput(filepath.Base(in)) {
 			continue
 		}
-		return &UsageError{fmt.Sprintf("%s %s is in %s %s under one of this run's output names, and writing the outputs would replace it: "+
-			"move the file, or choose another %s", flag, in, d.opt.Flag, d.Path, d.opt.Flag)}
+		return option.Errorf([]string{flag, d.opt.Flag}, "%s %s is in %s %s under one of this run's output names, and writing the outputs would replace it: "+
+			"move the file, or choose another %s", flag, in, d.opt.Flag, d.Path, d.opt.Flag)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // write creates file name in dir with content.
@@ -87,9 +89,9 @@ func TestOpenRule(t *testing.T) {
 	}
 
 	_, err = Open(dir, names, Options{Run: "train"})
-	var ue *UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "metrics.json") || !strings.Contains(err.Error(), "--overwrite") {
-		t.Errorf("directory with an earlier run: %v, want a UsageError naming metrics.json and --overwrite", err)
+	var ue *option.Error
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "metrics.json") || !strings.Contains(err.Error(), "Overwrite") || ue.Field() != "Out" {
+		t.Errorf("directory with an earlier run: %v, want an *option.Error about Out naming metrics.json and Overwrite", err)
 	}
 	// Other names (another command's outputs) do not count.
 	run(t, dir, []string{"infer.json"}, Options{Run: "infer"}, map[string]string{"infer.json": "i"})
@@ -110,7 +112,7 @@ func TestNeverRemovesForeign(t *testing.T) {
 	write(t, dir, ".tmp-keep", "a user's file named like a temporary file")
 	for _, opt := range []Options{{Run: "train", Overwrite: true}, {Run: "train", Resume: true}, {Run: "table1", Overwrite: true}} {
 		_, err := Open(dir, names, opt)
-		var ue *UsageError
+		var ue *option.Error
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "latent_mine.png") || !strings.Contains(err.Error(), "not written") {
 			t.Errorf("%+v over a user's file: %v, want a refusal naming it", opt, err)
 		}

@@ -49,7 +49,7 @@ const MaxDraws = 100000
 // self-normalised importance-weighted mean of the K samples (IWVI), or the weighted mean of the
 // chain ends H_K of ReconChains independent chains (VAIS). labels may be nil.
 // Errors: draws outside 1..MaxDraws, labels of another length than N, an evaluation that would
-// not fit in memory (*memory.Error), a non-finite value.
+// not fit in memory (*option.Error), a non-finite value.
 func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	if err := t.check(); err != nil {
 		return nil, err

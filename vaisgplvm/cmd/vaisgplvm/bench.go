@@ -10,10 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 )
 
 func runBench(args []string) error {
@@ -49,12 +48,6 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	if mf.q == 0 {
-		mf.q = paper.Q(*dataset)
-	}
-	if err := mf.fitToData(set, len(x), len(x[0])); err != nil {
-		return err
-	}
 	if err := mf.checkGiven(set, list...); err != nil {
 		return err
 	}
@@ -69,14 +62,19 @@ func runBench(args []string) error {
 		}
 		defer prof.Close()
 	}
-	for _, method := range list {
-		mf.boundDefaults(set, method)
-		if data.IsImage(*dataset) {
-			mf.imageDefaults(set, method, *dataset)
-		}
-		cfg, err := mf.config(method, *dataset, 1)
+	configure := func(c *model.Config) error { // bench times full batches unless --batch
+		c.Batch = mf.v.Batch
+		return mf.apply(c, set)
+	}
+	for i, method := range list {
+		cfg, notes, err := protocol.Training(method, *dataset, 1, len(x), len(x[0]), configure, mf.explicit(set))
 		if err != nil {
 			return err
+		}
+		for _, a := range notes {
+			if i == 0 { // said once
+				fmt.Fprintln(os.Stderr, "vaisgplvm: "+a.Say(flagFor))
+			}
 		}
 		var profiling bool
 		startProfile := func() error { // after the warm-up: compilation stays out of the profile

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -91,7 +90,7 @@ func runCMF(args []string) error {
 		return err
 	}
 	if err := o.Check(); err != nil {
-		return usagef("%v", err)
+		return asUsage(err)
 	}
 	if *out == "" {
 		*out = filepath.Join("out", "cmf-"+o.Dataset)
@@ -113,10 +112,6 @@ func runCMF(args []string) error {
 	if ctx.Err() != nil {
 		return interruptedError{fmt.Sprintf("cmf interrupted: nothing written to %s", *out)}
 	}
-	var ce *cmf.ConfigError
-	if errors.As(err, &ce) && cmfFlags[ce.Field] != "" { // a size that does not fit the data
-		return usagef("%s: %v", cmfFlags[ce.Field], err)
-	}
 	if err != nil {
 		return err
 	}
@@ -124,9 +119,6 @@ func runCMF(args []string) error {
 	printWarnings(res.Warnings())
 	return experiment.WriteCMF(dir, res, !*noFigures)
 }
-
-// cmfFlags names the flag of each cmf.Config field whose value the data can make wrong.
-var cmfFlags = map[string]string{"M": "--m", "Batch": "--batch", "Test": "--test", "AISPoints": "--ais-points"}
 
 // cmfOnly are the flags that set GP-LVM-CMF's own family (none of the baselines uses them).
 var cmfOnly = []string{"input-dim", "m", "term-b", "bound", "point-var", "marginal-ks", "warm-start", "freeze-decoder"}

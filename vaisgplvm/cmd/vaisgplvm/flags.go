@@ -17,7 +17,6 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
 
 // modelFlags registers the model settings shared by train, reproduce and bench: one flag per
@@ -136,12 +135,16 @@ func (f *modelFlags) applyBoundSettings(c *model.Config, set map[string]bool) er
 	return nil
 }
 
-// config returns the configuration of a training of method on dataset (its paper Q unless --q)
-// with seed: model.DefaultConfig with every model flag applied.
-func (f *modelFlags) config(method, dataset string, seed uint64) (model.Config, error) {
-	c := model.DefaultConfig(method, paper.Q(dataset))
-	c.Seed = seed
-	return c, f.apply(&c, nil)
+// configure returns the function that applies the model flags given (set) to a configuration
+// (protocol.Training's configure).
+func (f *modelFlags) configure(set map[string]bool) func(*model.Config) error {
+	return func(c *model.Config) error { return f.apply(c, set) }
+}
+
+// explicit returns whether the flag of a model.Config field was given (protocol.Training's
+// explicit).
+func (f *modelFlags) explicit(set map[string]bool) func(field string) bool {
+	return func(field string) bool { return set[flagName(field)] }
 }
 
 // apply sets in c the settings of the model flags named in set (every flag when set is nil) and
@@ -184,10 +187,7 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 	if err := f.applyBoundSettings(c, set); err != nil {
 		return err
 	}
-	if err := c.Validate(); err != nil {
-		return usagef("%v", err)
-	}
-	return nil
+	return c.Validate() // an *option.Error, which run rewords with the flags
 }
 
 // checkGiven refuses model flags given explicitly (set) that a run of methods would not use (one
@@ -274,44 +274,6 @@ func openBackend(spec, dtype string, jobs, total int) (backends.Backend, error) 
 	}
 	fmt.Fprintf(os.Stderr, "backend: %s (%s%s)\n", c.Spec, c.Reason, desc)
 	return c.Backend, nil
-}
-
-// ownDataQ gives --q, when not set, its default for your own data of n points and d columns
-// (paper.OwnDataQ).
-func (f *modelFlags) ownDataQ(n, d int) {
-	if f.q == 0 {
-		f.q = paper.OwnDataQ(n, d)
-	}
-}
-
-// boundDefaults sets the chain flags that set does not name to method's defaults
-// (model.DefaultConfig: a bounds.Defaulted bound's own, e.g. uha's stop-gradient chain). Call it
-// before imageDefaults.
-func (f *modelFlags) boundDefaults(set map[string]bool, method string) {
-	d := model.DefaultConfig(method, 1)
-	if !set["adapt-eta"] && !set["learn-eta"] && !set["paper-eta"] {
-		f.adaptEta = d.AdaptEta
-	}
-	if !set["stop-grad"] {
-		f.v.StopGrad = d.StopGrad
-	}
-}
-
-// imageDefaults applies the preset of paper.Config for method on the image dataset (Table 4's
-// K = 25 and one q(u) square root shared by the outputs; for VAIS on frey the stop-gradient chain) to those
-// of the flags not in set (the flags given explicitly). Q's default comes from config (20 frey,
-// 5 mnist); M = 50 and lr 0.02 are every dataset's defaults.
-func (f *modelFlags) imageDefaults(set map[string]bool, method, dataset string) {
-	p := paper.Config(method, dataset, 0)
-	if !set["k"] {
-		f.v.K = p.K
-	}
-	if !set["shared-q-sqrt"] {
-		f.v.SharedQSqrt = p.SharedQSqrt
-	}
-	if !set["stop-grad"] {
-		f.v.StopGrad = p.StopGrad
-	}
 }
 
 // setDefaultBatch makes b the default mini-batch size of fs (tables train with mini-batches).

@@ -12,10 +12,13 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 )
 
-// TestImageDefaults: the image preset (K 25, shared q(u) root, VAIS's stop-gradient chain) fills
-// only the flags not given, so --stop-grad=false restores the paper's gradient and --k wins over 25.
+// TestImageDefaults: the image preset of protocol.Training (K 25, shared q(u) root, VAIS's
+// stop-gradient chain) fills only the flags not given, so --stop-grad=false restores the paper's
+// gradient and --k wins over 25.
 func TestImageDefaults(t *testing.T) {
 	for _, c := range []struct {
 		method   string
@@ -25,12 +28,11 @@ func TestImageDefaults(t *testing.T) {
 	}{{"vais", nil, 25, true}, {"vais", []string{"--stop-grad=false"}, 25, false}, {"vais", []string{"--k", "7"}, 7, true},
 		{"iwvi", nil, 25, false}, {"mf", []string{"--stop-grad"}, 25, true}} {
 		mf, set, _ := parsedFlags(t, c.args...)
-		mf.imageDefaults(set, c.method, "frey")
-		cfg, err := mf.config(c.method, "frey", 1)
+		cfg, _, err := protocol.Training(c.method, "frey", 1, 1965, 560, mf.configure(set), mf.explicit(set))
 		if err != nil {
 			t.Fatalf("%s %v: %v", c.method, c.args, err)
 		}
-		if cfg.K != c.k || cfg.StopGrad != c.stopGrad || !cfg.SharedQSqrt {
+		if cfg.K != c.k || cfg.StopGrad != c.stopGrad || !cfg.SharedQSqrt || cfg.Batch != 100 || cfg.Q != 20 {
 			t.Errorf("%s %v: K %d, stop-grad %v, shared root %v; want K %d, stop-grad %v, shared root", c.method, c.args,
 				cfg.K, cfg.StopGrad, cfg.SharedQSqrt, c.k, c.stopGrad)
 		}
@@ -86,13 +88,15 @@ func TestBoundSettingFlags(t *testing.T) {
 	}
 	mf, set = parseFlags("--damped-test-damping", "1.5")
 	c = model.DefaultConfig("damped-test", 2)
-	if err := mf.apply(&c, set); !errors.As(err, &ue) || !strings.Contains(err.Error(), "damped-test-damping = 1.5: want a damping in [0, 1)") {
-		t.Errorf("bad value: %v, want a usage error naming the setting", err)
+	var oe *option.Error
+	if err := mf.apply(&c, set); !errors.As(err, &oe) || !strings.Contains(oe.Reword(flagFor), "damped-test-damping = 1.5: want a damping in [0, 1)") {
+		t.Errorf("bad value: %v, want an *option.Error naming the setting", err)
 	}
 }
 
 // TestBoundChainDefaults: a bound's own chain defaults (bounds.Defaulted: uha's stop-gradient
-// chain) reach its configuration unless a flag says otherwise; VAIS keeps the full gradient.
+// chain) reach its configuration (protocol.Training) unless a flag says otherwise; VAIS keeps the
+// full gradient.
 func TestBoundChainDefaults(t *testing.T) {
 	for _, c := range []struct {
 		method   string
@@ -100,8 +104,7 @@ func TestBoundChainDefaults(t *testing.T) {
 		stopGrad bool
 	}{{"uha", nil, true}, {"uha", []string{"--stop-grad=false"}, false}, {"vais", nil, false}} {
 		mf, set, _ := parsedFlags(t, c.args...)
-		mf.boundDefaults(set, c.method)
-		cfg, err := mf.config(c.method, "oilflow", 1)
+		cfg, _, err := protocol.Training(c.method, "oilflow", 1, 1000, 12, mf.configure(set), mf.explicit(set))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,8 +22,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 const usageLine = "usage: vaisgplvm train|reproduce|bench|infer|evidence|cmf [flags]; vaisgplvm COMMAND -h lists a command's flags"
@@ -82,13 +81,9 @@ func run(args []string, stderr io.Writer) int {
 	default:
 		err = usagef("unknown command %q: want train, reproduce, bench, infer, evidence or cmf", args[0])
 	}
-	var me *memory.Error
-	if errors.As(err, &me) { // sizes that cannot fit: a usage error naming the flags
-		err = usageError{me.FlagError()}
-	}
-	var oe *experiment.OptionError
-	if errors.As(err, &oe) { // an option the library refused: a usage error
-		err = usageError{err.Error()}
+	var oe *option.Error
+	if errors.As(err, &oe) { // a setting the library refused (or too big to fit): a usage error naming its flags
+		err = usageError{oe.Reword(flagFor)}
 	}
 	if errors.Is(err, errHelp) { // COMMAND -h: the flags were printed on stdout
 		return 0

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"io"
 	"math"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 )
 
 // TestBadUsageExitsTwo: every bad flag value is a one-line error with exit status 2, before any
@@ -106,13 +106,8 @@ func TestStepSizeFlags(t *testing.T) {
 		{[]string{"--accept-target", "0.6", "--adapt-rate", "0.1"}, true, false},
 		{[]string{"--paper-eta"}, false, false},
 	} {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		var mf modelFlags
-		mf.register(fs)
-		if err := fs.Parse(c.args); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := mf.config("vais", "oilflow", 1)
+		mf, set, _ := parsedFlags(t, c.args...)
+		cfg, _, err := protocol.Training("vais", "oilflow", 1, 0, 0, mf.configure(set), mf.explicit(set))
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}

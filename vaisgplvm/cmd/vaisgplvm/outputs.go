@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
@@ -11,7 +13,7 @@ import (
 func openRunDir(out string, names []string, opt rundir.Options) (*rundir.Dir, error) {
 	d, err := rundir.Open(out, names, opt)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, asUsage(err)
 	}
 	return d, nil
 }
@@ -21,7 +23,17 @@ func openRunDir(out string, names []string, opt rundir.Options) (*rundir.Dir, er
 func openTrainDir(out string, opt rundir.Options) (*rundir.Dir, error) {
 	d, err := experiment.OpenTrainDir(out, opt)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, asUsage(err)
 	}
 	return d, nil
+}
+
+// asUsage makes err a usage error, leaving an *option.Error as it is (run rewords it with the
+// flags).
+func asUsage(err error) error {
+	var oe *option.Error
+	if errors.As(err, &oe) {
+		return err
+	}
+	return usagef("%v", err)
 }

@@ -334,7 +334,7 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"float64 run: no --dtype float64 advice", []string{"train", "--data", base, "--m", "5", "--iters", "3", "--lr", "1e300", "--quiet", "--out", o("lr")}, 1,
 			[]string{"diverged"}},
 		{"bench --m above N", []string{"bench", "--m", "2000", "--methods", "mf", "--iters", "1"}, 2, []string{"--m 2000", "--m 1000 or less"}},
-		{"cmf --m above N", []string{"cmf", "--m", "5000", "--quiet", "--out", o("cm")}, 2, []string{"--m", "M = 5000"}},
+		{"cmf --m above N", []string{"cmf", "--m", "5000", "--quiet", "--out", o("cm")}, 2, []string{"--m = 5000", "<= --m <= N"}},
 		{"bench --cpuprofile over a file", []string{"bench", "--methods", "mf", "--iters", "1", "--cpuprofile", base}, 2, []string{"--cpuprofile", "exists"}},
 		{"help", []string{"help"}, 0, nil},
 		{"-h", []string{"-h"}, 0, nil},

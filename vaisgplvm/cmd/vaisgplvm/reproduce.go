@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -12,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,14 +22,24 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
-// tableOnly names the reproduce flags that apply to some tables only, and those tables.
-var tableOnly = map[string][]int{
-	"pixels": {2, 3}, "data": {1}, "labels": {1}, "no-figures": {1, 2, 3}, "fresh": {1, 2, 3},
-	"subset": {5}, "recon-iters": {5}, "ks": {6}, "reps": {6}, "jobs": {1, 2, 3, 5},
-	"datasets": {1, 2, 3, 5},
+// tableOnly maps the reproduce flags that apply to some tables only to the paper.Options field
+// they set (paper.Spec.Uses says which tables read it).
+var tableOnly = map[string]string{
+	"pixels": "Pixels", "data": "Data", "labels": "Data", "no-figures": "Figures", "fresh": "Store",
+	"subset": "Subset", "recon-iters": "ReconIters", "ks": "Ks", "reps": "Reps", "jobs": "Jobs", "datasets": "Datasets",
+}
+
+// tableHelp lists the registered tables for --table's help.
+func tableHelp() string {
+	var s []string
+	for _, t := range paper.Specs() {
+		s = append(s, fmt.Sprintf("%d (%s)", t.Number, t.Title))
+	}
+	return "paper table: " + strings.Join(s, ", ")
 }
 
 // runReproduce maps reproduce's flags to paper.Options, runs the table and writes tableN.md,
@@ -40,7 +48,7 @@ func runReproduce(args []string) error {
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
 	var mf modelFlags
 	mf.register(fs)
-	tab := fs.Int("table", 1, "paper table: 1 (oilflow, wine), 2 (missing pixels of Frey and MNIST), 3 (ESS of the weights), 5 (standard GPLVM vs VAIS), 6 (seconds per epoch against K)")
+	tab := fs.Int("table", 1, tableHelp())
 	pixels := fs.String("pixels", "unit", "tables 2, 3: pixel scale, unit ([0, 1]) or raw (0-255)")
 	runs := fs.Int("runs", 1, "seeds per cell (the paper: 10)")
 	iters := fs.Int("iters", 0, "training iterations (0 = table 1: 3000; tables 2, 3: 300; table 5: 400); tables 1-3 report rows at 1/3, 2/3 and all of them")
@@ -60,14 +68,18 @@ func runReproduce(args []string) error {
 	reps := fs.Int("reps", 5, "table 6: timed iterations per cell after one warm-up (the median is reported)")
 	overwrite := fs.Bool("overwrite", false, "replace a table in --out that another command made (a rerun of the same command replaces its own table)")
 	fresh := fs.Bool("fresh", false, "tables 1-3: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
-	mf.setDefaultBatch(fs, paper.DefaultBatch)
+	mf.setDefaultBatch(fs, protocol.DefaultBatch)
 	set, err := parseSet(fs, args)
 	if err != nil {
 		return err
 	}
-	for name, tables := range tableOnly {
-		if set[name] && !slices.Contains(tables, *tab) {
-			return usagef("--%s works with --table %s, not %d", name, joinInts(tables), *tab)
+	spec, err := paper.Lookup(*tab)
+	if err != nil {
+		return err
+	}
+	for name, field := range tableOnly {
+		if set[name] && !spec.UsesField(field) {
+			return usagef("--%s works with --table %s, not %d", name, paper.TablesUsing(field), *tab)
 		}
 	}
 	methodList := model.Methods()
@@ -76,9 +88,6 @@ func runReproduce(args []string) error {
 	}
 	if err := mf.checkGiven(set, methodList...); err != nil {
 		return err
-	}
-	if !slices.Contains([]int{1, 2, 3, 5, 6}, *tab) {
-		return usagef("--table %d: the paper has tables 1, 2, 3, 5 and 6 (4 lists settings)", *tab)
 	}
 	if *labels != "" && *file == "" {
 		return usagef("--labels names a column of --data")
@@ -98,10 +107,7 @@ func runReproduce(args []string) error {
 	if set["runs"] && *paperProto {
 		return usagef("--paper runs 10 seeds; leave out --runs")
 	}
-	if *tab == 6 {
-		opts.Jobs = 1
-	}
-	if opts.Jobs == 1 {
+	if opts.Jobs == 1 || spec.Sequential {
 		opts.Observe = progress.Trainings(os.Stderr)
 	} else { // concurrent trainings: a status line per running training every 15 s
 		jobs := progress.NewJobs(os.Stderr, 15*time.Second)
@@ -144,11 +150,7 @@ func runReproduce(args []string) error {
 		return b, nil
 	}
 	if err := opts.Check(*tab); err != nil {
-		var oe *paper.OptionError
-		if errors.As(err, &oe) {
-			return usagef("%v", err)
-		}
-		return err // Configure's errors are usage errors already
+		return err // *option.Error or Configure's usage errors
 	}
 	command := experiment.Provenance(append([]string{"reproduce"}, args...))["command"]
 	if err := sameTableCommand(filepath.Join(*out, name+".json"), command.(string), *overwrite); err != nil {
@@ -159,7 +161,7 @@ func runReproduce(args []string) error {
 		return err
 	}
 	defer dir.Close()
-	if *tab <= 3 {
+	if spec.UsesField("Store") {
 		opts.Store, opts.Fresh = filepath.Join(*out, "jobs"), *fresh
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -169,12 +171,8 @@ func runReproduce(args []string) error {
 		stuck += fmt.Sprintf("; the trainings it finished are kept in %s", opts.Store)
 	}
 	defer exitWhenStuck(ctx, 5*time.Second, stuck)()
-	res, settings, err := experiment.RunTable(ctx, *tab, opts)
+	res, err := paper.RunTable(ctx, *tab, opts)
 	if err != nil {
-		var oe *paper.OptionError
-		if errors.As(err, &oe) {
-			return usagef("%v", err)
-		}
 		if ctx.Err() != nil {
 			kept := ""
 			if opts.Store != "" {
@@ -185,13 +183,11 @@ func runReproduce(args []string) error {
 		return err
 	}
 	if *file != "" {
-		settings["data_file"] = ownSrc.File
+		res.Made()["data_file"] = ownSrc.File
 	}
-	if settings != nil {
-		maps.Copy(settings, experiment.Provenance(append([]string{"reproduce"}, args...)))
-	}
+	maps.Copy(res.Made(), experiment.Provenance(append([]string{"reproduce"}, args...)))
 	fmt.Print(res.Markdown())
-	files, err := experiment.WriteTable(dir, *tab, res, !*noFigures)
+	files, err := paper.WriteTable(dir, *tab, res, !*noFigures)
 	if err != nil {
 		return err
 	}
@@ -233,7 +229,7 @@ func sameTableCommand(path, command string, overwrite bool) error {
 // replaced when this run has written its own (rundir.Dir.Commit): a table's outputs are always
 // those of one run, and files it did not write are never replaced. file is --data, if given.
 func openTableDir(out string, table int, file string) (*rundir.Dir, error) {
-	return openRunDir(out, experiment.TableOutputs(table),
+	return openRunDir(out, paper.TableOutputs(table),
 		rundir.Options{Run: fmt.Sprintf("table%d", table), Overwrite: true, Inputs: map[string]string{"--data": file}})
 }
 
@@ -272,12 +268,4 @@ func parseFloats(name, s string) ([]float64, error) {
 		out = append(out, x)
 	}
 	return out, nil
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -72,20 +72,8 @@ func runTrain(args []string) error {
 	if mf.pointEta && !annealed(*method) {
 		return usagef("--point-eta adapts the annealed chain's step sizes; --method %s has none", *method)
 	}
-	mf.boundDefaults(set, *method)
-	if paper.IsImage(src.Dataset) {
-		mf.imageDefaults(set, *method, src.Dataset)
-		if !set["batch"] {
-			mf.v.Batch = 100
-		}
-	}
-	// Every flag is checked before any data is read: Q's default for --data needs the file's D,
-	// so 1 stands in for it here.
-	check := mf
-	if check.q == 0 && src.File != "" {
-		check.q = 1
-	}
-	cfg, err := check.config(*method, src.Dataset, *seed)
+	// Every flag is checked before any data is read (protocol.Training without the data's size).
+	cfg, _, err := protocol.Training(*method, src.Dataset, *seed, 0, 0, mf.configure(set), mf.explicit(set))
 	if err != nil {
 		return err
 	}
@@ -116,21 +104,14 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	if err != nil {
 		return err
 	}
-	if resume == "" {
+	if resume == "" { // the protocol's configuration fitted to the data, the flags given on top
 		n, d := td.Dims()
-		if !set["batch"] && mf.v.Batch == 0 && n > paper.DefaultBatch {
-			mf.v.Batch = paper.DefaultBatch // as reproduce's tables: the same numbers as their rows, and ~4x faster steps
-		}
-		if src.File != "" {
-			mf.ownDataQ(n, d)
-		} else if mf.q == 0 {
-			mf.q = cfg.Q
-		}
-		if err := mf.fitToData(set, n, d); err != nil {
+		var notes []protocol.Adjustment
+		if cfg, notes, err = protocol.Training(cfg.Method, src.Dataset, cfg.Seed, n, d, mf.configure(set), mf.explicit(set)); err != nil {
 			return err
 		}
-		if cfg, err = mf.config(cfg.Method, src.Dataset, cfg.Seed); err != nil {
-			return err
+		for _, a := range notes {
+			fmt.Fprintln(os.Stderr, "vaisgplvm: "+a.Say(flagFor))
 		}
 	}
 	tr, err := experiment.NewTrainer(cfg, td, src, b)
@@ -254,7 +235,7 @@ func trainSource(set map[string]bool, standardize bool, dataset, file, labels, p
 		return experiment.Source{File: file, Labels: labels, Standardize: standardize}, nil
 	case !slices.Contains(data.Names(), dataset):
 		return experiment.Source{}, usagef("--dataset %q: want one of %s", dataset, strings.Join(data.Names(), ", "))
-	case !paper.IsImage(dataset):
+	case !protocol.IsImage(dataset):
 		if set["pixels"] || set["hide-pixels"] {
 			return experiment.Source{}, usagef("--pixels and --hide-pixels apply to --dataset frey or mnist, not %s", dataset)
 		}

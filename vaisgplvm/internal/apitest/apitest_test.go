@@ -14,7 +14,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -91,10 +91,10 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 		{"model.New(mask 0.5)", withMask(ones(0.5)), "want 0 (missing) or 1"},
 		{"model.New(mask NaN)", withMask(ones(nan)), "want 0 (missing) or 1"},
 		{"model.New(nil data)", withData(nil, nil), "no rows"},
-		{"model.New(Jitter NaN)", jitter(nan), "jitter"},
-		{"model.New(Jitter +Inf)", jitter(math.Inf(1)), "jitter"},
-		{"paper.SubsetRows(-1)", func() error { _, _, err := paper.SubsetRows(ds, -1, 1); return err }, "n >= 0"},
-		{"paper.SubsetRows(nil)", func() error { _, _, err := paper.SubsetRows(nil, 3, 1); return err }, "want a dataset"},
+		{"model.New(Jitter NaN)", jitter(nan), "Jitter"},
+		{"model.New(Jitter +Inf)", jitter(math.Inf(1)), "Jitter"},
+		{"protocol.SubsetRows(-1)", func() error { _, _, err := protocol.SubsetRows(ds, -1, 1); return err }, "n >= 0"},
+		{"protocol.SubsetRows(nil)", func() error { _, _, err := protocol.SubsetRows(nil, 3, 1); return err }, "want a dataset"},
 		{"Evaluate(-3)", func() error { _, err := tr.Evaluate(-3, nil); return err }, "-3 noise draws"},
 		{"Evaluate(0)", func() error { _, err := tr.Evaluate(0, nil); return err }, "0 noise draws"},
 		{"Evaluate(short labels)", func() error { _, err := tr.Evaluate(1, []int{1, 2}); return err }, "2 labels for 12 points"},
@@ -115,14 +115,14 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 		{"evidence.Decompose(0 draws)", func() error { _, err := evidence.Decompose(tr, nil, 0); return err }, "0 noise draws"},
 		{"evidence.Decompose(nil)", func() error { _, err := evidence.Decompose(nil, nil, 5); return err }, "nil Trainer"},
 		{"baselines.PCA(ragged)", func() error { _, _, err := baselines.PCA([][]float64{{1, 2}, {3}}, 1); return err }, "row 2"},
-		{"paper.HidePixels(nil)", func() error { _, _, _, err := paper.HidePixels(nil, 1); return err }, "no rows"},
-		{"paper.HoldOut(nil)", func() error { _, err := paper.HoldOut(nil, nil, 1); return err }, "no rows"},
-		{"paper.HoldOut(2 rows)", func() error { _, err := paper.HoldOut(good[:2], nil, 1); return err }, "at least 3 rows"},
-		{"paper.HoldOut(short labels)", func() error { _, err := paper.HoldOut(good, []int{1}, 1); return err }, "one label per row"},
+		{"protocol.HidePixels(nil)", func() error { _, _, _, err := protocol.HidePixels(nil, 1); return err }, "no rows"},
+		{"protocol.HoldOut(nil)", func() error { _, err := protocol.HoldOut(nil, nil, 1); return err }, "no rows"},
+		{"protocol.HoldOut(2 rows)", func() error { _, err := protocol.HoldOut(good[:2], nil, 1); return err }, "at least 3 rows"},
+		{"protocol.HoldOut(short labels)", func() error { _, err := protocol.HoldOut(good, []int{1}, 1); return err }, "one label per row"},
 		{"latent.Nearest(no training rows)", func() error { _, err := latent.Nearest(nil, nil, nil, good, nil); return err }, "want training rows"},
 		{"latent.Nearest(ragged)", func() error { _, err := latent.Nearest(good, nil, good, [][]float64{{1}}, nil); return err }, "row 0 has 1 values"},
-		{"paper.WithNaN(short mask) does not panic", func() error {
-			if out := paper.WithNaN(good, [][]float64{{0}}); !math.IsNaN(out[0][0]) || math.IsNaN(out[0][1]) || len(out) != len(good) {
+		{"protocol.WithNaN(short mask) does not panic", func() error {
+			if out := protocol.WithNaN(good, [][]float64{{0}}); !math.IsNaN(out[0][0]) || math.IsNaN(out[0][1]) || len(out) != len(good) {
 				return nil
 			}
 			return fmt.Errorf("ok: a short mask counts as observed")

@@ -12,6 +12,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -75,8 +76,8 @@ func TestLibraryNeverPanics(t *testing.T) {
 		{"experiment.WriteESSGap(nil)", "nil", func() error { return experiment.WriteESSGap(dir, nil, false) }},
 		{"experiment.WriteMatrix(../../x.csv)", "not one of", func() error { return experiment.WriteMatrix(dir, "../../x.csv", nil, [][]float64{{1}}) }},
 		{"experiment.WriteMatrix(nil dir)", "nil", func() error { return experiment.WriteMatrix(nil, "a.csv", nil, [][]float64{{1}}) }},
-		{"experiment.WriteTable(99)", "table99", func() error { _, err := experiment.WriteTable(dir, 99, fakeTable{}, false); return err }},
-		{"experiment.WriteTable(nil result)", "nil", func() error { _, err := experiment.WriteTable(dir, 1, nil, false); return err }},
+		{"paper.WriteTable(99)", "table99", func() error { _, err := paper.WriteTable(dir, 99, fakeTable{}, false); return err }},
+		{"paper.WriteTable(nil result)", "nil", func() error { _, err := paper.WriteTable(dir, 1, nil, false); return err }},
 		{"experiment.LatentHeader(-1)", "zero value", func() error { return zero(experiment.LatentHeader(-1) == nil, "LatentHeader") }},
 		{"evidence.PairESS(nil)", "nil Trainer", func() error { _, err := evidence.PairESS(nil, nil, 4, 1); return err }},
 		{"evidence.PairESS(nil evidence)", "nil", func() error { _, err := evidence.PairESS(tr, nil, 4, 1); return err }},
@@ -99,3 +100,5 @@ func TestLibraryNeverPanics(t *testing.T) {
 type fakeTable struct{}
 
 func (fakeTable) Markdown() string { return "| a |\n" }
+
+func (fakeTable) Made() map[string]any { return map[string]any{} }

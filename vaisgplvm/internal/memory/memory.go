@@ -5,38 +5,12 @@ package memory
 
 import (
 	"bufio"
-	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
-
-// Error is the refusal of work needing more memory than the machine has. Fix says which
-// settings lower the need in the library's words, Flags in the command's.
-type Error struct {
-	What       string  // the work, e.g. "a training step"
-	Need, Have float64 // bytes
-	Fix, Flags string
-}
-
-func (e *Error) Error() string { return e.message(e.Fix) }
-
-// FlagError is the same refusal worded with the command's flags.
-func (e *Error) FlagError() string { return e.message(e.Flags) }
-
-// message is the refusal, naming the settings fix that lower the need.
-func (e *Error) message(fix string) string {
-	return fmt.Sprintf("%s needs about %s of memory, more than this machine's %.3g GiB; lower %s",
-		e.What, gib(e.Need), e.Have/(1<<30), fix)
-}
-
-func gib(b float64) string {
-	if b > 1e6*(1<<30) || math.IsInf(b, 0) || math.IsNaN(b) {
-		return "more than a million GiB"
-	}
-	return fmt.Sprintf("%.3g GiB", b/(1<<30))
-}
 
 // Limit is the memory, in bytes, that a single piece of work may use: the machine's total memory
 // (Linux: /proc/meminfo), or 1 TiB where that is unknown. Tests may lower it.
@@ -47,11 +21,12 @@ var Limit = func() float64 {
 	return 1 << 40
 }
 
-// Check returns an *Error when need bytes (computed in float64, so that no size overflows)
-// exceed Limit, or when need is not a finite non-negative number.
-func Check(what string, need float64, fix, flags string) error {
+// Check returns an *option.Error when need bytes (computed in float64, so that no size
+// overflows) exceed Limit, or when need is not a finite non-negative number; lower names the
+// settings (Config fields) that lower the need.
+func Check(what string, need float64, lower ...string) error {
 	if have := Limit(); !(need >= 0 && need <= have) {
-		return &Error{What: what, Need: need, Have: have, Fix: fix, Flags: flags}
+		return option.Memory(what, need, have, lower...)
 	}
 	return nil
 }

@@ -1,4 +1,12 @@
-package paper
+// Package protocol is the paper's experimental protocol as plain functions, shared by the tables
+// (package paper), the run layer (package experiment) and the notebooks: Table 4's settings per
+// dataset (Q, K, mini-batches, the registered presets: Config), the evaluation per dataset
+// (EvaluationOf), the datasets at the tables' scales (LoadImages, LoadTabular), and the
+// missing-data splits (HidePixels for Tables 2 and 3, HoldOut for Table 5, SubsetRows).
+//
+// What a dataset needs lives in its registration (data.Builtin); this package reads it there.
+// Errors a caller can fix by changing a setting are *option.Error.
+package protocol
 
 import (
 	"fmt"
@@ -10,11 +18,17 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
-// DefaultBatch is the mini-batch size the tables train with unless Options.Paper (full batch).
+// DefaultBatch is the mini-batch size the tables train with (App. C) unless paper.Options.Paper
+// asks for full batch.
 const DefaultBatch = 100
+
+// KNN is the number of neighbours of the k-nearest-neighbour imputation baseline reported beside
+// the tables' reconstructions (baselines.KNNImpute).
+const KNN = 5
 
 // Q returns the paper's latent dimensionality for a built-in dataset (Table 4, data.Builtin.Q:
 // oilflow 10, wine 9, frey 20, mnist 5; wine-white as wine), or 0 for an unknown name.
@@ -37,7 +51,7 @@ func IsImage(dataset string) bool { return data.IsImage(dataset) }
 // Config returns the paper's settings (Table 4) for training method on dataset with seed:
 // model.DefaultConfig with the dataset's Q, and its registered presets (data.Builtin: K = 25 and
 // one q(u) square root shared by the outputs for the image datasets); mini-batches of
-// DefaultBatch. Options.Configure adjusts it.
+// DefaultBatch. paper.Options.Configure adjusts it.
 //
 // One setting is ours, not the paper's: on Frey, VAIS trains with StopGrad (the chain's scores are
 // constants in the gradient; the bound's value is unchanged). With the paper's gradient through all
@@ -89,11 +103,11 @@ func LoadImages(name, pixels string) (*data.Dataset, error) {
 		scale = data.Raw
 	case "", "unit":
 	default:
-		return nil, optionErrorf("pixels %q: want unit or raw", pixels)
+		return nil, option.Of("Pixels", "Pixels %q: want unit or raw", pixels)
 	}
 	b, err := data.Lookup(name)
 	if err != nil || !b.Image {
-		return nil, optionErrorf("unknown image dataset %q (want %s)", name, strings.Join(imageNames(true), " or "))
+		return nil, option.Of("Dataset", "Dataset %q: not an image dataset (want %s)", name, strings.Join(imageNames(true), " or "))
 	}
 	return b.Load(scale)
 }
@@ -103,7 +117,7 @@ func LoadImages(name, pixels string) (*data.Dataset, error) {
 func LoadTabular(name string, standardize bool) (*data.Dataset, error) {
 	b, err := data.Lookup(name)
 	if err != nil || b.Image {
-		return nil, optionErrorf("dataset %q: want %s", name, strings.Join(imageNames(false), ", "))
+		return nil, option.Of("Dataset", "Dataset %q: want %s", name, strings.Join(imageNames(false), ", "))
 	}
 	ds, err := b.Load(data.Unit)
 	if err != nil {
@@ -133,7 +147,7 @@ func imageNames(image bool) []string {
 // observation mask [N, D] (1 = observed) and the indices of the damaged images.
 func HidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, damaged []int, err error) {
 	if err := data.CheckMatrix(x, nil); err != nil {
-		return nil, nil, nil, fmt.Errorf("paper: HidePixels: %w", err)
+		return nil, nil, nil, fmt.Errorf("protocol: HidePixels: %w", err)
 	}
 	mask, damaged, err = data.MissingMask(len(x), len(x[0]), 0.05, 0.75, seed)
 	if err != nil {
@@ -174,10 +188,10 @@ type Split struct {
 // labels of another length.
 func HoldOut(x [][]float64, labels []int, seed uint64) (Split, error) {
 	if err := data.CheckMatrix(x, nil); err != nil {
-		return Split{}, fmt.Errorf("paper: HoldOut: %w", err)
+		return Split{}, fmt.Errorf("protocol: HoldOut: %w", err)
 	}
 	if len(x) < 3 || (labels != nil && len(labels) != len(x)) {
-		return Split{}, fmt.Errorf("paper: HoldOut of %d rows with %d labels: want at least 3 rows and one label per row (or none)", len(x), len(labels))
+		return Split{}, fmt.Errorf("protocol: HoldOut of %d rows with %d labels: want at least 3 rows and one label per row (or none)", len(x), len(labels))
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x4e1d))
 	nTest := max(2, len(x)/10)
@@ -209,10 +223,10 @@ func HoldOut(x [][]float64, labels []int, seed uint64) (Split, error) {
 // all rows when n is 0 or at least N. Errors: ds nil, n < 0, labels of another length than the rows.
 func SubsetRows(ds *data.Dataset, n int, seed uint64) ([][]float64, []int, error) {
 	if ds == nil || n < 0 {
-		return nil, nil, fmt.Errorf("paper: SubsetRows of %d rows of %v: want a dataset and n >= 0 (0 = all)", n, ds)
+		return nil, nil, fmt.Errorf("protocol: SubsetRows of %d rows of %v: want a dataset and n >= 0 (0 = all)", n, ds)
 	}
 	if ds.Labels != nil && len(ds.Labels) != len(ds.X) {
-		return nil, nil, fmt.Errorf("paper: SubsetRows: %d labels for %d rows", len(ds.Labels), len(ds.X))
+		return nil, nil, fmt.Errorf("protocol: SubsetRows: %d labels for %d rows", len(ds.Labels), len(ds.X))
 	}
 	if n == 0 || n >= len(ds.X) {
 		return ds.X, ds.Labels, nil
@@ -228,14 +242,4 @@ func SubsetRows(ds *data.Dataset, n int, seed uint64) ([][]float64, []int, error
 		}
 	}
 	return x, labels, nil
-}
-
-// OptionError is a bad option of a table (a dataset it does not have, a count below 1 ...); the
-// command reports it as a usage error.
-type OptionError struct{ msg string }
-
-func (e *OptionError) Error() string { return e.msg }
-
-func optionErrorf(format string, args ...any) error {
-	return &OptionError{fmt.Sprintf(format, args...)}
 }

@@ -1,0 +1,71 @@
+package paper
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+)
+
+// TableOutputs names the files WriteTable writes for table t (patterns for the figures): nil for
+// a table that is not registered.
+func TableOutputs(t int) []string {
+	spec, err := Lookup(t)
+	if err != nil {
+		return nil
+	}
+	name := fmt.Sprintf("table%d", t)
+	return append([]string{name + ".md", name + ".json"}, spec.Figures...)
+}
+
+// WriteTable writes table t's result into dir, which it commits: tableT.md, tableT.json and,
+// with figures, the figures of a FigureWriter. It returns the figures' final paths.
+func WriteTable(dir *rundir.Dir, t int, res Output, figures bool) ([]string, error) {
+	if dir == nil || res == nil {
+		return nil, fmt.Errorf("WriteTable: nil directory or result")
+	}
+	name := fmt.Sprintf("table%d", t)
+	if err := dir.Check(name + ".json"); err != nil {
+		return nil, fmt.Errorf("WriteTable: %w (open the directory with TableOutputs(%d))", err, t)
+	}
+	var files []string
+	if fw, ok := res.(FigureWriter); ok && figures {
+		var err error
+		if files, err = fw.WriteFigures(dir.Stage); err != nil {
+			return nil, fmt.Errorf("figures: %w", err)
+		}
+		for i, f := range files {
+			files[i] = dir.Final(filepath.Base(f))
+		}
+	}
+	buf, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("%s JSON: %w", name, err)
+	}
+	if err := dir.WriteFile(name+".json", buf); err != nil {
+		return nil, err
+	}
+	if err := dir.WriteFile(name+".md", []byte(res.Markdown())); err != nil {
+		return nil, err
+	}
+	return files, dir.Commit()
+}
+
+// RunTable checks o for table t (Options.Check) and runs the table's registered function with
+// o's defaults filled in from the table's Spec (datasets, methods, iterations, the paper's
+// protocol). Errors: an *option.Error for an unknown table or bad options, else the table's.
+func RunTable(ctx context.Context, t int, o Options) (Output, error) {
+	spec, err := Lookup(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.Check(t); err != nil {
+		return nil, err
+	}
+	if o, err = o.withDefaults(t); err != nil {
+		return nil, err
+	}
+	return spec.Run(ctx, o)
+}
