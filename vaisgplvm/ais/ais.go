@@ -50,10 +50,10 @@ type Target struct {
 
 // Options of Estimate; zero values take the defaults.
 type Options struct {
-	Temps  int     // temperatures T (default 1000), on Schedule's sigmoid path
-	Runs   int     // independent runs per target (default 8)
-	Seed   uint64  // seeds the runs (default 1); the pilot run uses a seed derived from it
-	Accept float64 // the pilot's target MALA acceptance rate (default 0.65)
+	Temps  int     `json:"temps"`  // temperatures T (default 1000), on Schedule's sigmoid path
+	Runs   int     `json:"runs"`   // independent runs per target (default 8)
+	Seed   uint64  `json:"seed"`   // seeds the runs (default 1); the pilot run uses a seed derived from it
+	Accept float64 `json:"accept"` // the pilot's target MALA acceptance rate (default 0.65)
 }
 
 func (o Options) withDefaults() Options {

@@ -18,48 +18,48 @@ import (
 // ExperimentOptions describe the held-out comparison of GP-LVM-CMF with its baselines on one
 // data set; zero fields take the defaults in their comments.
 type ExperimentOptions struct {
-	Dataset string        // "frey" (Gaussian decoder, pixels in [0, 1]) or "mnist" (the 10k test images binarised, Bernoulli)
-	Data    *data.Dataset // your own data instead of Dataset (Config.Likelihood says which decoder)
+	Dataset string        `json:"dataset"` // "frey" (Gaussian decoder, pixels in [0, 1]) or "mnist" (the 10k test images binarised, Bernoulli)
+	Data    *data.Dataset `json:"-"`       // your own data instead of Dataset (Config.Likelihood says which decoder)
 	// Config is shared by every family (its Family field is ignored); Hidden defaults to Kingma &
 	// Welling's widths, 200 for frey and 500 for mnist.
-	Config   Config
-	Families []string // default cmf, meanfield, amortised
-	Iters    int      // training steps per family (default 2000)
-	Test     int      // held-out points, drawn with Config.Seed (default 200 for frey, 1000 for mnist)
-	FitIters int      // steps fitting the held-out points' locals (default 500)
-	Draws    int      // noise draws of each bound (default 10)
-	Ks       []int    // importance samples of the held-out IW bounds (default 1, 10, 100, 1000)
-	Reps     int      // repetitions of each IW bound (default 2)
-	AIS      ais.Options
+	Config   Config      `json:"config"`
+	Families []string    `json:"families"`     // default cmf, meanfield, amortised
+	Iters    int         `json:"iters"`        // training steps per family (default 2000)
+	Test     int         `json:"test"`         // held-out points, drawn with Config.Seed (default 200 for frey, 1000 for mnist)
+	FitIters int         `json:"fit_iters"`    // steps fitting the held-out points' locals (default 500)
+	Draws    int         `json:"draws"`        // noise draws of each bound (default 10)
+	Ks       []int       `json:"ks,omitempty"` // importance samples of the held-out IW bounds (default 1, 10, 100, 1000)
+	Reps     int         `json:"reps"`         // repetitions of each IW bound (default 2)
+	AIS      ais.Options `json:"ais,omitempty"`
 	// AISPoints is how many held-out points get the AIS log-likelihood (0: 100, or all held-out
 	// points when fewer; more than Test is an *option.Error), the first ones: the slowest part.
-	AISPoints int
-	Backend   backends.Backend
+	AISPoints int              `json:"ais_points,omitempty"`
+	Backend   backends.Backend `json:"-"`
 	// WarmStart starts the cmf family from the trained mean-field family (Model.WarmStart with
 	// WarmStartFraction; needs meanfield among the Families, which then trains first, and GP input
 	// dim = latent dim): cmf then trains Iters steps of its own after mean-field's Iters.
-	WarmStart bool
+	WarmStart bool `json:"warm_start"`
 	// MarginalKs are the samples of r(X | z) of cmf's held-out marginal bounds L_K
 	// (Model.MarginalBound; default 10 and 100; the collapsed bound only): how far the auxiliary
 	// r(X | z) keeps the family's bound below its marginal ELBO.
-	MarginalKs []int
+	MarginalKs []int `json:"marginal_ks,omitempty"`
 	// FreezeDecoder (with WarmStart) keeps the cmf family's decoder at mean-field's trained one
 	// (Model.FreezeDecoder): cmf then fits only its q, and its bounds against mean-field's measure
 	// the family as a posterior approximation at the same decoder (their AIS log p(y) agree).
-	FreezeDecoder bool
+	FreezeDecoder bool `json:"freeze_decoder"`
 	// LRs, with two or more values, chooses each family's Adam learning rate by one rule (the
 	// validation sweep, sweepLR): every family trains at every rate on the training points less a
 	// validation share, fits the validation points' locals, and keeps the rate of the highest
 	// validation bound; Config.LR is then not used. Rates that diverge are reported and skipped;
 	// while the best is an end of the rates tried, the grid extends past it (MaxSweepExtensions).
-	LRs []float64
+	LRs []float64 `json:"lr_sweep,omitempty"`
 	// SweepIters are the training steps of each sweep run (default Iters: the budget of the run).
-	SweepIters int
+	SweepIters int `json:"sweep_iters,omitempty"`
 	// Validation is the share of the training points the sweep holds out (default 0.1).
-	Validation float64
+	Validation float64 `json:"validation,omitempty"`
 	// Progress, when not nil, is called after every training step and at every stage; sweep runs
 	// report their steps under stage "sweep lr RATE".
-	Progress func(family, stage string, iter int, negBound float64)
+	Progress func(family, stage string, iter int, negBound float64) `json:"-"`
 }
 
 // FamilyResult is one family's training and held-out evaluation, nats per point (log densities:
@@ -113,8 +113,8 @@ type ExperimentResult struct {
 	N, P     int               `json:"-"`
 	Train    int               `json:"train_points"`
 	Test     int               `json:"test_points"`
-	Options  ExperimentOptions `json:"-"`
-	Config   Config            `json:"config"` // the shared configuration after defaults
+	Options  ExperimentOptions `json:"options"` // as run, after defaults
+	Config   Config            `json:"config"`  // the shared configuration after defaults
 	Families []FamilyResult    `json:"families"`
 	// Sweep holds the learning-rate sweep's scores (ExperimentOptions.LRs), nil without one.
 	Sweep     []LRScore `json:"lr_sweep,omitempty"`
@@ -122,6 +122,9 @@ type ExperimentResult struct {
 	Labels    []int     `json:"-"` // the data set's labels (nil without)
 	ImageRows int       `json:"-"`
 	ImageCols int       `json:"-"`
+	// Provenance says how the result was made (a command's line, the commit, the machine:
+	// experiment.Provenance), set by the caller.
+	Provenance map[string]any `json:"provenance,omitempty"`
 }
 
 // withDefaults fills the zero fields of o for a data set of n points.

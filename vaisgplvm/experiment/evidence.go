@@ -7,6 +7,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -34,7 +35,11 @@ type EvidenceSummary struct {
 	// Warnings name the bounds above the evidence estimate (evidence.Unconverged) and an estimate
 	// its convergence check puts more than Tolerance above its limit (evidence.NotConverged).
 	Warnings []string `json:"warnings,omitempty"`
-	Seconds  float64  `json:"seconds"`
+	// Config is the checkpoint's configuration; Provenance how the estimate was made (a command's
+	// line, the commit, the machine: Provenance), set by the caller.
+	Config     model.Config   `json:"config"`
+	Provenance map[string]any `json:"provenance,omitempty"`
+	Seconds    float64        `json:"seconds"`
 }
 
 // EvidenceOptions are Evidence's settings besides the AIS run's own (evidence.Options; its Points
@@ -119,7 +124,8 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	if err != nil {
 		return nil, err
 	}
-	sum := &EvidenceSummary{Checkpoint: opt.Checkpoint, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res}
+	sum := &EvidenceSummary{Checkpoint: opt.Checkpoint, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res,
+		Config: tr.Model.Cfg}
 	if sum.Bounds, err = evidence.Decompose(tr, res, opt.Draws); err != nil {
 		return nil, err
 	}

@@ -30,6 +30,10 @@ type InferSummary struct {
 	// Baselines are the files with the missing entries imputed by simple baselines, to compare
 	// with infer_reconstruction.csv (none when nothing is missing).
 	Baselines []string `json:"baseline_files,omitempty"`
+	// Options are the fit's settings (iterations, seed, learning rate); Provenance is
+	// InferOptions.Provenance.
+	Options    infer.Options  `json:"options"`
+	Provenance map[string]any `json:"provenance,omitempty"`
 }
 
 // InferOutputs names the files Infer writes: names of its own, so that inferring into a training
@@ -45,6 +49,8 @@ type InferOptions struct {
 	// header name (data.ReadPoints); empty or NaN fields are missing and get imputed.
 	Data string
 	Warn func(string) // when not nil, gets each warning (a baseline that could not impute)
+	// Provenance, when not nil, is recorded in infer.json (Provenance(args) gives a command's).
+	Provenance map[string]any
 }
 
 // Infer fits the latents of the new points in opt.Data under the trained model tr (trained on
@@ -84,6 +90,7 @@ func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*Inf
 		return nil, err
 	}
 	sum := &InferSummary{Checkpoint: opt.Checkpoint, Data: opt.Data, Points: len(x), Missing: pts.Missing(),
+		Options: opt.Options, Provenance: opt.Provenance,
 		Iterations: opt.Iters, NegBound: res.NegELBO, NegBoundSE: res.NegELBOSE, MSEObs: mse, Standardized: td.Std != nil}
 	if td.Std != nil {
 		m, err := metrics.MSE(td.ToModelUnits(x), td.ToModelUnits(res.Recon), mask)

@@ -12,6 +12,7 @@ import (
 	backends "github.com/gomlx/compute"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
@@ -44,6 +45,14 @@ type Metrics struct {
 	// Warnings says what looks wrong with a run that ended normally (data of an extreme scale, a
 	// bound that got worse, a chain that never accepts); empty for a healthy run.
 	Warnings []string `json:"warnings,omitempty"`
+	// Source is the data as the checkpoint records it (dataset or file with its sha256, label
+	// column, scaling, pixel scale, hidden-pixel seed); DataSHA256 the content the model trained on
+	// (data.ContentSHA256 of the data and its mask in the model's units).
+	Source     Source `json:"source"`
+	DataSHA256 string `json:"data_content_sha256"`
+	// Provenance is TrainOptions.Provenance: how the run was made (a command's line, the commit,
+	// the machine: Provenance).
+	Provenance map[string]any `json:"provenance,omitempty"`
 }
 
 // ChainReport describes a trained annealed model's chain: the schedule beta_k, the step sizes
@@ -174,6 +183,8 @@ type TrainOptions struct {
 	Warn func(string)
 	// Finishing, when not nil, is called when training is over and the final evaluation begins.
 	Finishing func()
+	// Provenance, when not nil, is recorded in metrics.json (Provenance(args) gives a command's).
+	Provenance map[string]any
 }
 
 // Train trains tr (NewTrainer) on td from src and writes its outputs (TrainOutputs) into dir,
@@ -250,6 +261,7 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 	}
 	if runErr == nil {
 		met.Warnings = append(slices.Clip(dataWarnings), warn(met.Warnings)...)
+		met.Provenance = opt.Provenance
 		if runErr = writeMetrics(dir, met); runErr == nil {
 			return met, dir.Commit()
 		}
@@ -322,7 +334,8 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	}
 	return &Metrics{MSEDataUnits: mseData, Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
-		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, Warnings: TrainWarnings(tr.Curve, chain)}, nil
+		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, Warnings: TrainWarnings(tr.Curve, chain),
+		Source: src, DataSHA256: data.ContentSHA256(td.X, td.Mask)}, nil
 }
 
 // writeMetrics writes metrics.json.

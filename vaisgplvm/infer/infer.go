@@ -24,9 +24,9 @@ import (
 
 // Options tune the fit of the new latents.
 type Options struct {
-	Iters int     // Adam iterations (default 500)
-	LR    float64 // learning rate (default: the model's)
-	Seed  uint64  // seeds the bound's noise (default 1)
+	Iters int     `json:"iters"` // Adam iterations (default 500)
+	LR    float64 `json:"lr"`    // learning rate (default: the model's)
+	Seed  uint64  `json:"seed"`  // seeds the bound's noise (default 1)
 }
 
 // Result is the fit for N* new points.

@@ -3,13 +3,11 @@ package paper
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 
@@ -58,7 +56,7 @@ func slimRecon(recon [][]float64, rows []int) [][]float64 {
 }
 
 // jobKey returns the hex sha256 of everything that decides a training's results: the table, the
-// dataset and its content (fp, dataFingerprint), the method, the seed, the configuration, the
+// dataset and its content (fp, data.ContentSHA256), the method, the seed, the configuration, the
 // snapshots, the pixel scale and the standardisation. Code changes are not in it (storeFormat is).
 func jobKey(table int, j *job, fp string, snaps []int, o Options) (string, error) {
 	cfg, err := model.MarshalConfig(j.cfg)
@@ -73,25 +71,6 @@ func jobKey(table int, j *job, fp string, snaps []int, o Options) (string, error
 	}
 	sum := sha256.Sum256(id)
 	return hex.EncodeToString(sum[:]), nil
-}
-
-// dataFingerprint returns the hex sha256 of a data matrix and its mask (NaN entries included).
-func dataFingerprint(x, mask [][]float64) string {
-	h := sha256.New()
-	var b [8]byte
-	for _, m := range [][][]float64{x, mask} {
-		binary.LittleEndian.PutUint64(b[:], uint64(len(m)))
-		h.Write(b[:])
-		for _, row := range m {
-			binary.LittleEndian.PutUint64(b[:], uint64(len(row)))
-			h.Write(b[:])
-			for _, v := range row {
-				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-				h.Write(b[:])
-			}
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // storePath is the file of a training in the store directory: readable names, then the key.

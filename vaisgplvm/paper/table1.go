@@ -126,7 +126,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		if res.sets[name], err = o.load(table, name); err != nil {
 			return nil, err
 		}
-		fingerprints[name] = dataFingerprint(res.sets[name].X, res.sets[name].Mask)
+		fingerprints[name] = data.ContentSHA256(res.sets[name].X, res.sets[name].Mask)
 	}
 	snaps := []int{o.Iters / 3, 2 * o.Iters / 3, o.Iters}
 	toTrain := len(res.jobs)

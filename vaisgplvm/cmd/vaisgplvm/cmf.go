@@ -117,6 +117,7 @@ func runCMF(args []string) error {
 	}
 	fmt.Print(res.Markdown())
 	printWarnings(res.Warnings())
+	res.Provenance = experiment.Provenance(append([]string{"cmf"}, args...))
 	return experiment.WriteCMF(dir, res, !*noFigures)
 }
 

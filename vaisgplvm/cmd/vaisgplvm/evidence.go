@@ -131,6 +131,7 @@ func runEvidence(args []string) error {
 			g.K, g.Weights, g.MeanESS, g.MeanESSSE, g.MeanGap, g.MeanGapSE, g.Kendall, g.KendallNullSD, g.GapByESSQuartile)
 	}
 	printWarnings(sum.Warnings)
+	sum.Provenance = experiment.Provenance(append([]string{"evidence"}, args...))
 	if err := writeJSON(dir, "evidence.json", sum); err != nil {
 		return err
 	}

@@ -203,8 +203,8 @@ func TestHostileInputs(t *testing.T) {
 				}
 			}
 			for name, content := range snapshot(t, out) {
-				if strings.Contains(strings.ToLower(content), "nan") && !strings.HasSuffix(name, ".gob") && !strings.HasSuffix(name, ".png") {
-					t.Errorf("%s holds a NaN", name)
+				if strings.Contains(strings.ToLower(withoutNames(content)), "nan") && !strings.HasSuffix(name, ".gob") && !strings.HasSuffix(name, ".png") {
+					t.Errorf("%s holds a NaN: %s", name, nanLine(withoutNames(content)))
 				}
 			}
 			after := snapshot(t, earlier)
@@ -312,4 +312,26 @@ func scanBarUpdates(buf []byte, atEOF bool) (int, []byte, error) {
 		return len(buf), buf, nil
 	}
 	return 0, nil, nil
+}
+
+// withoutNames drops the JSON lines that hold names rather than numbers (the command line and
+// the data's paths, which a hostile input may spell with "nan", and "provenance" itself).
+func withoutNames(content string) string {
+	var keep []string
+	for _, l := range strings.Split(content, "\n") {
+		if !strings.Contains(l, `"command":`) && !strings.Contains(l, `"provenance":`) && !strings.Contains(l, `"file":`) && !strings.Contains(l, `"data":`) && !strings.Contains(l, `"data_file":`) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// nanLine returns the first line of content that spells "nan" in any case.
+func nanLine(content string) string {
+	for _, l := range strings.Split(content, "\n") {
+		if strings.Contains(strings.ToLower(l), "nan") {
+			return l
+		}
+	}
+	return ""
 }

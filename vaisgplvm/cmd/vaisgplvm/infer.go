@@ -50,7 +50,8 @@ func runInfer(args []string) error {
 	}
 	defer exitOnSignal("infer", *out)()
 	sum, err := experiment.Infer(dir, tr, td, experiment.InferOptions{Checkpoint: *ckpt, Data: *dataPath,
-		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr}, Warn: printWarning})
+		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr}, Warn: printWarning,
+		Provenance: experiment.Provenance(append([]string{"infer"}, args...))})
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,8 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 		return err
 	}
 	opt := experiment.TrainOptions{Iters: iters, CheckpointEvery: every, Seed: cfg.Seed, Figures: figures,
-		Resume: resume, Warn: printWarning}
+		Provenance: experiment.Provenance(append([]string{"train"}, args...)),
+		Resume:     resume, Warn: printWarning}
 	if !quiet {
 		opt.Observe = progress.Trainings(os.Stderr)
 	}
