@@ -192,6 +192,19 @@ func LoadExperimentData(name string) (*data.Dataset, error) {
 	return nil, fmt.Errorf("cmf: dataset %q: want frey or mnist", name)
 }
 
+// CanWarmStart reports whether o can train cmf from the mean-field family (WarmStart): cmf and
+// meanfield among the families (nil: the default, all of them) and the GP's input dimension the
+// latent dimension (InputDim 0 or LatentDim). Commands start warm whenever it can: from scratch the
+// family stays far behind mean-field (docs/results.md, "GP-LVM-CMF").
+func CanWarmStart(o ExperimentOptions) bool {
+	fams := o.Families
+	if len(fams) == 0 {
+		fams = Families
+	}
+	return slices.Contains(fams, "cmf") && slices.Contains(fams, "meanfield") &&
+		(o.Config.InputDim == 0 || o.Config.InputDim == o.Config.LatentDim)
+}
+
 // Check validates o before any work: the data set or your data, the families, the sizes. Errors
 // are *option.Error naming the fields at fault.
 func (o ExperimentOptions) Check() error {

@@ -135,3 +135,19 @@ func TestLRSweepExtends(t *testing.T) {
 		t.Errorf("chosen rate at an end: %v; warned: %v (%q)", edge, warned, res.Warnings())
 	}
 }
+
+// TestCanWarmStart: the warm start needs cmf and meanfield among the families (nil: all) and the
+// GP inputs of the latent dimension.
+func TestCanWarmStart(t *testing.T) {
+	for _, c := range []struct {
+		fams      []string
+		input, dz int
+		want      bool
+	}{{nil, 0, 5, true}, {[]string{"cmf", "meanfield"}, 5, 5, true}, {[]string{"cmf", "amortised"}, 0, 5, false},
+		{[]string{"meanfield"}, 0, 5, false}, {nil, 2, 5, false}} {
+		o := ExperimentOptions{Families: c.fams, Config: Config{InputDim: c.input, LatentDim: c.dz}}
+		if got := CanWarmStart(o); got != c.want {
+			t.Errorf("families %v, input dim %d, latent dim %d: CanWarmStart %v, want %v", c.fams, c.input, c.dz, got, c.want)
+		}
+	}
+}

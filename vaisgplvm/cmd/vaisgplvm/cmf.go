@@ -44,7 +44,7 @@ func runCMF(args []string) error {
 	fs.StringVar(&c.DType, "dtype", "float64", "float64 (cmf has no float32 yet)")
 	seed := fs.Uint64("seed", 1, "random seed (initialisation, held-out split, mini-batches, noise)")
 	fs.IntVar(&o.Iters, "iters", 2000, "training steps per family")
-	fs.BoolVar(&o.WarmStart, "warm-start", false, "start cmf from the trained mean-field family (its decoder, means and variances; needs meanfield among --families and --input-dim equal to --latent-dim): cmf then trains --iters steps after mean-field's")
+	fs.BoolVar(&o.WarmStart, "warm-start", true, "start cmf from the trained mean-field family (its decoder, means and variances): cmf then trains --iters steps after mean-field's; on by default whenever --families has cmf and meanfield and --input-dim equals --latent-dim (cmf.CanWarmStart), the setting docs/results.md measures ahead of mean-field; --warm-start=false trains cmf from scratch")
 	fs.BoolVar(&o.FreezeDecoder, "freeze-decoder", false, "with --warm-start: keep cmf's decoder at mean-field's and fit only its q (the family as a posterior approximation at the same decoder)")
 	fs.IntVar(&o.Test, "test", 0, "held-out points (0: 200 for frey, 1000 for mnist)")
 	fs.IntVar(&o.FitIters, "fit-iters", 500, "steps fitting the held-out points' local parameters (globals frozen)")
@@ -69,6 +69,9 @@ func runCMF(args []string) error {
 	}
 	c.Seed, o.AIS.Seed = *seed, *seed
 	o.Families = strings.Split(*families, ",")
+	if !set["warm-start"] {
+		o.WarmStart = cmf.CanWarmStart(o)
+	}
 	if err := checkCMFGiven(set, o, *lrSweep != ""); err != nil {
 		return err
 	}

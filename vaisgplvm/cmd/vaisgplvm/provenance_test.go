@@ -112,7 +112,7 @@ func TestOutputsSayHowTheyWereMade(t *testing.T) {
 	}
 	read(filepath.Join(cmfDir, "cmf.json"), &cm)
 	checkMade("cmf.json", "cmf", cm.made)
-	if cm.Options.Iters != 3 || len(cm.Options.Families) != 2 || cm.Options.WarmStart == nil {
-		t.Errorf("cmf.json options %+v, want iters 3, two families and warm_start recorded", cm.Options)
+	if cm.Options.Iters != 3 || len(cm.Options.Families) != 2 || cm.Options.WarmStart == nil || !*cm.Options.WarmStart {
+		t.Errorf("cmf.json options %+v, want iters 3, two families and warm_start true (the default with cmf and meanfield)", cm.Options)
 	}
 }
