@@ -54,6 +54,9 @@ type Options struct {
 	Runs   int     `json:"runs"`   // independent runs per target (default 8)
 	Seed   uint64  `json:"seed"`   // seeds the runs (default 1); the pilot run uses a seed derived from it
 	Accept float64 `json:"accept"` // the pilot's target MALA acceptance rate (default 0.65)
+	// Progress, when not nil, is called after every temperature of the pilot ("pilot") and of the
+	// main runs ("main") with the temperatures done and in all.
+	Progress func(stage string, done, total int) `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
@@ -114,6 +117,7 @@ func (r *Result) Mean() (mean, se float64) {
 type Sampler struct {
 	t          Target
 	eval, step *mlmodel.Exec
+	progress   func(done, total int) // the running stage's Options.Progress, or nil
 }
 
 // New compiles nothing yet: graphs are built on first use.
@@ -176,6 +180,14 @@ func (s *Sampler) Eval(h *tensors.Tensor) (ll, grad *tensors.Tensor, err error) 
 	return out[0], out[1], nil
 }
 
+// stage returns progress for one stage (nil when progress is nil).
+func stage(progress func(string, int, int), name string) func(int, int) {
+	if progress == nil {
+		return nil
+	}
+	return func(done, total int) { progress(name, done, total) }
+}
+
 // Estimate runs the pilot and then o.Runs independent runs for every target.
 // Errors: a backend failure, or a non-finite log weight (the likelihood or the step sizes failed).
 func (s *Sampler) Estimate(o Options) (*Result, error) {
@@ -188,11 +200,14 @@ func (s *Sampler) Estimate(o Options) (*Result, error) {
 		return nil, fmt.Errorf("ais: %w", err)
 	}
 	betas := Schedule(o.Temps)
+	s.progress = stage(o.Progress, "pilot")
 	etas, _, _, err := s.run(betas, nil, 2, o.Seed^0x9e3779b97f4a7c15, o.Accept)
 	if err != nil {
 		return nil, fmt.Errorf("ais: pilot run: %w", err)
 	}
+	s.progress = stage(o.Progress, "main")
 	_, logW, accept, err := s.run(betas, etas, o.Runs, o.Seed, 0)
+	s.progress = nil
 	if err != nil {
 		return nil, fmt.Errorf("ais: %w", err)
 	}
@@ -269,6 +284,9 @@ func (s *Sampler) run(betas []float64, etas [][]float64, r int, seed uint64, tar
 	var used [][]float64
 	accSum := 0.0
 	for t := 1; t < len(betas); t++ {
+		if s.progress != nil {
+			s.progress(t, len(betas)-1)
+		}
 		llv := vars.Flat64(ll)
 		for i := range logW {
 			logW[i] += (betas[t] - betas[t-1]) * llv[i] // the weight increment at the state before the transition

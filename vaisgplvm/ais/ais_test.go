@@ -1,6 +1,7 @@
 package ais
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -162,5 +163,33 @@ func TestWarning(t *testing.T) {
 	}
 	if w := (&Result{Accept: 0.3, Temps: 5}).Warning(); w != "" {
 		t.Errorf("acceptance 0.3: %q, want none", w)
+	}
+}
+
+// TestProgress: Options.Progress sees every temperature of the pilot and of the main runs, in
+// order, and the estimate is the same with it as without.
+func TestProgress(t *testing.T) {
+	s, err := New(newLinearGaussian(2, 3, 2, 0.1, 5).target())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	o := Options{Temps: 7, Runs: 2, Seed: 3, Progress: func(stage string, done, total int) {
+		calls = append(calls, fmt.Sprintf("%s %d/%d", stage, done, total))
+	}}
+	with, err := s.Estimate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Progress = nil
+	without, err := s.Estimate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 14 || calls[0] != "pilot 1/7" || calls[6] != "pilot 7/7" || calls[7] != "main 1/7" || calls[13] != "main 7/7" {
+		t.Errorf("progress calls %v, want pilot 1/7 .. 7/7 then main 1/7 .. 7/7", calls)
+	}
+	if with.LogZ[0] != without.LogZ[0] {
+		t.Errorf("log Z %g with progress, %g without", with.LogZ[0], without.LogZ[0])
 	}
 }

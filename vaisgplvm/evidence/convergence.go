@@ -40,6 +40,9 @@ func (r *Result) check(s *ais.Sampler, o ais.Options, temps int) (*Convergence, 
 		return nil, fmt.Errorf("evidence: the convergence check's %d temperatures must be fewer than the estimate's %d", temps, r.Temps)
 	}
 	o.Temps, o.Seed = temps, o.Seed^0x5bd1e9955bd1e995
+	if p := o.Progress; p != nil {
+		o.Progress = func(stage string, done, total int) { p("check "+stage, done, total) }
+	}
 	est, err := s.Estimate(o)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: convergence check at %d temperatures: %w", temps, err)

@@ -47,6 +47,9 @@ type Options struct {
 	// smaller bias. The chain runs in q0's whitened coordinates z (h = a_n + L_n z) with the base
 	// N(z | 0, I) and the log-likelihood l_n(h) + log N(h | 0, I) - log q0(h).
 	Start string
+	// Progress, when not nil, is called after every AIS temperature (ais.Options.Progress) of the
+	// pilot, the main runs and the convergence check ("check pilot", "check main").
+	Progress func(stage string, done, total int)
 }
 
 // Result is the evidence estimate at a trained model's global parameters.
@@ -113,7 +116,7 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ao := ais.Options{Temps: o.Temps, Runs: o.Runs, Seed: o.Seed, Accept: o.Accept}
+	ao := ais.Options{Temps: o.Temps, Runs: o.Runs, Seed: o.Seed, Accept: o.Accept, Progress: o.Progress}
 	est, err := s.Estimate(ao)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)

@@ -289,6 +289,10 @@ func (d *Dir) File(name string) string {
 	return filepath.Join(d.Stage, name)
 }
 
+// Written returns the names of the files this run has put in place so far (after Commit: all of
+// its outputs), sorted.
+func (d *Dir) Written() []string { return slices.Sorted(maps.Keys(d.written)) }
+
 // Final returns the path output name will have once committed.
 func (d *Dir) Final(name string) string { return filepath.Join(d.Path, name) }
 

@@ -121,7 +121,11 @@ func runCMF(args []string) error {
 	fmt.Print(res.Markdown())
 	printWarnings(res.Warnings())
 	res.Provenance = experiment.Provenance(append([]string{"cmf"}, args...))
-	return experiment.WriteCMF(dir, res, !*noFigures)
+	if err := experiment.WriteCMF(dir, res, !*noFigures); err != nil {
+		return err
+	}
+	wrote(dir)
+	return nil
 }
 
 // cmfOnly are the flags that set GP-LVM-CMF's own family (none of the baselines uses them).

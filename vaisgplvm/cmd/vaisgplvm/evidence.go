@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
@@ -105,7 +107,8 @@ func runEvidence(args []string) error {
 	defer exitOnSignal("evidence", *out)()
 	sum, err := experiment.Evidence(tr, experiment.EvidenceOptions{Checkpoint: *ckpt, Points: *points, Damaged: *damaged, ESSK: *essK, Draws: *draws,
 		Tolerance: *tolerance, EtaScales: scales, Chains: counts, Dampings: damps,
-		Options: evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt}})
+		Options: evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt,
+			Progress: aisProgress(os.Stderr, 10*time.Second)}})
 	if err != nil {
 		return err
 	}
@@ -138,7 +141,11 @@ func runEvidence(args []string) error {
 	if err := experiment.WriteESSGap(dir, sum, !*noFigures); err != nil {
 		return err
 	}
-	return dir.Commit()
+	if err := dir.Commit(); err != nil {
+		return err
+	}
+	wrote(dir)
+	return nil
 }
 
 // annealedCheckpoint reports whether the checkpoint at path was trained with an annealed bound (an
@@ -165,4 +172,17 @@ func variantFlags(etaScales, chains string) (scales []float64, counts []int, err
 		}
 	}
 	return scales, counts, nil
+}
+
+// aisProgress returns evidence's progress: a plain line on w at most every period (and at the end
+// of each stage) with the AIS stage, the temperatures done and the time since the start.
+func aisProgress(w io.Writer, period time.Duration) func(stage string, done, total int) {
+	start, last := time.Now(), time.Now()
+	return func(stage string, done, total int) {
+		if done < total && time.Since(last) < period {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(w, "evidence: %s AIS, temperature %d of %d (%s)\n", stage, done, total, time.Since(start).Round(time.Second))
+	}
 }

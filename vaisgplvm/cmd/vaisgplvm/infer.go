@@ -55,6 +55,7 @@ func runInfer(args []string) error {
 	if err != nil {
 		return err
 	}
+	wrote(dir)
 	return printJSON(sum)
 }
 

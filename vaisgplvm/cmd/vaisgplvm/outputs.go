@@ -2,9 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"os"
+	"strings"
 )
 
 // openRunDir opens the output directory out for a run writing names (package rundir: refused when
@@ -36,4 +39,9 @@ func asUsage(err error) error {
 		return err
 	}
 	return usagef("%v", err)
+}
+
+// wrote says on stderr where a finished run's files went: "wrote DIR: a, b, c".
+func wrote(dir *rundir.Dir) {
+	fmt.Fprintf(os.Stderr, "wrote %s: %s\n", dir.Path, strings.Join(dir.Written(), ", "))
 }

@@ -13,7 +13,8 @@ import (
 
 // TestOutputsSayHowTheyWereMade: metrics.json, infer.json, evidence.json and cmf.json each record
 // the resolved configuration and how they were made (the command line, the commit, the machine);
-// metrics.json also the data's source with its sha256 and the content trained on.
+// metrics.json also the data's source with its sha256 and the content trained on. Every command
+// says where it wrote its files, and evidence says how far its AIS runs are.
 func TestOutputsSayHowTheyWereMade(t *testing.T) {
 	t.Setenv(data.EnvVar, "")
 	dir := t.TempDir()
@@ -23,8 +24,14 @@ func TestOutputsSayHowTheyWereMade(t *testing.T) {
 	mustRun := func(args ...string) {
 		t.Helper()
 		stderr.Reset()
-		if code := run(args, &stderr); code != 0 {
+		code, printed := runPrinting(t, args)
+		stderr.WriteString(printed)
+		if code != 0 {
 			t.Fatalf("%v exited %d: %s", args, code, stderr.String())
+		}
+		out := args[len(args)-1] // every call below ends with --out DIR
+		if !strings.Contains(stderr.String(), "wrote "+out+": ") {
+			t.Errorf("%s did not say where it wrote its files (want \"wrote %s: ...\"):\n%s", args[0], out, stderr.String())
 		}
 	}
 	type made struct {
@@ -86,11 +93,16 @@ func TestOutputsSayHowTheyWereMade(t *testing.T) {
 		t.Errorf("infer.json options %+v, want iters 2", inf.Options)
 	}
 
-	mustRun("evidence", "--checkpoint", ck, "--out", filepath.Join(dir, "ev"), "--temps", "20", "--runs", "2", "--draws", "2", "--points", "5")
+	mustRun("evidence", "--checkpoint", ck, "--temps", "20", "--runs", "2", "--draws", "2", "--points", "5", "--out", filepath.Join(dir, "ev"))
 	var ev struct {
 		made
 		Config struct{ Method string } `json:"config"`
 		Temps  int                     `json:"temperatures"`
+	}
+	for _, stage := range []string{"pilot", "main", "check main"} { // the last temperature of each stage is always said
+		if want := "evidence: " + stage + " AIS, temperature"; !strings.Contains(stderr.String(), want) {
+			t.Errorf("evidence's progress lacks %q:\n%s", want, stderr.String())
+		}
 	}
 	read(filepath.Join(dir, "ev", "evidence.json"), &ev)
 	checkMade("evidence.json", "evidence", ev.made)
@@ -115,4 +127,23 @@ func TestOutputsSayHowTheyWereMade(t *testing.T) {
 	if cm.Options.Iters != 3 || len(cm.Options.Families) != 2 || cm.Options.WarmStart == nil || !*cm.Options.WarmStart {
 		t.Errorf("cmf.json options %+v, want iters 3, two families and warm_start true (the default with cmf and meanfield)", cm.Options)
 	}
+}
+
+// runPrinting runs the command with os.Stderr (where progress and "wrote" lines go) and run's own
+// error writer captured, and returns the exit status and all that was printed there.
+func runPrinting(t *testing.T, args []string) (int, string) {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = f
+	code := run(args, f)
+	os.Stderr = saved
+	buf, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, string(buf)
 }

@@ -194,7 +194,7 @@ func runReproduce(args []string) error {
 	if len(files) > 0 {
 		fmt.Fprintf(os.Stderr, "figures: %s\n", strings.Join(files, " "))
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s\n", dir.Final(fmt.Sprintf("table%d.json", *tab)))
+	wrote(dir)
 	if *jsonOut {
 		return printJSON(res)
 	}

@@ -139,6 +139,7 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	if err != nil {
 		return err
 	}
+	wrote(dir)
 	return printJSON(met)
 }
 
