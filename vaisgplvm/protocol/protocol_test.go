@@ -1,10 +1,13 @@
 package protocol
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -121,5 +124,28 @@ func TestRegisteredDatasetProtocol(t *testing.T) {
 	}
 	if d := EvaluationOf("oilflow", 5, tr); d != 5 || tr.ReconChains != 0 {
 		t.Errorf("EvaluationOf(oilflow) = %d draws, %d chains: want 5, 0 (the defaults)", d, tr.ReconChains)
+	}
+}
+
+// TestFit: a size the caller set that does not fit the data is an *option.Error naming it and the
+// largest value that fits; one it did not set is lowered with a note; sizes that fit are kept.
+func TestFit(t *testing.T) {
+	c := Config("vais", "oilflow", 1) // M 50, Q 10, Batch 100
+	notes, err := Fit(&c, 40, 12, nil)
+	if err != nil || c.M != 40 || c.Q != 10 || c.Batch != 40 || len(notes) != 2 || notes[0].Field != "M" || notes[1].Field != "Batch" {
+		t.Errorf("Fit to 40 x 12: M %d, Q %d, Batch %d, notes %v (%v); want 40, 10, 40 and notes on M and Batch", c.M, c.Q, c.Batch, notes, err)
+	}
+	c = Config("vais", "oilflow", 1)
+	var oe *option.Error
+	_, err = Fit(&c, 40, 6, func(f string) bool { return f == "Q" })
+	if !errors.As(err, &oe) || oe.Field() != "Q" || !strings.Contains(err.Error(), "use Q 6 or less") {
+		t.Errorf("an explicit Q 10 on 6 columns: %v, want an *option.Error about Q naming 6", err)
+	}
+	c = Config("vais", "oilflow", 1)
+	if notes, err := Fit(&c, 1000, 12, nil); err != nil || len(notes) != 0 || c.M != 50 || c.Batch != 100 {
+		t.Errorf("Fit to oilflow's size changed %+v (%v)", notes, err)
+	}
+	if _, err := Fit(&c, 0, 3, nil); err == nil {
+		t.Error("Fit to no data: want an error")
 	}
 }
