@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"math"
@@ -30,6 +31,42 @@ func WriteMatrix(dir *rundir.Dir, name string, header []string, rows [][]float64
 			rec[j] = strconv.FormatFloat(v, 'g', 10, 64)
 		}
 		_ = w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return dir.WriteFile(name, buf.Bytes())
+}
+
+// WriteLatents writes latents [N, Q] as the CSV output name of dir under the header h1..hQ and,
+// when ds has labels for its N rows, a last column of them (named ds.LabelColumn, else "label";
+// each label's name from ds.LabelNames when it has one, else the number), so that the latents can
+// be plotted by class without the data file. A non-finite latent is an error, as in WriteMatrix.
+func WriteLatents(dir *rundir.Dir, name string, latents [][]float64, ds *data.Dataset) error {
+	if len(latents) == 0 || ds == nil || len(ds.Labels) != len(latents) {
+		q := 0
+		if len(latents) > 0 {
+			q = len(latents[0])
+		}
+		return WriteMatrix(dir, name, LatentHeader(q), latents)
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write(append(LatentHeader(len(latents[0])), cmp.Or(ds.LabelColumn, "label")))
+	for i, r := range latents {
+		rec := make([]string, len(r), len(r)+1)
+		for j, v := range r {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s: row %d column %d is %g; not written (the model diverged)", name, i+1, j+1, v)
+			}
+			rec[j] = strconv.FormatFloat(v, 'g', 10, 64)
+		}
+		label := strconv.Itoa(ds.Labels[i])
+		if l := ds.Labels[i]; l >= 0 && l < len(ds.LabelNames) {
+			label = ds.LabelNames[l]
+		}
+		_ = w.Write(append(rec, label))
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -347,11 +347,12 @@ func writeMetrics(dir *rundir.Dir, met *Metrics) error {
 	return dir.WriteFile("metrics.json", buf)
 }
 
-// writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see train.Evaluate),
+// writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see train.Evaluate,
+// with the data's labels as a last column when it has them),
 // reconstruction.csv (the predictive means [N, D] in the data's units: with missing entries, their
 // imputed values) and, with figures, curve.png, latent_<data>_<method>.png and ard_<data>_<method>.png.
 func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.Evaluation, figures bool) error {
-	if err := WriteMatrix(dir, "latents.csv", LatentHeader(len(ev.Latent[0])), ev.Latent); err != nil {
+	if err := WriteLatents(dir, "latents.csv", ev.Latent, td.Dataset); err != nil {
 		return err
 	}
 	if err := WriteMatrix(dir, "reconstruction.csv", ColumnHeader(td.Dataset), td.ToDataUnits(ev.Recon)); err != nil {

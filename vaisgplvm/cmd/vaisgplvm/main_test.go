@@ -244,7 +244,7 @@ func TestTrainOnOwnData(t *testing.T) {
 		met.Eval == nil || met.Eval.OneNNError == nil || !(met.Eval.MSE > 0) {
 		t.Errorf("metrics.json: %s", buf)
 	}
-	latents := readCSVRows(t, filepath.Join(out, "latents.csv"))
+	latents := latentsWithLabels(t, filepath.Join(out, "latents.csv"), "kind", []string{"ctrl", "case"})
 	recon := readCSVRows(t, filepath.Join(out, "reconstruction.csv"))
 	if len(latents) != 60 || len(latents[0]) != 5 || len(recon) != 60 || len(recon[0]) != 5 {
 		t.Fatalf("latents %dx%d, reconstruction %dx%d, want 60x5 each", len(latents), len(latents[0]), len(recon), len(recon[0]))
@@ -391,6 +391,40 @@ func readCSVRows(t *testing.T, path string) [][]float64 {
 			}
 			rows[i] = append(rows[i], v)
 		}
+	}
+	return rows
+}
+
+// latentsWithLabels reads latents.csv written for labelled data: a header h1..hQ and the label
+// column's name, then per row Q numbers and the row's label name (one of names, alternating as
+// ownData writes them). It returns the latents.
+func latentsWithLabels(t *testing.T, path, column string, names []string) [][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("%s: %d lines (%v)", path, len(recs), err)
+	}
+	q := len(recs[0]) - 1
+	if recs[0][0] != "h1" || recs[0][q] != column {
+		t.Fatalf("%s header %v, want h1..hQ then %s", path, recs[0], column)
+	}
+	var rows [][]float64
+	for i, r := range recs[1:] {
+		if r[q] != names[i%len(names)] {
+			t.Fatalf("%s row %d label %q, want %q", path, i, r[q], names[i%len(names)])
+		}
+		row := make([]float64, q)
+		for j := range row {
+			if row[j], err = strconv.ParseFloat(r[j], 64); err != nil {
+				t.Fatalf("%s row %d: %v", path, i, err)
+			}
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }
