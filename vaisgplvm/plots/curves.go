@@ -89,6 +89,9 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 	if wholeX(series) {
 		p.X.Tick.Marker = integerTicks{}
 	}
+	if !opt.LogY {
+		p.Y.Tick.Marker = denseTicks{n: 7}
+	}
 	p.Legend.Top = true
 	return p, nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // TestGridSizeKeepsPixelsSquare: the size GridSize gives an image grid has the raster's aspect
@@ -123,4 +125,60 @@ func coloured(t *testing.T, p *plot.Plot, x0, x1, y0, y1 int) int {
 		}
 	}
 	return n
+}
+
+// TestDenseTicks: about n labelled ticks at round values (1, 2, 2.5 or 5 times a power of ten)
+// within the range, an unlabelled tick between each two, labels with the decimals the step needs.
+func TestDenseTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		labels []string
+	}{
+		{-725, -180, []string{"-700", "-600", "-500", "-400", "-300", "-200"}},
+		{0, 1, []string{"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"}},
+		{12.3, 121, []string{"20", "40", "60", "80", "100", "120"}},
+		{0, 0.33, []string{"0.00", "0.05", "0.10", "0.15", "0.20", "0.25", "0.30"}},
+	} {
+		var got []string
+		ticks := denseTicks{n: 7}.Ticks(c.lo, c.hi)
+		for _, tk := range ticks {
+			if tk.Value < c.lo-1e-9 || tk.Value > c.hi+1e-9 {
+				t.Errorf("[%g, %g]: tick %g outside the range", c.lo, c.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(c.labels, " ") || len(ticks) < 2*len(got)-1 {
+			t.Errorf("[%g, %g]: labels %v (%d ticks), want %v with a tick between each two", c.lo, c.hi, got, len(ticks), c.labels)
+		}
+	}
+}
+
+// TestLatentsEqualAspect: a latent scatter of points spread 10 times wider in x than in y renders
+// with one data unit as long on both axes (the y range widened to the x range's scale), and the
+// ARD bars leave headroom under the title.
+func TestLatentsEqualAspect(t *testing.T) {
+	mean := [][]float64{{-10, -1}, {10, 1}, {0, 0}}
+	p, err := Latents(mean, nil, nil, LatentOptions{Title: "t", Dims: [2]int{0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PNG(p, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	c := draw.New(vgimg.New(DefaultWidth, DefaultHeight))
+	da := p.DataCanvas(c)
+	xs := (p.X.Max - p.X.Min) / float64(da.Max.X-da.Min.X)
+	ys := (p.Y.Max - p.Y.Min) / float64(da.Max.Y-da.Min.Y)
+	if math.Abs(xs/ys-1) > 0.02 || p.Y.Max-p.Y.Min < 10 {
+		t.Errorf("x %g and y %g data units per point (y range [%g, %g]); want equal", xs, ys, p.Y.Min, p.Y.Max)
+	}
+	bars, err := InverseLengthscales([]float64{1, 2, 4}, "ard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bars.Y.Min != 0 || !(bars.Y.Max >= 1.05) {
+		t.Errorf("ARD axis [%g, %g], want [0, > 1.05] for a tallest bar of 1", bars.Y.Min, bars.Y.Max)
+	}
 }

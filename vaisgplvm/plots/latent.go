@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -105,6 +106,7 @@ func Latents(mean, sd [][]float64, labels []int, opt LatentOptions) (*plot.Plot,
 		ells[k].colour = withAlpha(colour(sort.SearchInts(classes, ells[k].class)), 0.07)
 	}
 	p.Legend.Top = true
+	p.X.Scale = equalAspect{} // one latent unit is as long on both axes: distances read true
 	return p, nil
 }
 
@@ -188,5 +190,7 @@ func InverseLengthscales(ls []float64, title string) (*plot.Plot, error) {
 	bars.Color, bars.LineStyle.Width = colour(0), 0
 	p.Add(bars)
 	p.NominalX(names...)
+	p.Y.Min, p.Y.Max = 0, 1.1*floats.Max(vals) // headroom: the tallest bar never meets the title
+	p.Y.Tick.Marker = denseTicks{n: 5}
 	return p, nil
 }

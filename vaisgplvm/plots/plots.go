@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -83,14 +84,17 @@ func render(p *plot.Plot, w, h vg.Length, format string) (vg.CanvasWriterTo, err
 	dc := draw.New(c)
 	leg := p.Legend
 	r := leg.Rectangle(dc)
-	lw := r.Max.X - r.Min.X + vg.Points(12)
+	lw := r.Max.X - r.Min.X + vg.Points(24) // the side legend's 6 pt offset, and room for the text's measure
 	if r.Max.X <= r.Min.X || lw > 0.4*w {
+		fitAspect(p, dc)
 		p.Draw(dc)
 		return c, nil
 	}
 	p.Legend = plot.NewLegend() // none inside the axes while they are drawn
 	p.Legend.TextStyle = leg.TextStyle
-	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	axes := draw.Crop(dc, 0, -lw, 0, 0)
+	fitAspect(p, axes)
+	p.Draw(axes)
 	p.Legend = leg
 	side := leg
 	side.Left, side.Top, side.XOffs = true, true, vg.Points(6)
@@ -126,3 +130,66 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// equalAspect is the x scale of a plot whose axes render at the same length per data unit on both
+// (Latents): it normalises as plot.LinearScale, and render widens the shorter axis's range to fit.
+type equalAspect struct{ plot.LinearScale }
+
+// fitAspect widens the x or y range of a plot with an equalAspect x scale, about its centre, so
+// that one data unit has the same length on both axes of c's data area.
+func fitAspect(p *plot.Plot, c draw.Canvas) {
+	if _, ok := p.X.Scale.(equalAspect); !ok {
+		return
+	}
+	for range 2 { // the tick labels' width depends on the ranges: settle in two passes
+		da := p.DataCanvas(c)
+		w, h := float64(da.Max.X-da.Min.X), float64(da.Max.Y-da.Min.Y)
+		xs, ys := (p.X.Max-p.X.Min)/w, (p.Y.Max-p.Y.Min)/h
+		if !(w > 0 && h > 0 && xs > 0 && ys > 0) {
+			return
+		}
+		if xs > ys {
+			mid, half := (p.Y.Min+p.Y.Max)/2, xs*h/2
+			p.Y.Min, p.Y.Max = mid-half, mid+half
+		} else {
+			mid, half := (p.X.Min+p.X.Max)/2, ys*w/2
+			p.X.Min, p.X.Max = mid-half, mid+half
+		}
+	}
+}
+
+// denseTicks labels about n round values of an axis (plot.DefaultTicks labels 3 or 4), with an
+// unlabelled tick between each two, written with the decimals the step needs.
+type denseTicks struct{ n int }
+
+func (d denseTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || !finite(lo) || !finite(hi) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step := niceStep((hi - lo) / float64(d.n))
+	prec := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
+	if r := step * math.Pow(10, float64(prec)); math.Abs(r-math.Round(r)) > 1e-6 {
+		prec++ // 2.5 x 10^k
+	}
+	var ts []plot.Tick
+	for k := math.Ceil(lo / (step / 2)); k*step/2 <= hi+1e-9*step; k++ {
+		v := k * step / 2
+		t := plot.Tick{Value: v}
+		if math.Mod(k, 2) == 0 {
+			t.Label = strconv.FormatFloat(v+0, 'f', prec, 64) // +0: no "-0"
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// niceStep returns the smallest of 1, 2, 2.5 and 5 times a power of ten at least x > 0.
+func niceStep(x float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= x*(1-1e-9) {
+			return m * p
+		}
+	}
+	return 10 * p
+}
