@@ -13,6 +13,8 @@ import (
 // (Lookup). A new dataset is one loader and one Register call.
 type Builtin struct {
 	Name string
+	// About says in a few words what the data is (its size, what a row is), for help texts.
+	About string
 	// Image: each row is an image with pixels on the unit or raw scale (Load's PixelScale); the paper's
 	// missing-data protocol (Tables 2 and 3) hides pixels of image datasets, and they train on
 	// mini-batches of 100.
@@ -24,8 +26,6 @@ type Builtin struct {
 	K int
 	// SharedQSqrt gives q(u) one square root for all outputs (the image datasets, D = 560 and 784).
 	SharedQSqrt bool
-	// StopGradVAIS trains VAIS with the stop-gradient chain by default (frey; see protocol.Config).
-	StopGradVAIS bool
 	// EvalDraws and ReconChains are the final evaluation's noise draws and reconstruction chains
 	// when they differ from the caller's defaults (the image datasets: 2 and 4, since ~2000 images
 	// with K = 25 chains dominate a run otherwise); 0 = the default.
@@ -53,11 +53,11 @@ func init() {
 		b    Builtin
 		load func(PixelScale) (*Dataset, error)
 	}{
-		{Builtin{Name: "oilflow", Q: 10}, func(PixelScale) (*Dataset, error) { return Oilflow() }},
-		{Builtin{Name: "wine", Q: 9}, func(PixelScale) (*Dataset, error) { return Wine() }},
-		{Builtin{Name: "frey", Image: true, Q: 20, K: 25, SharedQSqrt: true, StopGradVAIS: true, EvalDraws: 2, ReconChains: 4}, Frey},
-		{Builtin{Name: "mnist", Image: true, Q: 5, K: 25, SharedQSqrt: true, EvalDraws: 2, ReconChains: 4}, MNIST17},
-		{Builtin{Name: "wine-white", Q: 9}, func(PixelScale) (*Dataset, error) { return WineWhite() }},
+		{Builtin{Name: "oilflow", About: "1000 x 12, 3 flow regimes", Q: 10}, func(PixelScale) (*Dataset, error) { return Oilflow() }},
+		{Builtin{Name: "wine", About: "red wine, 1599 x 11, quality labels", Q: 9}, func(PixelScale) (*Dataset, error) { return Wine() }},
+		{Builtin{Name: "frey", About: "1965 faces of 28 x 20 pixels", Image: true, Q: 20, K: 25, SharedQSqrt: true, EvalDraws: 2, ReconChains: 4}, Frey},
+		{Builtin{Name: "mnist", About: "MNIST's 2163 test 1s and 7s, 28 x 28", Image: true, Q: 5, K: 25, SharedQSqrt: true, EvalDraws: 2, ReconChains: 4}, MNIST17},
+		{Builtin{Name: "wine-white", About: "white wine, 4898 x 11, downloaded on first use", Q: 9}, func(PixelScale) (*Dataset, error) { return WineWhite() }},
 	} {
 		if err := Register(b.b, b.load); err != nil {
 			panic(err)
@@ -118,4 +118,19 @@ func namesLocked() []string {
 func IsImage(name string) bool {
 	b, err := Lookup(name)
 	return err == nil && b.Image
+}
+
+// Describe lists the registered datasets with what each is, for help texts: "oilflow (1000 x 12,
+// 3 flow regimes), wine (...), ...".
+func Describe() string {
+	builtinMu.RLock()
+	defer builtinMu.RUnlock()
+	out := make([]string, len(builtins))
+	for i, b := range builtins {
+		out[i] = b.Name
+		if b.About != "" {
+			out[i] += " (" + b.About + ")"
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -73,3 +73,22 @@ func TestShowGlob(t *testing.T) {
 		t.Error("no match: want an error")
 	}
 }
+
+// TestOutDir: out/<name> under the notebook's directory ($GONB_DIR), created, and under the
+// current directory outside GoNB.
+func TestOutDir(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv(OutDirEnv, base)
+	dir, err := OutDir("00-tour")
+	if err != nil || dir != filepath.Join(base, "out", "00-tour") {
+		t.Fatalf("OutDir = %q, %v", dir, err)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Errorf("%s was not created: %v", dir, err)
+	}
+	t.Setenv(OutDirEnv, "")
+	t.Chdir(base)
+	if dir, err := OutDir("x"); err != nil || dir != filepath.Join("out", "x") {
+		t.Errorf("outside GoNB: %q, %v", dir, err)
+	}
+}

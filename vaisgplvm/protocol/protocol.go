@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -68,14 +69,35 @@ func Config(method, dataset string, seed uint64) model.Config {
 	return c
 }
 
+var (
+	stopGradMu sync.RWMutex
+	stopGrad   = map[string]bool{"frey": true} // see Config
+)
+
+// StopGradVAIS reports whether VAIS trains with the stop-gradient chain by default on dataset
+// (frey: see Config); SetStopGradVAIS sets it for a dataset (a registered one of yours).
+func StopGradVAIS(dataset string) bool {
+	stopGradMu.RLock()
+	defer stopGradMu.RUnlock()
+	return stopGrad[dataset]
+}
+
+// SetStopGradVAIS makes VAIS on dataset train with the stop-gradient chain by default (on) or
+// with the paper's gradient.
+func SetStopGradVAIS(dataset string, on bool) {
+	stopGradMu.Lock()
+	defer stopGradMu.Unlock()
+	stopGrad[dataset] = on
+}
+
 // applyPresets sets in c the registered presets of dataset b (data.Builtin: K, the shared q(u)
-// root, VAIS's stop-gradient chain) where b has them.
+// root) where b has them, and VAIS's stop-gradient chain where StopGradVAIS says so.
 func applyPresets(c *model.Config, b data.Builtin) {
 	if b.K != 0 {
 		c.K = b.K
 	}
 	c.SharedQSqrt = c.SharedQSqrt || b.SharedQSqrt
-	c.StopGrad = c.StopGrad || (b.StopGradVAIS && c.Method == "vais")
+	c.StopGrad = c.StopGrad || (StopGradVAIS(b.Name) && c.Method == "vais")
 }
 
 // EvaluationOf sets dataset's evaluation protocol (data.Builtin.EvalDraws, ReconChains) on tr

@@ -88,7 +88,9 @@ func TestProtocolConfig(t *testing.T) {
 // presets in Config (K, shared root, VAIS's stop-gradient chain) and its evaluation (draws,
 // reconstruction chains); Frey's are Table 4's and our stop-gradient chain for VAIS only.
 func TestRegisteredDatasetProtocol(t *testing.T) {
-	err := data.Register(data.Builtin{Name: "faces-test", Image: true, Q: 3, K: 7, SharedQSqrt: true, StopGradVAIS: true,
+	SetStopGradVAIS("faces-test", true)
+	t.Cleanup(func() { SetStopGradVAIS("faces-test", false) })
+	err := data.Register(data.Builtin{Name: "faces-test", Image: true, Q: 3, K: 7, SharedQSqrt: true,
 		EvalDraws: 2, ReconChains: 3}, func(data.PixelScale) (*data.Dataset, error) { return tinyData(), nil })
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
@@ -23,7 +24,7 @@ func runBench(args []string) error {
 	backendName := fs.String("backend", "", backendHelp)
 	methods := fs.String("methods", strings.Join(model.Methods(), ","), "comma-separated methods to time")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the timed iterations to this file")
-	dataset := fs.String("dataset", "oilflow", "oilflow or wine (fully observed), frey or mnist (Table 2's missing-data task: unit pixels, 5% of images lose 75% of their pixels; --k defaults to 25 and --shared-q-sqrt to true there)")
+	dataset := fs.String("dataset", "oilflow", "dataset: "+data.Describe()+"; the image sets as Table 2's missing-data task (unit pixels, 5% of images lose 75% of their pixels; Table 4's K 25 and shared q(u) root)")
 	observed := fs.Bool("observed", false, "frey or mnist without hidden pixels (fully observed, as Table 5 trains)")
 	prefetch := fs.Bool("prefetch", true, "prepare each step's inputs (batch, noise, tensors) on another goroutine while the previous step runs; false builds them in the step, so that host_seconds_per_iteration is their whole cost")
 	set, err := parseSet(fs, args)

@@ -24,7 +24,7 @@ func runTrain(args []string) error {
 	var mf modelFlags
 	mf.register(fs)
 	fs.Lookup("batch").Usage += "; train's default: 100 when the data has more than 100 points, as reproduce's tables (0 here: full batch)"
-	dataset := fs.String("dataset", "oilflow", "dataset: oilflow, wine (red), frey or mnist (its 1s and 7s) with Table 4's settings, or wine-white (downloaded on first use); frey and mnist train on Table 2's task: mini-batches of 100, K 25, one shared q(u) root, hidden pixels (see --hide-pixels), and for VAIS on frey --stop-grad (ours; --stop-grad=false for the paper's gradient)")
+	dataset := fs.String("dataset", "oilflow", "dataset: "+data.Describe()+", with Table 4's settings; the image sets train on Table 2's task: mini-batches of 100, K 25, one shared q(u) root, hidden pixels (see --hide-pixels), and for VAIS on frey --stop-grad (ours; --stop-grad=false for the paper's gradient)")
 	file := fs.String("data", "", "train on your own data instead of --dataset: a delimited file (comma, semicolon or tab) with a header line and one row per point; empty, NaN, NA or ? fields are missing and left out of the likelihood")
 	labels := fs.String("labels", "", "with --data: the header name of a class-label column (not a feature), used for the latent plot's colours and the 1-NN error")
 	pixels := fs.String("pixels", "unit", "frey, mnist: pixel scale, unit ([0, 1]) or raw (0-255)")
