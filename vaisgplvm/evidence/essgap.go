@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -89,8 +90,8 @@ func pair(name string, k int, ev *Result, w *train.WeightStats) ESSGap {
 	for i := range g.Gap {
 		g.Gap[i] = ev.LogZ[i] - w.PerPointBound[i]
 	}
-	g.MeanESS, g.MeanESSSE = meanSE(g.ESS)
-	g.MeanGap, g.MeanGapSE = meanSE(g.Gap)
+	g.MeanESS, g.MeanESSSE = metrics.MeanSE(g.ESS)
+	g.MeanGap, g.MeanGapSE = metrics.MeanSE(g.Gap)
 	g.Kendall = stat.Kendall(g.ESS, g.Gap, nil)
 	g.KendallNullSD = math.Sqrt(2 * float64(2*n+5) / float64(9*n*(n-1)))
 	order := make([]int, n)
@@ -105,10 +106,4 @@ func pair(name string, k int, ev *Result, w *train.WeightStats) ESSGap {
 		}
 	}
 	return g
-}
-
-// meanSE returns the mean of v and its standard error.
-func meanSE(v []float64) (mean, se float64) {
-	mean, sd := stat.MeanStdDev(v, nil)
-	return mean, sd / math.Sqrt(float64(len(v)))
 }

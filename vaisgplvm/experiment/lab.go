@@ -6,12 +6,12 @@ import (
 
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -77,8 +77,7 @@ func (r *LabResult) Paired(base *LabResult) (diff, se float64) {
 	for i := range d {
 		d[i] = base.PerPoint[i] - r.PerPoint[i]
 	}
-	m, sd := stat.MeanStdDev(d, nil)
-	return m, sd / math.Sqrt(float64(len(d)))
+	return metrics.MeanSE(d)
 }
 
 // NewScheduleLab returns a lab for the trained annealed model of tr on the given points, with
@@ -198,9 +197,8 @@ func (l *ScheduleLab) Evaluate(s LabSetting) (*LabResult, error) {
 	for _, e := range l.trained.Etas {
 		r.Etas = append(r.Etas, e*scale)
 	}
-	mean, sd := stat.MeanStdDev(w.PerPointBound, nil)
-	n := float64(len(l.Points))
-	r.NegBound, r.SE = -mean+l.klu, sd/math.Sqrt(n)
+	mean, se := metrics.MeanSE(w.PerPointBound)
+	r.NegBound, r.SE = -mean+l.klu, se
 	if !finite(r.NegBound, r.SE) {
 		return nil, fmt.Errorf("schedule lab: the bound of this setting is %g ± %g, not finite (step-size factor %g): its chain's steps overflow; lower the step sizes",
 			r.NegBound, r.SE, scale)
@@ -213,8 +211,7 @@ func (l *ScheduleLab) Evaluate(s LabSetting) (*LabResult, error) {
 		for i, p := range l.Points {
 			gaps[i] = l.logZ[p] - w.PerPointBound[i]
 		}
-		g, gsd := stat.MeanStdDev(gaps, nil)
-		gse := gsd / math.Sqrt(n)
+		g, gse := metrics.MeanSE(gaps)
 		r.Gap, r.GapSE = &g, &gse
 	}
 	return r, nil

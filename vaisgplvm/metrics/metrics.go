@@ -79,11 +79,18 @@ func OneNNError(h [][]float64, labels []int) float64 {
 
 // MeanAndTwoSE returns the mean and two standard errors of the mean of v (0 for one value).
 func MeanAndTwoSE(v []float64) (mean, twoSE float64) {
+	mean, se := MeanSE(v)
+	return mean, 2 * se
+}
+
+// MeanSE returns the mean of v and its standard error sd / sqrt(n) (gonum stat's sample standard
+// deviation; 0 for one value, NaN mean for none).
+func MeanSE(v []float64) (mean, se float64) {
 	if len(v) < 2 {
 		return stat.Mean(v, nil), 0
 	}
 	mean, sd := stat.MeanStdDev(v, nil)
-	return mean, 2 * sd / math.Sqrt(float64(len(v)))
+	return mean, sd / math.Sqrt(float64(len(v)))
 }
 
 // NormalizedWeights returns w_k = exp(logW_k) / sum_j exp(logW_j), computed stably (nil for no

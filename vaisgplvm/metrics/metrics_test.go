@@ -63,6 +63,10 @@ func TestMeanAndTwoSE(t *testing.T) {
 	if m, s := MeanAndTwoSE([]float64{7}); m != 7 || s != 0 {
 		t.Errorf("single value: %g ± %g", m, s)
 	}
+	// MeanSE: the same mean, one standard error sqrt(5/3) / 2 by hand.
+	if m, se := MeanSE([]float64{4, 3, 2, 1}); math.Abs(m-2.5) > 1e-15 || math.Abs(se-math.Sqrt(5.0/3)/2) > 1e-15 {
+		t.Errorf("MeanSE: %g ± %g", m, se)
+	}
 }
 
 func TestESSAndEntropy(t *testing.T) {
