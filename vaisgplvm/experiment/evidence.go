@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
@@ -61,6 +62,51 @@ type EvidenceOptions struct {
 	Dampings  []float64 // annealed checkpoints: the underdamped chain at these dampings in [0, 1)
 }
 
+// Check refuses, before any work, options Evidence cannot use: each an *option.Error naming the
+// field (Temps >= 1, Runs >= 2, Points >= 0 and not with Damaged, Draws 2..train.MaxDraws, Seed
+// >= 1, ESSK 0 or 2..100000, Start prior or q0, CheckTemps -1, 0 or below Temps, Tolerance > 0,
+// EtaScales > 0, Chains >= 1, Dampings in [0, 1)).
+func (opt EvidenceOptions) Check() error {
+	type rule struct {
+		field string
+		ok    bool
+		msg   string
+	}
+	for _, r := range []rule{
+		{"Temps", opt.Temps >= 1, fmt.Sprintf("Temps %d: want >= 1", opt.Temps)},
+		{"Runs", opt.Runs >= 2, fmt.Sprintf("Runs %d: want >= 2 (for a standard error)", opt.Runs)},
+		{"Points", opt.Points >= 0, fmt.Sprintf("Points %d: want >= 0 (0: all)", opt.Points)},
+		{"Draws", opt.Draws >= 2 && opt.Draws <= train.MaxDraws, fmt.Sprintf("Draws %d: want 2..%d (2 or more for a standard error)", opt.Draws, train.MaxDraws)},
+		{"Seed", opt.Seed >= 1, fmt.Sprintf("Seed %d: want >= 1", opt.Seed)},
+		{"ESSK", opt.ESSK == 0 || (opt.ESSK >= 2 && opt.ESSK <= 100000), fmt.Sprintf("ESSK %d: want 0 (off) or 2..100000 weights per point", opt.ESSK)},
+		{"Damaged", !opt.Damaged || opt.Points == 0, fmt.Sprintf("Damaged chooses the points itself: leave out Points %d", opt.Points)},
+		{"Start", opt.Start == "" || opt.Start == "prior" || opt.Start == "q0", fmt.Sprintf("Start %q: want prior or q0", opt.Start)},
+		{"CheckTemps", opt.CheckTemps >= -1 && opt.CheckTemps < opt.Temps && (opt.CheckTemps != 0 || opt.Temps >= 2),
+			fmt.Sprintf("CheckTemps %d with Temps %d: want -1 (no check), 0 (Temps/4, needs Temps >= 2) or 1..%d", opt.CheckTemps, opt.Temps, opt.Temps-1)},
+		{"Tolerance", opt.Tolerance > 0 && !math.IsInf(opt.Tolerance, 0), fmt.Sprintf("Tolerance %g: want a finite number of nats > 0", opt.Tolerance)},
+	} {
+		if !r.ok {
+			return option.Errorf(append([]string{r.field}, "Temps", "Points"), "%s", r.msg)
+		}
+	}
+	for _, s := range opt.EtaScales {
+		if !(s > 0) || math.IsInf(s, 0) {
+			return option.Of("EtaScales", "EtaScales: %g is not a positive number", s)
+		}
+	}
+	for _, c := range opt.Chains {
+		if c < 1 {
+			return option.Of("Chains", "Chains: %d is not a positive integer", c)
+		}
+	}
+	for _, d := range opt.Dampings {
+		if !(d >= 0 && d < 1) {
+			return option.Of("Dampings", "Dampings %g: want dampings in [0, 1)", d)
+		}
+	}
+	return nil
+}
+
 // CheckChains refuses, before any work, chain counts whose evaluation on all of tr's points would
 // not fit in memory (an *option.Error naming the count).
 func CheckChains(tr *train.Trainer, counts []int) error {
@@ -93,6 +139,9 @@ func drawsTooBig(tr *train.Trainer, samples, n int) *option.Error {
 // asks for), with the warnings of bounds above the estimate or an unconverged estimate.
 func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) {
 	if err := tr.Ready(); err != nil {
+		return nil, err
+	}
+	if err := opt.Check(); err != nil {
 		return nil, err
 	}
 	o := opt.Options

@@ -14,6 +14,7 @@ import (
 	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -275,4 +276,35 @@ func fileTrainer(t *testing.T, path string, cfg model.Config) (experiment.Source
 		t.Fatal(err)
 	}
 	return src, td, tr
+}
+
+// TestEvidenceOptionsCheck: each setting Evidence cannot use is an *option.Error about its field,
+// and the command's defaults pass.
+func TestEvidenceOptionsCheck(t *testing.T) {
+	good := experiment.EvidenceOptions{Draws: 5, Tolerance: 0.05, Options: evidence.Options{Temps: 1000, Runs: 8, Seed: 1, Start: "prior"}}
+	if err := good.Check(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+	for field, bad := range map[string]func(o *experiment.EvidenceOptions){
+		"Temps":      func(o *experiment.EvidenceOptions) { o.Temps = 0 },
+		"Runs":       func(o *experiment.EvidenceOptions) { o.Runs = 1 },
+		"Points":     func(o *experiment.EvidenceOptions) { o.Points = -1 },
+		"Draws":      func(o *experiment.EvidenceOptions) { o.Draws = 1 },
+		"Seed":       func(o *experiment.EvidenceOptions) { o.Seed = 0 },
+		"ESSK":       func(o *experiment.EvidenceOptions) { o.ESSK = 1 },
+		"Damaged":    func(o *experiment.EvidenceOptions) { o.Damaged, o.Points = true, 5 },
+		"Start":      func(o *experiment.EvidenceOptions) { o.Start = "middle" },
+		"CheckTemps": func(o *experiment.EvidenceOptions) { o.CheckTemps = 1000 },
+		"Tolerance":  func(o *experiment.EvidenceOptions) { o.Tolerance = 0 },
+		"EtaScales":  func(o *experiment.EvidenceOptions) { o.EtaScales = []float64{-1} },
+		"Chains":     func(o *experiment.EvidenceOptions) { o.Chains = []int{0} },
+		"Dampings":   func(o *experiment.EvidenceOptions) { o.Dampings = []float64{1} },
+	} {
+		o := good
+		bad(&o)
+		var oe *option.Error
+		if err := o.Check(); !errors.As(err, &oe) || oe.Field() != field {
+			t.Errorf("bad %s: %v, want an *option.Error about %s", field, err, field)
+		}
+	}
 }

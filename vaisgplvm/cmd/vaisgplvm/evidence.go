@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -41,46 +40,32 @@ func runEvidence(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	scales, counts, err := variantFlags(*etaScales, *chains)
-	if err != nil {
-		return err
-	}
-	var damps []float64
-	if *dampings != "" {
-		if damps, err = parseFloats("dampings", *dampings); err != nil {
-			return err
-		}
-		for _, d := range damps {
-			if !(d >= 0 && d < 1) {
-				return usagef("--dampings %g: want dampings in [0, 1)", d)
-			}
-		}
-	}
 	if *ckpt == "" || *out == "" {
 		return usagef("--checkpoint and --out are required")
 	}
-	if err := checkRules([]rule{
-		{"temps", float64(*temps), *temps >= 1, ">= 1"},
-		{"runs", float64(*runs), *runs >= 2, ">= 2 (for a standard error)"},
-		{"points", float64(*points), *points >= 0, ">= 0 (0: all)"},
-		{"draws", float64(*draws), *draws >= 2 && *draws <= train.MaxDraws, fmt.Sprintf("2..%d (2 or more for a standard error)", train.MaxDraws)},
-		{"seed", float64(*seed), *seed >= 1, ">= 1"},
-		{"ess", float64(*essK), *essK == 0 || (*essK >= 2 && *essK <= 100000), "0 (off) or 2..100000 weights per point"},
-	}); err != nil {
+	opt := experiment.EvidenceOptions{Checkpoint: *ckpt, Points: *points, Damaged: *damaged, ESSK: *essK, Draws: *draws,
+		Tolerance: *tolerance, Options: evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt,
+			Progress: aisProgress(os.Stderr, 10*time.Second)}}
+	var err error
+	if *etaScales != "" {
+		if opt.EtaScales, err = parseFloats("eta-scales", *etaScales); err != nil {
+			return err
+		}
+	}
+	if *chains != "" {
+		if opt.Chains, err = parseCounts("chains", *chains); err != nil {
+			return err
+		}
+	}
+	if *dampings != "" {
+		if opt.Dampings, err = parseFloats("dampings", *dampings); err != nil {
+			return err
+		}
+	}
+	if err := opt.Check(); err != nil {
 		return err
 	}
-	if *damaged && *points > 0 {
-		return usagef("--damaged chooses the points itself: leave out --points %d", *points)
-	}
-	if *startAt != "prior" && *startAt != "q0" {
-		return usagef("--start %q: want prior or q0", *startAt)
-	}
-	if *checkTemps < -1 || *checkTemps >= *temps || (*checkTemps == 0 && *temps < 2) {
-		return usagef("--check-temps %d with --temps %d: want -1 (no check), 0 (temps/4, needs --temps >= 2) or 1..%d", *checkTemps, *temps, *temps-1)
-	}
-	if !(*tolerance > 0) || math.IsInf(*tolerance, 0) {
-		return usagef("--tolerance %g: want a finite number of nats > 0", *tolerance)
-	}
+	scales, counts, damps := opt.EtaScales, opt.Chains, opt.Dampings
 	if (scales != nil || counts != nil || damps != nil) && !annealedCheckpoint(*ckpt) {
 		return usagef("--eta-scales, --chains and --dampings vary an annealed chain; %s has none", *ckpt)
 	}
@@ -105,10 +90,7 @@ func runEvidence(args []string) error {
 		return err
 	}
 	defer exitOnSignal("evidence", *out)()
-	sum, err := experiment.Evidence(tr, experiment.EvidenceOptions{Checkpoint: *ckpt, Points: *points, Damaged: *damaged, ESSK: *essK, Draws: *draws,
-		Tolerance: *tolerance, EtaScales: scales, Chains: counts, Dampings: damps,
-		Options: evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt,
-			Progress: aisProgress(os.Stderr, 10*time.Second)}})
+	sum, err := experiment.Evidence(tr, opt)
 	if err != nil {
 		return err
 	}
@@ -157,21 +139,6 @@ func annealedCheckpoint(path string) bool {
 	}
 	m, err := bounds.Lookup(cfg.Method)
 	return err != nil || m.Annealed()
-}
-
-// variantFlags parses --eta-scales and --chains (nil when not given).
-func variantFlags(etaScales, chains string) (scales []float64, counts []int, err error) {
-	if etaScales != "" {
-		if scales, err = parseFactors("eta-scales", etaScales); err != nil {
-			return nil, nil, err
-		}
-	}
-	if chains != "" {
-		if counts, err = parseCounts("chains", chains); err != nil {
-			return nil, nil, err
-		}
-	}
-	return scales, counts, nil
 }
 
 // aisProgress returns evidence's progress: a plain line on w at most every period (and at the end
