@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -82,7 +83,7 @@ func (opt EvidenceOptions) Check() error {
 		{"Damaged", !opt.Damaged || opt.Points == 0, fmt.Sprintf("Damaged chooses the points itself: leave out Points %d", opt.Points)},
 		{"Start", opt.Start == "" || opt.Start == "prior" || opt.Start == "q0", fmt.Sprintf("Start %q: want prior or q0", opt.Start)},
 		{"CheckTemps", opt.CheckTemps >= -1 && opt.CheckTemps < opt.Temps && (opt.CheckTemps != 0 || opt.Temps >= 2),
-			fmt.Sprintf("CheckTemps %d with Temps %d: want -1 (no check), 0 (Temps/4, needs Temps >= 2) or 1..%d", opt.CheckTemps, opt.Temps, opt.Temps-1)},
+			fmt.Sprintf("CheckTemps %d with Temps %d: want -1 (no check), 0 (a quarter of the temperatures; needs 2 or more) or 1..%d", opt.CheckTemps, opt.Temps, opt.Temps-1)},
 		{"Tolerance", opt.Tolerance > 0 && !math.IsInf(opt.Tolerance, 0), fmt.Sprintf("Tolerance %g: want a finite number of nats > 0", opt.Tolerance)},
 	} {
 		if !r.ok {
@@ -214,4 +215,30 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 // All returns every bound of the summary: Bounds, ChainVariants, Underdamped.
 func (s *EvidenceSummary) All() []evidence.BoundValue {
 	return append(append(append([]evidence.BoundValue(nil), s.Bounds...), s.ChainVariants...), s.Underdamped...)
+}
+
+// Report writes the summary for a reader on w: the evidence estimate with its convergence check,
+// then each bound with its gap to the evidence, the collapsed bound and the ESS pairings.
+func (s *EvidenceSummary) Report(w io.Writer) {
+	res, n := s.Result, s.Points
+	fmt.Fprintf(w, "-log evidence per point %.4f ± %.4f (%d points, %d temperatures x %d runs, acceptance %.2f)\n",
+		res.NegLogEvidencePerPoint, res.SE, n, res.Temps, res.Runs, res.AcceptRate)
+	if c := res.Check; c != nil {
+		fmt.Fprintf(w, "  at %d temperatures %.4f ± %.4f: extrapolated to many temperatures %.4f (remaining bias %.4f)\n",
+			c.Temps, c.NegLogEvidencePerPoint, c.SE, c.Extrapolated, c.RemainingBias)
+	}
+	for _, b := range s.All() {
+		gap := "(gap: estimate every point, Points 0)"
+		if b.Gap != nil {
+			gap = fmt.Sprintf("gap %.4f ± %.4f", *b.Gap, *b.GapSE)
+		}
+		fmt.Fprintf(w, "  %-70s -ELBO %.4f ± %.4f (KL(q(u))/N %.4f)  %s\n", b.Reference, b.NegELBO, b.SE, b.KLU, gap)
+	}
+	if c := s.Collapsed; c != nil {
+		fmt.Fprintf(w, "  %-70s -bound %.4f ± %.4f  (u integrated out: not comparable with the evidence, which is at the trained q(u))\n", c.Reference, c.NegELBO, c.SE)
+	}
+	for _, g := range s.ESSGap {
+		fmt.Fprintf(w, "  ESS of %d %s weights %.2f ± %.2f, gap %.3f ± %.3f nats per point; Kendall tau (ESS, gap) %.2f (sd %.2f if unrelated); gap by ESS quartile, lowest first: %.3f\n",
+			g.K, g.Weights, g.MeanESS, g.MeanESSSE, g.MeanGap, g.MeanGapSE, g.Kendall, g.KendallNullSD, g.GapByESSQuartile)
+	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
@@ -68,4 +70,28 @@ func RunTable(ctx context.Context, t int, o Options) (Output, error) {
 		return nil, err
 	}
 	return spec.Run(ctx, o)
+}
+
+// CheckReplace refuses to replace the table at path, when there is one, that another command made
+// (its settings' "command", or none recorded) unless overwrite, as a training refuses to replace
+// another run: an *option.Error naming Overwrite and Out. A rerun of the same command replaces its
+// own table. An unreadable file is left to the run directory (package rundir) to judge.
+func CheckReplace(path, command string, overwrite bool) error {
+	buf, err := os.ReadFile(path)
+	if err != nil || overwrite {
+		return nil
+	}
+	var t struct {
+		Settings map[string]any `json:"settings"`
+	}
+	_ = json.Unmarshal(buf, &t)
+	if made, _ := t.Settings["command"].(string); made != command {
+		if made == "" {
+			made = "a command that did not record itself"
+		} else {
+			made = "`" + made + "`"
+		}
+		return option.Errorf([]string{"Overwrite", "Out"}, "%s holds a table made by %s, not by this command: set Overwrite to replace it, or choose another Out", path, made)
+	}
+	return nil
 }

@@ -94,27 +94,7 @@ func runEvidence(args []string) error {
 	if err != nil {
 		return err
 	}
-	res, n := sum.Result, sum.Points
-	fmt.Fprintf(os.Stderr, "-log evidence per point %.4f ± %.4f (%d points, %d temperatures x %d runs, acceptance %.2f)\n",
-		res.NegLogEvidencePerPoint, res.SE, n, *temps, *runs, res.AcceptRate)
-	if c := res.Check; c != nil {
-		fmt.Fprintf(os.Stderr, "  at %d temperatures %.4f ± %.4f: extrapolated to many temperatures %.4f (remaining bias %.4f)\n",
-			c.Temps, c.NegLogEvidencePerPoint, c.SE, c.Extrapolated, c.RemainingBias)
-	}
-	for _, b := range sum.All() {
-		gap := "(gap: estimate every point, --points 0)"
-		if b.Gap != nil {
-			gap = fmt.Sprintf("gap %.4f ± %.4f", *b.Gap, *b.GapSE)
-		}
-		fmt.Fprintf(os.Stderr, "  %-70s -ELBO %.4f ± %.4f (KL(q(u))/N %.4f)  %s\n", b.Reference, b.NegELBO, b.SE, b.KLU, gap)
-	}
-	if c := sum.Collapsed; c != nil {
-		fmt.Fprintf(os.Stderr, "  %-70s -bound %.4f ± %.4f  (u integrated out: not comparable with the evidence, which is at the trained q(u))\n", c.Reference, c.NegELBO, c.SE)
-	}
-	for _, g := range sum.ESSGap {
-		fmt.Fprintf(os.Stderr, "  ESS of %d %s weights %.2f ± %.2f, gap %.3f ± %.3f nats per point; Kendall tau (ESS, gap) %.2f (sd %.2f if unrelated); gap by ESS quartile, lowest first: %.3f\n",
-			g.K, g.Weights, g.MeanESS, g.MeanESSSE, g.MeanGap, g.MeanGapSE, g.Kendall, g.KendallNullSD, g.GapByESSQuartile)
-	}
+	sum.Report(os.Stderr)
 	printWarnings(sum.Warnings)
 	sum.Provenance = experiment.Provenance(append([]string{"evidence"}, args...))
 	if err := writeJSON(dir, "evidence.json", sum); err != nil {

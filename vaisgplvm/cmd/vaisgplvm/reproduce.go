@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"maps"
@@ -153,7 +152,7 @@ func runReproduce(args []string) error {
 		return err // *option.Error or Configure's usage errors
 	}
 	command := experiment.Provenance(append([]string{"reproduce"}, args...))["command"]
-	if err := sameTableCommand(filepath.Join(*out, name+".json"), command.(string), *overwrite); err != nil {
+	if err := paper.CheckReplace(filepath.Join(*out, name+".json"), command.(string), *overwrite); err != nil {
 		return err
 	}
 	dir, err := openTableDir(*out, *tab, *file)
@@ -197,29 +196,6 @@ func runReproduce(args []string) error {
 	wrote(dir)
 	if *jsonOut {
 		return printJSON(res)
-	}
-	return nil
-}
-
-// sameTableCommand refuses (a usage error) to replace the table at path, when there is one, that
-// another command made (its settings' "command", or none recorded) unless overwrite: as train
-// refuses to replace another run. A rerun of the same command replaces its own table.
-func sameTableCommand(path, command string, overwrite bool) error {
-	buf, err := os.ReadFile(path)
-	if err != nil || overwrite {
-		return nil // none there (or unreadable: rundir decides), or replacing is asked for
-	}
-	var t struct {
-		Settings map[string]any `json:"settings"`
-	}
-	_ = json.Unmarshal(buf, &t)
-	if made, _ := t.Settings["command"].(string); made != command {
-		if made == "" {
-			made = "a command that did not record itself"
-		} else {
-			made = "`" + made + "`"
-		}
-		return usagef("%s holds a table made by %s, not by this command: add --overwrite to replace it, or choose another --out", path, made)
 	}
 	return nil
 }
