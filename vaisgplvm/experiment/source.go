@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -202,4 +203,14 @@ func (td *Data) perColumn(x [][]float64, f func(v float64, j int) float64) [][]f
 		}
 	}
 	return out
+}
+
+// Same reports whether s and o name the same data: the same built-in dataset or file (by path),
+// label column, scaling, pixel scale and hidden pixels.
+func (s Source) Same(o Source) bool {
+	if (s.File == "") != (o.File == "") || (s.File != "" && !SameFile(s.File, o.File)) {
+		return false
+	}
+	return s.Dataset == o.Dataset && s.Labels == o.Labels && s.Standardize == o.Standardize &&
+		cmp.Or(s.Pixels, "unit") == cmp.Or(o.Pixels, "unit") && s.HiddenSeed == o.HiddenSeed
 }

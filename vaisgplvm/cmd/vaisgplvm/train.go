@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -167,7 +166,7 @@ func resumeSettings(path string, set map[string]bool, mf *modelFlags, flagSource
 		if err != nil {
 			return src, ckCfg, err
 		}
-		if !sameSource(given, src) {
+		if !given.Same(src) {
 			return src, ckCfg, usagef("--resume %s was trained on %s, the data flags give %s: leave them out to resume on its data",
 				path, src.Describe(), given.Describe())
 		}
@@ -191,16 +190,6 @@ func resumeSettings(path string, set map[string]bool, mf *modelFlags, flagSource
 		}
 	}
 	return src, ckCfg, nil
-}
-
-// sameSource reports whether a and b name the same data: the same built-in dataset or file (by
-// path), labels, scaling, pixel scale and hidden pixels.
-func sameSource(a, b experiment.Source) bool {
-	if (a.File == "") != (b.File == "") || (a.File != "" && !experiment.SameFile(a.File, b.File)) {
-		return false
-	}
-	return a.Dataset == b.Dataset && a.Labels == b.Labels && a.Standardize == b.Standardize &&
-		cmp.Or(a.Pixels, "unit") == cmp.Or(b.Pixels, "unit") && a.HiddenSeed == b.HiddenSeed
 }
 
 // resumeArgs returns train's arguments with --resume ckpt in place of any --resume given.
