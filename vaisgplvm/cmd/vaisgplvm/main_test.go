@@ -363,7 +363,8 @@ func readMetrics(t *testing.T, dir string) (experiment.Metrics, []byte) {
 	return met, buf
 }
 
-func readCSVRows(t *testing.T, path string) [][]float64 {
+// readCSVRecords reads the CSV file at path, every line's fields.
+func readCSVRecords(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -374,6 +375,12 @@ func readCSVRows(t *testing.T, path string) [][]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+func readCSVRows(t *testing.T, path string) [][]float64 {
+	t.Helper()
+	recs := readCSVRecords(t, path)
 	// The first line is a header of names (h1..hQ, or the data's columns).
 	if len(recs) < 2 {
 		t.Fatalf("%s: %d lines, want a header and rows", path, len(recs))
@@ -400,14 +407,9 @@ func readCSVRows(t *testing.T, path string) [][]float64 {
 // ownData writes them). It returns the latents.
 func latentsWithLabels(t *testing.T, path, column string, names []string) [][]float64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 2 {
-		t.Fatalf("%s: %d lines (%v)", path, len(recs), err)
+	recs := readCSVRecords(t, path)
+	if len(recs) < 2 {
+		t.Fatalf("%s: %d lines, want a header and rows", path, len(recs))
 	}
 	q := len(recs[0]) - 1
 	if recs[0][0] != "h1" || recs[0][q] != column {
@@ -420,6 +422,7 @@ func latentsWithLabels(t *testing.T, path, column string, names []string) [][]fl
 		}
 		row := make([]float64, q)
 		for j := range row {
+			var err error
 			if row[j], err = strconv.ParseFloat(r[j], 64); err != nil {
 				t.Fatalf("%s row %d: %v", path, i, err)
 			}
