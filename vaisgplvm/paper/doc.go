@@ -2,8 +2,12 @@
 // for Gaussian Process Latent Variable Models" (UAI 2025) as Go functions: Table1 (dimensionality
 // reduction of oilflow and wine), Table2 (missing pixels of Frey faces and MNIST 1s and 7s), Table3
 // (importance-weight ESS on the Frey task), Table5 (the standard GPLVM against VAIS on held-out
-// points) and Table6 (seconds per Frey epoch against K). Table 4 lists settings: it is the protocol
-// of Config and Q.
+// points) and Table6 (seconds per Frey epoch against K). Table 4 lists settings: it is package
+// protocol (protocol.Config, protocol.Q).
+//
+// Each table registers itself (Register, Spec: its datasets, methods, the Options it reads, how
+// the paper's protocol applies to it, its Run function and figures); RunTable runs one by number
+// and WriteTable writes it, so a new table is one file and its registration.
 //
 // Each function trains the table's cells (dataset x method x seed) and returns a typed result whose
 // rows carry every run's values, mean ± 2 standard errors over the seeds, and the paper's own
@@ -20,7 +24,7 @@
 //	nb.ShowResult(res) // our rows beside the paper's, then its claims checked
 //
 // Options' zero value is each table's default size; Options.Configure adjusts every training's
-// model.Config (M, K, the step-size rule ...) after the paper's protocol (Config) has set it.
+// model.Config (M, K, the step-size rule ...) after the paper's protocol (protocol.Config) has set it.
 //
 // Scales: our -ELBO and NELL are nats per data point (per image in Tables 2 and 3); MSE is per entry
 // in the data's units (raw oilflow and wine unless Options.Standardize; images on [0, 1] unless
