@@ -82,16 +82,33 @@ func (ck *checkpoint) sum() ([]byte, error) {
 	return h.Sum(nil), nil
 }
 
-// readCheckpoint decodes the checkpoint at path and checks its checksum. Errors name the file:
-// one that cannot be opened, is not a checkpoint, or whose content does not match its checksum.
+// fileMagic starts every checkpoint file written since 2026-11-26; the sha256 of the rest of the
+// file (the gob payload) follows it, so that a flipped bit anywhere is found before gob reads
+// anything: a bit flipped in gob's own type description renames a field, which gob then skips,
+// and the content checksum (Checksum, itself such a field) cannot see that. Files without it are
+// older checkpoints, read as they were.
+var fileMagic = []byte("vaisgplvm checkpoint\n")
+
+// readCheckpoint decodes the checkpoint at path and checks its checksums. Errors name the file:
+// one that cannot be opened, is not a checkpoint, or whose bytes or content do not match.
 func readCheckpoint(path string) (*checkpoint, error) {
-	f, err := os.Open(path)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	defer f.Close()
+	payload := raw
+	if rest, ok := bytes.CutPrefix(raw, fileMagic); ok {
+		if len(rest) < sha256.Size {
+			return nil, fmt.Errorf("checkpoint %s is damaged: it ends inside its header; use another checkpoint or train again", path)
+		}
+		sum := sha256.Sum256(rest[sha256.Size:])
+		if !bytes.Equal(sum[:], rest[:sha256.Size]) {
+			return nil, fmt.Errorf("checkpoint %s is damaged: its bytes do not match the checksum written with them (a changed or corrupted file); use another checkpoint or train again", path)
+		}
+		payload = rest[sha256.Size:]
+	}
 	var ck checkpoint
-	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&ck); err != nil {
 		return nil, fmt.Errorf("checkpoint %s is corrupt or not a vaisgplvm checkpoint: %w", path, err)
 	}
 	if ck.Checksum != nil {
@@ -215,14 +232,21 @@ func (t *Trainer) Save(path string) error {
 	if ck.Checksum, err = ck.sum(); err != nil {
 		return fmt.Errorf("checkpoint: encoding: %w", err)
 	}
+	var payload bytes.Buffer
+	if err := gob.NewEncoder(&payload).Encode(&ck); err != nil {
+		return fmt.Errorf("checkpoint: encoding: %w", err)
+	}
+	sum := sha256.Sum256(payload.Bytes())
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".ckpt-*")
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := gob.NewEncoder(tmp).Encode(&ck); err != nil {
-		tmp.Close()
-		return fmt.Errorf("checkpoint: encoding: %w", err)
+	for _, part := range [][]byte{fileMagic, sum[:], payload.Bytes()} {
+		if _, err := tmp.Write(part); err != nil {
+			tmp.Close()
+			return fmt.Errorf("checkpoint: writing: %w", err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

@@ -33,15 +33,11 @@ func TestLoadRefusesIncompleteCheckpoint(t *testing.T) {
 		if err := newTrainer().Load(good); err != nil {
 			t.Fatalf("%s: the complete checkpoint: %v", method, err)
 		}
-		var ck checkpoint
-		f, err := os.Open(good)
+		read, err := readCheckpoint(good)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := gob.NewDecoder(f).Decode(&ck); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		ck := *read
 		names := map[string]bool{}
 		for i, sv := range ck.Vars {
 			name := sv.Scope + "/" + sv.Name
