@@ -251,15 +251,7 @@ func TestDamagedDataTag(t *testing.T) {
 	if code, msg := runQuiet("train", "--dataset", "oilflow", "--method", "mf", "--m", "5", "--iters", "2", "--quiet", "--no-figures", "--out", run1); code != 0 {
 		t.Fatalf("train: exit %d: %s", code, msg)
 	}
-	f, err := os.Open(filepath.Join(run1, "checkpoint.gob"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ck ckMirror
-	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	ck := readCkMirror(t, filepath.Join(run1, "checkpoint.gob"))
 	ck.DataTag = "oilfloW"
 	bad := filepath.Join(dir, "bad", "checkpoint.gob")
 	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {

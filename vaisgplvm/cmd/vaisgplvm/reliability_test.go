@@ -203,15 +203,7 @@ func TestNeverDeletesUserFiles(t *testing.T) {
 // damage rewrites the checkpoint at src into dst/checkpoint.gob without the variable named drop.
 func damage(t *testing.T, src, dst, drop string) string {
 	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var ck ckMirror
-	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
-		t.Fatal(err)
-	}
+	ck := readCkMirror(t, src)
 	var kept []varMirror
 	for _, v := range ck.Vars {
 		if v.Name != drop {
