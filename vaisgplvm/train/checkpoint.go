@@ -82,7 +82,7 @@ func (ck *checkpoint) sum() ([]byte, error) {
 	return h.Sum(nil), nil
 }
 
-// fileMagic starts every checkpoint file written since 2026-11-26; the sha256 of the rest of the
+// fileMagic starts every checkpoint file Save writes; the sha256 of the rest of the
 // file (the gob payload) follows it, so that a flipped bit anywhere is found before gob reads
 // anything: a bit flipped in gob's own type description renames a field, which gob then skips,
 // and the content checksum (Checksum, itself such a field) cannot see that. Files without it are

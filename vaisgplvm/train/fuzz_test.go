@@ -59,7 +59,7 @@ func FuzzCheckpointBitFlip(f *testing.F) {
 	for i := 1; i < 32; i++ { // spread over the file: most land in a variable's values
 		f.Add(uint(i*len(buf)/32), uint8(i%8))
 	}
-	// Found by CI's fuzzing (2026-11-26): bit 1 of byte 1012 of the file before the header, in
+	// Found by CI's fuzzing: bit 1 of byte 1012 of the file before the header, in
 	// gob's description of the checkpoint's fields: the fields were skipped, the content checksum
 	// with them, and the file loaded as an empty checkpoint of iteration 0.
 	for _, at := range []uint{1012, 1012 + 21 + 32} {
