@@ -72,8 +72,8 @@ func runBench(args []string) error {
 		if err != nil {
 			return err
 		}
-		for _, a := range notes {
-			if i == 0 { // said once
+		if i == 0 { // the adjustments are the same for every method: said once
+			for _, a := range notes {
 				fmt.Fprintln(os.Stderr, "vaisgplvm: "+a.Say(flagFor))
 			}
 		}
