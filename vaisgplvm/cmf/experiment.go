@@ -226,19 +226,16 @@ func (o ExperimentOptions) Check() error {
 			return option.Of("MarginalKs", "cmf: MarginalKs: K = %d samples of r(X | z) for the marginal bound: want 0..10000", k)
 		}
 	}
-	if o.Iters < 0 || o.Test < 0 || o.FitIters < 0 || o.Draws < 0 || o.Reps < 0 || o.AISPoints < 0 || o.AIS.Temps < 0 || o.AIS.Runs < 0 {
-		return option.Errorf([]string{"Iters", "Test", "FitIters", "Draws", "Reps", "AISPoints"}, "cmf: Iters, Test, FitIters, Draws, Reps, AISPoints and the AIS sizes must be >= 0")
-	}
 	for _, lr := range o.LRs {
 		if !(lr > 0) || math.IsInf(lr, 0) {
 			return option.Of("LRs", "cmf: LRs: learning rate %g in the sweep: want finite values > 0", lr)
 		}
 	}
-	if o.SweepIters < 0 || o.Validation < 0 || o.Validation > 0.5 {
-		return option.Errorf([]string{"SweepIters", "Validation"}, "cmf: SweepIters %d and Validation share %g: want steps >= 0 and a share in (0, 0.5]", o.SweepIters, o.Validation)
+	if len(o.LRs) == 1 {
+		return option.Of("LRs", "cmf: LRs %g: give two or more rates to choose from (or Config.LR for one)", o.LRs[0])
 	}
-	if o.Draws == 1 || o.Reps == 1 || o.AIS.Runs == 1 {
-		return option.Errorf([]string{"Draws", "Reps"}, "cmf: Draws, Reps (IW repetitions) and AIS runs need >= 2 for a standard error")
+	if err := o.checkSizes(); err != nil {
+		return err
 	}
 	fams := o.Families
 	if len(fams) == 0 {
@@ -252,6 +249,68 @@ func (o ExperimentOptions) Check() error {
 	}
 	if o.WarmStart && o.Config.InputDim != 0 && o.Config.InputDim != o.Config.LatentDim {
 		return option.Errorf([]string{"WarmStart", "InputDim"}, "cmf: a WarmStart needs InputDim = the latent dim (%d), not %d", o.Config.LatentDim, o.Config.InputDim)
+	}
+	return nil
+}
+
+// checkSizes refuses sizes no data set can use (0 is a field's default).
+func (o ExperimentOptions) checkSizes() error {
+	c := o.Config
+	zeroOrAtLeast2 := func(n int) bool { return n == 0 || n >= 2 }
+	if err := option.Check(
+		option.Rule{Field: "LatentDim", Value: float64(c.LatentDim), OK: c.LatentDim >= 0, Want: ">= 1 (0: 5)"},
+		option.Rule{Field: "InputDim", Value: float64(c.InputDim), OK: c.InputDim >= 0, Want: ">= 1 (0: LatentDim)"},
+		option.Rule{Field: "M", Value: float64(c.M), OK: c.M >= 0, Want: ">= 1 (0: 50)"},
+		option.Rule{Field: "Hidden", Value: float64(c.Hidden), OK: c.Hidden >= 0, Want: ">= 1 (0: the dataset's default)"},
+		option.Rule{Field: "AuxHidden", Value: float64(c.AuxHidden), OK: c.AuxHidden >= 0, Want: ">= 1 (0: 100)"},
+		option.Rule{Field: "Samples", Value: float64(c.Samples), OK: c.Samples >= 0, Want: ">= 1"},
+		option.Rule{Field: "Batch", Value: float64(c.Batch), OK: c.Batch >= 0, Want: ">= 1"},
+		option.Rule{Field: "LR", Value: c.LR, OK: c.LR >= 0 && !math.IsInf(c.LR, 0), Want: "a finite rate > 0"},
+		option.Rule{Field: "Iters", Value: float64(o.Iters), OK: o.Iters >= 0, Want: ">= 1 (0: 2000)"},
+		option.Rule{Field: "Test", Value: float64(o.Test), OK: o.Test >= 0, Want: ">= 1 (0: the dataset's default)"},
+		option.Rule{Field: "FitIters", Value: float64(o.FitIters), OK: o.FitIters >= 0, Want: ">= 1 (0: 500)"},
+		option.Rule{Field: "Draws", Value: float64(o.Draws), OK: zeroOrAtLeast2(o.Draws), Want: ">= 2, for a standard error"},
+		option.Rule{Field: "Reps", Value: float64(o.Reps), OK: zeroOrAtLeast2(o.Reps), Want: ">= 2, for a standard error"},
+		option.Rule{Field: "AIS.Temps", Value: float64(o.AIS.Temps), OK: o.AIS.Temps >= 0, Want: ">= 1"},
+		option.Rule{Field: "AIS.Runs", Value: float64(o.AIS.Runs), OK: zeroOrAtLeast2(o.AIS.Runs), Want: ">= 2, for a standard error"},
+		option.Rule{Field: "AISPoints", Value: float64(o.AISPoints), OK: o.AISPoints >= 0, Want: ">= 1 (0: 100)"},
+		option.Rule{Field: "SweepIters", Value: float64(o.SweepIters), OK: o.SweepIters >= 0, Want: ">= 1 (0: Iters)"},
+		option.Rule{Field: "Validation", Value: o.Validation, OK: o.Validation >= 0 && o.Validation <= 0.5, Want: "a share in (0, 0.5]"},
+	); err != nil {
+		return option.Within("cmf", err)
+	}
+	switch {
+	case c.TermB != "" && c.TermB != "closed" && c.TermB != "mc":
+		return option.Of("TermB", "cmf: TermB %q: want closed or mc", c.TermB)
+	case c.Bound != "" && c.Bound != "collapsed" && c.Bound != "auxiliary":
+		return option.Of("Bound", "cmf: Bound %q: want collapsed or auxiliary", c.Bound)
+	case c.DType != "" && c.DType != "float64":
+		return option.Of("DType", "cmf: DType %q: experiments run in float64 only (float32 graphs of the decoder mix types and fail)", c.DType)
+	}
+	return nil
+}
+
+// OwnSettings are the settings (Go names) of GP-LVM-CMF's own family: none of the baselines uses them.
+var OwnSettings = []string{"InputDim", "M", "TermB", "Bound", "PointVar", "MarginalKs", "WarmStart", "FreezeDecoder"}
+
+// CheckGiven refuses settings a caller gave explicitly (explicit reports which, by Go name) that
+// the experiment would not use: the cmf family's own settings without that family, LR with an LR
+// sweep (LRs), Validation and SweepIters without one, MarginalKs with the auxiliary bound.
+func (o ExperimentOptions) CheckGiven(explicit func(field string) bool) error {
+	if o.Families != nil && !slices.Contains(o.Families, "cmf") {
+		for _, f := range OwnSettings {
+			if explicit(f) {
+				return option.Errorf([]string{f, "Family"}, "cmf: %s sets the cmf family, which the Family list %v leaves out", f, o.Families)
+			}
+		}
+	}
+	switch {
+	case len(o.LRs) > 0 && explicit("LR"):
+		return option.Errorf([]string{"LR", "LRs"}, "cmf: LR is not used with LRs (each family trains at the rate the sweep chooses): give one of them")
+	case len(o.LRs) == 0 && (explicit("Validation") || explicit("SweepIters")):
+		return option.Errorf([]string{"Validation", "SweepIters", "LRs"}, "cmf: Validation and SweepIters set the LRs sweep, which is not given")
+	case explicit("MarginalKs") && o.Config.Bound == "auxiliary":
+		return option.Errorf([]string{"MarginalKs", "Bound"}, "cmf: MarginalKs bounds the collapsed bound's marginal; Bound auxiliary has none")
 	}
 	return nil
 }

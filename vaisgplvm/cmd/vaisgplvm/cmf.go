@@ -5,17 +5,16 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
@@ -38,7 +37,7 @@ func runCMF(args []string) error {
 	fs.IntVar(&c.Samples, "samples", 1, "noise draws per step")
 	fs.IntVar(&c.Batch, "batch", 100, "points per step")
 	fs.Float64Var(&c.LR, "lr", 1e-3, "Adam learning rate (without --lr-sweep)")
-	lrSweep := fs.String("lr-sweep", "", "comma-separated Adam learning rates, e.g. 3e-4,1e-3,3e-3: each family trains at each on the training points less --validation, and keeps the rate of the highest validation bound, extending the grid past a winning end by its own ratio up to 3 times (one rule for every family; --lr is then not used)")
+	fs.Var(option.Floats{List: &o.LRs, Positive: true}, "lr-sweep", "comma-separated Adam learning rates, e.g. 3e-4,1e-3,3e-3: each family trains at each on the training points less --validation, and keeps the rate of the highest validation bound, extending the grid past a winning end by its own ratio up to 3 times (one rule for every family; --lr is then not used)")
 	fs.IntVar(&o.SweepIters, "sweep-iters", 0, "training steps of each --lr-sweep run (0: --iters)")
 	fs.Float64Var(&o.Validation, "validation", 0.1, "share of the training points --lr-sweep holds out for validation, in (0, 0.5]")
 	fs.StringVar(&c.DType, "dtype", "float64", "float64 (cmf has no float32 yet)")
@@ -49,8 +48,9 @@ func runCMF(args []string) error {
 	fs.IntVar(&o.Test, "test", 0, "held-out points (0: 200 for frey, 1000 for mnist)")
 	fs.IntVar(&o.FitIters, "fit-iters", 500, "steps fitting the held-out points' local parameters (globals frozen)")
 	fs.IntVar(&o.Draws, "draws", 10, "noise draws of each bound (>= 2)")
-	ks := fs.String("ks", "1,10,100,1000", "importance samples of the held-out importance-weighted bounds")
-	marginalKs := fs.String("marginal-ks", "10,100", "cmf (collapsed bound): samples of r(X | z) of the held-out marginal bounds L_K (L_0 is the bound; the rise with K is what r(X | z) costs)")
+	o.Ks, o.MarginalKs = []int{1, 10, 100, 1000}, []int{10, 100}
+	fs.Var((*option.Ints)(&o.Ks), "ks", "importance samples of the held-out importance-weighted bounds")
+	fs.Var((*option.Ints)(&o.MarginalKs), "marginal-ks", "cmf (collapsed bound): samples of r(X | z) of the held-out marginal bounds L_K (L_0 is the bound; the rise with K is what r(X | z) costs)")
 	fs.IntVar(&o.Reps, "reps", 2, "repetitions of each importance-weighted bound (>= 2)")
 	fs.IntVar(&o.AIS.Temps, "ais-temps", 500, "AIS temperatures of the decoder log-likelihood")
 	fs.IntVar(&o.AIS.Runs, "ais-runs", 4, "independent AIS runs per point (>= 2)")
@@ -72,28 +72,11 @@ func runCMF(args []string) error {
 	if !set["warm-start"] {
 		o.WarmStart = cmf.CanWarmStart(o)
 	}
-	if err := checkCMFGiven(set, o, *lrSweep != ""); err != nil {
-		return err
-	}
-	if o.Ks, err = parseCounts("ks", *ks); err != nil {
-		return err
-	}
-	if o.MarginalKs, err = parseCounts("marginal-ks", *marginalKs); err != nil {
-		return err
-	}
-	if *lrSweep != "" {
-		if o.LRs, err = parseFactors("lr-sweep", *lrSweep); err != nil {
-			return err
-		}
-		if len(o.LRs) < 2 {
-			return usagef("--lr-sweep %s: give two or more rates to choose from (or --lr for one)", *lrSweep)
-		}
-	}
-	if err := checkCMFSizes(o); err != nil {
+	if err := o.CheckGiven(func(field string) bool { return set[flagName(field)] }); err != nil {
 		return err
 	}
 	if err := o.Check(); err != nil {
-		return asUsage(err)
+		return err
 	}
 	if *out == "" {
 		*out = filepath.Join("out", "cmf-"+o.Dataset)
@@ -109,7 +92,7 @@ func runCMF(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if !*quiet {
-		o.Progress = cmfProgress(o.Iters, cmp.Or(o.SweepIters, o.Iters))
+		o.Progress = progress.Families(os.Stderr, o.Iters, cmp.Or(o.SweepIters, o.Iters))
 	}
 	res, err := cmf.Experiment(ctx, o)
 	if ctx.Err() != nil {
@@ -126,89 +109,4 @@ func runCMF(args []string) error {
 	}
 	wrote(dir)
 	return nil
-}
-
-// cmfOnly are the flags that set GP-LVM-CMF's own family (none of the baselines uses them).
-var cmfOnly = []string{"input-dim", "m", "term-b", "bound", "point-var", "marginal-ks", "warm-start", "freeze-decoder"}
-
-// checkCMFGiven refuses cmf flags given explicitly (set) that the run would not use: cmf-only
-// flags without the cmf family, --lr with --lr-sweep (sweep: whether one is given), --validation
-// and --sweep-iters without one, --marginal-ks with the auxiliary bound.
-func checkCMFGiven(set map[string]bool, o cmf.ExperimentOptions, sweep bool) error {
-	if !slices.Contains(o.Families, "cmf") {
-		for _, f := range cmfOnly {
-			if set[f] {
-				return usagef("--%s sets the cmf family, which --families %s leaves out", f, strings.Join(o.Families, ","))
-			}
-		}
-	}
-	switch {
-	case sweep && set["lr"]:
-		return usagef("--lr is not used with --lr-sweep (each family trains at the rate the sweep chooses): give one of them")
-	case !sweep && (set["validation"] || set["sweep-iters"]):
-		return usagef("--validation and --sweep-iters set --lr-sweep, which is not given")
-	case set["marginal-ks"] && o.Config.Bound == "auxiliary":
-		return usagef("--marginal-ks bounds the collapsed bound's marginal; --bound auxiliary has none")
-	}
-	return nil
-}
-
-// checkCMFSizes refuses sizes that are usage errors before any data is read: a model option the
-// cmf.Config would refuse for any data set.
-func checkCMFSizes(o cmf.ExperimentOptions) error {
-	c := o.Config
-	if err := checkRules([]rule{
-		{"latent-dim", float64(c.LatentDim), c.LatentDim >= 1, ">= 1"},
-		{"input-dim", float64(c.InputDim), c.InputDim >= 0, ">= 0 (0: --latent-dim)"},
-		{"m", float64(c.M), c.M >= 1, ">= 1"},
-		{"hidden", float64(c.Hidden), c.Hidden >= 0, ">= 0 (0: the dataset's default)"},
-		{"aux-hidden", float64(c.AuxHidden), c.AuxHidden >= 1, ">= 1"},
-		{"samples", float64(c.Samples), c.Samples >= 1, ">= 1"},
-		{"batch", float64(c.Batch), c.Batch >= 1, ">= 1"},
-		{"lr", c.LR, c.LR > 0 && !math.IsInf(c.LR, 0), "a finite rate > 0"},
-		{"iters", float64(o.Iters), o.Iters >= 1, ">= 1"},
-		{"test", float64(o.Test), o.Test >= 0, ">= 0 (0: the dataset's default)"},
-		{"fit-iters", float64(o.FitIters), o.FitIters >= 0, ">= 0"},
-		{"draws", float64(o.Draws), o.Draws >= 2, ">= 2"},
-		{"reps", float64(o.Reps), o.Reps >= 2, ">= 2"},
-		{"ais-temps", float64(o.AIS.Temps), o.AIS.Temps >= 1, ">= 1"},
-		{"ais-runs", float64(o.AIS.Runs), o.AIS.Runs >= 2, ">= 2"},
-		{"ais-points", float64(o.AISPoints), o.AISPoints >= 0, ">= 0 (0: 100)"},
-		{"sweep-iters", float64(o.SweepIters), o.SweepIters >= 0, ">= 0 (0: --iters)"},
-		{"validation", o.Validation, o.Validation > 0 && o.Validation <= 0.5, "a share in (0, 0.5]"},
-	}); err != nil {
-		return err
-	}
-	if c.TermB != "closed" && c.TermB != "mc" {
-		return usagef("--term-b %q: want closed or mc", c.TermB)
-	}
-	if c.Bound != "collapsed" && c.Bound != "auxiliary" {
-		return usagef("--bound %q: want collapsed or auxiliary", c.Bound)
-	}
-	if c.DType != "float64" {
-		return usagef("--dtype %q: cmf runs in float64 only (its float32 graphs mix types and fail): leave --dtype out", c.DType)
-	}
-	return nil
-}
-
-// cmfProgress returns a progress callback drawing one bar per family's training (iters steps)
-// and per learning-rate sweep run (sweepIters steps).
-func cmfProgress(iters, sweepIters int) func(family, stage string, iter int, v float64) {
-	var bar *progress.Bar
-	return func(family, stage string, iter int, v float64) {
-		sweep := strings.HasPrefix(stage, "sweep")
-		name := family
-		if sweep {
-			name += " (" + stage + ")"
-		}
-		switch {
-		case (stage == "train" || sweep) && iter == 1:
-			bar = progress.New(os.Stderr, map[bool]int{false: iters, true: sweepIters}[sweep], name)
-			fallthrough
-		case stage == "train" || sweep:
-			bar.Set(iter, fmt.Sprintf("%s -bound %.2f", name, v))
-		default:
-			fmt.Fprintf(os.Stderr, "%s: %s\n", family, stage)
-		}
-	}
 }

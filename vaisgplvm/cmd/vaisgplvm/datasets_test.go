@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 )
 
@@ -381,7 +382,7 @@ func TestCMFCommand(t *testing.T) {
 	sweepOut := filepath.Join(t.TempDir(), "sweep")
 	var meanfieldArgs []string // without the cmf family's flags, which a meanfield-only run refuses
 	for i := 0; i < len(args)-1; i++ {
-		if slices.Contains(cmfOnly, strings.TrimPrefix(args[i], "--")) {
+		if slices.ContainsFunc(cmf.OwnSettings, func(f string) bool { return flagFor(f) == args[i] }) {
 			i++
 			continue
 		}

@@ -2,14 +2,14 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"io"
 	"os"
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -34,34 +34,19 @@ func runEvidence(args []string) error {
 	backendName := fs.String("backend", "", backendHelp)
 	overwrite := fs.Bool("overwrite", false, "replace an earlier evidence.json in --out")
 	trainData := fs.String("train-data", "", trainDataHelp)
-	etaScales := fs.String("eta-scales", "", "VAIS checkpoints: also evaluate the trained chain with every eta_k multiplied by each of these factors, e.g. 0.5,2 (chain_variants in evidence.json)")
-	chains := fs.String("chains", "", "VAIS checkpoints: also evaluate this many weighted chains per point with the trained eta_k, e.g. 4,16 (chain_variants)")
-	dampings := fs.String("dampings", "", "annealed checkpoints: also evaluate the underdamped chain (uha) with the trained schedule and step sizes (x each --eta-scales) at these momentum dampings in [0, 1), e.g. 0,0.5,0.9, and IWVI at the chain's evaluations (underdamped in evidence.json)")
+	var opt experiment.EvidenceOptions
+	fs.Var(option.Floats{List: &opt.EtaScales, Positive: true}, "eta-scales", "VAIS checkpoints: also evaluate the trained chain with every eta_k multiplied by each of these factors, e.g. 0.5,2 (chain_variants in evidence.json)")
+	fs.Var((*option.Ints)(&opt.Chains), "chains", "VAIS checkpoints: also evaluate this many weighted chains per point with the trained eta_k, e.g. 4,16 (chain_variants)")
+	fs.Var(option.Floats{List: &opt.Dampings}, "dampings", "annealed checkpoints: also evaluate the underdamped chain (uha) with the trained schedule and step sizes (x each --eta-scales) at these momentum dampings in [0, 1), e.g. 0,0.5,0.9, and IWVI at the chain's evaluations (underdamped in evidence.json)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *ckpt == "" || *out == "" {
 		return usagef("--checkpoint and --out are required")
 	}
-	opt := experiment.EvidenceOptions{Checkpoint: *ckpt, Points: *points, Damaged: *damaged, ESSK: *essK, Draws: *draws,
-		Tolerance: *tolerance, Options: evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt,
-			Progress: aisProgress(os.Stderr, 10*time.Second)}}
-	var err error
-	if *etaScales != "" {
-		if opt.EtaScales, err = parseFloats("eta-scales", *etaScales); err != nil {
-			return err
-		}
-	}
-	if *chains != "" {
-		if opt.Chains, err = parseCounts("chains", *chains); err != nil {
-			return err
-		}
-	}
-	if *dampings != "" {
-		if opt.Dampings, err = parseFloats("dampings", *dampings); err != nil {
-			return err
-		}
-	}
+	opt.Checkpoint, opt.Points, opt.Damaged, opt.ESSK, opt.Draws, opt.Tolerance = *ckpt, *points, *damaged, *essK, *draws, *tolerance
+	opt.Options = evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt,
+		Progress: progress.AIS(os.Stderr, 10*time.Second)}
 	if err := opt.Check(); err != nil {
 		return err
 	}
@@ -119,17 +104,4 @@ func annealedCheckpoint(path string) bool {
 	}
 	m, err := bounds.Lookup(cfg.Method)
 	return err != nil || m.Annealed()
-}
-
-// aisProgress returns evidence's progress: a plain line on w at most every period (and at the end
-// of each stage) with the AIS stage, the temperatures done and the time since the start.
-func aisProgress(w io.Writer, period time.Duration) func(stage string, done, total int) {
-	start, last := time.Now(), time.Now()
-	return func(stage string, done, total int) {
-		if done < total && time.Since(last) < period {
-			return
-		}
-		last = time.Now()
-		fmt.Fprintf(w, "evidence: %s AIS, temperature %d of %d (%s)\n", stage, done, total, time.Since(start).Round(time.Second))
-	}
 }

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"reflect"
 	"strings"
-	"unicode"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // fieldFlags are the flags of library settings (option.Error's fields) whose flag is not their
@@ -22,24 +21,8 @@ func flagFor(field string) string {
 	if f, ok := fieldFlags[field]; ok {
 		return "--" + f
 	}
-	if sf, ok := reflect.TypeFor[model.Config]().FieldByName(field); ok && sf.Tag.Get("flag") != "" {
-		return "--" + sf.Tag.Get("flag")
+	if tag := option.Tag[model.Config](field); tag != "" {
+		return "--" + tag
 	}
-	return "--" + kebab(field)
-}
-
-// kebab writes a Go name in lower case with hyphens between its words, a run of capitals being
-// one word ("AISPoints" -> "ais-points", "AdamBeta2" -> "adam-beta2").
-func kebab(name string) string {
-	r := []rune(name)
-	var b strings.Builder
-	for i, c := range r {
-		upper := unicode.IsUpper(c)
-		nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
-		if i > 0 && upper && (unicode.IsLower(r[i-1]) || unicode.IsDigit(r[i-1]) || nextLower) {
-			b.WriteByte('-')
-		}
-		b.WriteRune(unicode.ToLower(c))
-	}
-	return b.String()
+	return "--" + option.Kebab(field)
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // modelFlags registers the model settings shared by train, reproduce and bench: one flag per
@@ -54,7 +54,7 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 	})
 	d := model.DefaultConfig("vais", 1)
 	f.v = d
-	configFlags(fs, &f.v, map[string]string{"kernel": ": " + strings.Join(kernels.Names(), ", ")})
+	option.Bind(fs, &f.v, map[string]string{"kernel": ": " + strings.Join(kernels.Names(), ", ")})
 	fs.IntVar(&f.q, "q", 0, "latent dimensions Q (0 = the paper's: 10 oilflow, 9 wine and wine-white, 20 frey, 5 mnist; min(10, D) for --data)")
 	fs.StringVar(&f.dtype, "dtype", "float64", "floating-point type of parameters and graphs: float64 or float32")
 	fs.BoolVar(&f.adaptEta, "adapt-eta", d.AdaptEta, "adapt log eta_k from --eta toward --accept-target (the Metropolis-Hastings acceptance rate of each transition; the chain stays unadjusted); --adapt-eta=false keeps eta fixed; --learn-eta turns it off")
@@ -74,41 +74,6 @@ func (f *modelFlags) register(fs *flag.FlagSet) {
 			bs := &boundSetting{method: name, name: st.Name}
 			f.boundSettings[name+"-"+st.Name] = bs
 			fs.Float64Var(&bs.value, name+"-"+st.Name, st.Default, st.Usage+" (--method "+name+")")
-		}
-	}
-}
-
-// configFlags registers a flag for every field of c with a flag tag (model.Config), bound to that
-// field, its usage the usage tag (plus extra[name]) and its default the field's value.
-func configFlags(fs *flag.FlagSet, c *model.Config, extra map[string]string) {
-	v := reflect.ValueOf(c).Elem()
-	for _, sf := range reflect.VisibleFields(v.Type()) {
-		name := sf.Tag.Get("flag")
-		if name == "" {
-			continue
-		}
-		usage := sf.Tag.Get("usage") + extra[name]
-		switch p := v.FieldByIndex(sf.Index).Addr().Interface().(type) {
-		case *int:
-			fs.IntVar(p, name, *p, usage)
-		case *float64:
-			fs.Float64Var(p, name, *p, usage)
-		case *bool:
-			fs.BoolVar(p, name, *p, usage)
-		case *string:
-			fs.StringVar(p, name, *p, usage)
-		default:
-			panic(fmt.Sprintf("model.Config.%s: a flag tag on a %s field", sf.Name, sf.Type))
-		}
-	}
-}
-
-// copyConfigFlags copies into dst, from src, every field with a flag tag whose flag given reports.
-func copyConfigFlags(dst *model.Config, src model.Config, given func(string) bool) {
-	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
-	for _, sf := range reflect.VisibleFields(d.Type()) {
-		if name := sf.Tag.Get("flag"); name != "" && given(name) {
-			d.FieldByIndex(sf.Index).Set(s.FieldByIndex(sf.Index))
 		}
 	}
 }
@@ -154,7 +119,7 @@ func (f *modelFlags) apply(c *model.Config, set map[string]bool) error {
 	if given("q") && f.q != 0 {
 		c.Q = f.q
 	}
-	copyConfigFlags(c, f.v, given)
+	option.CopyTagged(c, f.v, given)
 	if given("unwhitened") {
 		c.Whitened = !f.unwhitened
 	}
@@ -226,7 +191,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 			fs.PrintDefaults()
 			return errHelp
 		}
-		return usagef("%v", err)
+		return usagef("%s", strings.ReplaceAll(err.Error(), "flag -", "flag --"))
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
@@ -290,22 +255,4 @@ func parseSet(fs *flag.FlagSet, args []string) (map[string]bool, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set, nil
-}
-
-// rule is one flag's value and whether it is acceptable, with what is wanted (checkRules).
-type rule struct {
-	flag string
-	v    float64
-	ok   bool
-	want string
-}
-
-// checkRules returns a usage error naming the first rule's flag and value that is not ok.
-func checkRules(rules []rule) error {
-	for _, r := range rules {
-		if !r.ok {
-			return usagef("--%s %g: want %s", r.flag, r.v, r.want)
-		}
-	}
-	return nil
 }

@@ -177,13 +177,13 @@ func TestConfigFlagsFromTags(t *testing.T) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	got := def
-	copyConfigFlags(&got, mf.v, func(name string) bool { return set[name] })
+	option.CopyTagged(&got, mf.v, func(name string) bool { return set[name] })
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("given every tagged flag:\n got %+v\nwant %+v", got, want)
 	}
 	kept := def
 	kept.K = 25
-	copyConfigFlags(&kept, mf.v, func(string) bool { return false })
+	option.CopyTagged(&kept, mf.v, func(string) bool { return false })
 	if kept.K != 25 {
 		t.Errorf("no flag given: K %d; want the configuration's 25", kept.K)
 	}

@@ -5,12 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +18,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
@@ -63,7 +62,8 @@ func runReproduce(args []string) error {
 	labels := fs.String("labels", "", "with --data: the header name of a class-label column")
 	subset := fs.Int("subset", 300, "table 5: points per data set (a seeded random subset; 0 = all)")
 	reconIters := fs.Int("recon-iters", 200, "table 5: Adam iterations fitting the latents of the held-out points")
-	ks := fs.String("ks", "5,10,15,20,25", "table 6: comma-separated K values")
+	ks := option.Ints{5, 10, 15, 20, 25}
+	fs.Var(&ks, "ks", "table 6: comma-separated K values")
 	reps := fs.Int("reps", 5, "table 6: timed iterations per cell after one warm-up (the median is reported)")
 	overwrite := fs.Bool("overwrite", false, "replace a table in --out that another command made (a rerun of the same command replaces its own table)")
 	fresh := fs.Bool("fresh", false, "tables 1-3: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
@@ -118,9 +118,7 @@ func runReproduce(args []string) error {
 	if set["methods"] {
 		opts.Methods = strings.Split(*methods, ",")
 	}
-	if opts.Ks, err = parseCounts("ks", *ks); err != nil {
-		return err
-	}
+	opts.Ks = ks
 	name := fmt.Sprintf("table%d", *tab)
 	if *out == "" {
 		*out = filepath.Join("out", name)
@@ -207,41 +205,4 @@ func runReproduce(args []string) error {
 func openTableDir(out string, table int, file string) (*rundir.Dir, error) {
 	return openRunDir(out, paper.TableOutputs(table),
 		rundir.Options{Run: fmt.Sprintf("table%d", table), Overwrite: true, Inputs: map[string]string{"--data": file}})
-}
-
-// parseCounts parses the comma-separated positive integers of flag --name.
-func parseCounts(name, s string) ([]int, error) {
-	var ks []int
-	for _, f := range strings.Split(s, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || k < 1 {
-			return nil, usagef("--%s: %q is not a positive integer", name, f)
-		}
-		ks = append(ks, k)
-	}
-	return ks, nil
-}
-
-// parseFactors parses the comma-separated positive, finite numbers of flag --name.
-func parseFactors(name, s string) ([]float64, error) {
-	out, err := parseFloats(name, s)
-	for _, x := range out {
-		if err == nil && !(x > 0) {
-			err = usagef("--%s: %g is not a positive number", name, x)
-		}
-	}
-	return out, err
-}
-
-// parseFloats parses the comma-separated finite numbers of flag --name.
-func parseFloats(name, s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, usagef("--%s: %q is not a number", name, f)
-		}
-		out = append(out, x)
-	}
-	return out, nil
 }
