@@ -151,6 +151,26 @@ func (c Config) Equal(o Config) bool {
 	return reflect.DeepEqual(c, o)
 }
 
+// Diff returns the Go names of the fields in which c and o differ, in the order of Config's
+// fields, embedded ones included (BoundSettings compared as one field).
+func (c Config) Diff(o Config) []string {
+	var d []string
+	cv, ov := reflect.ValueOf(c), reflect.ValueOf(o)
+	for _, f := range reflect.VisibleFields(cv.Type()) {
+		if f.Anonymous {
+			continue // its fields are visited one by one
+		}
+		if f.Name == "BoundSettings" {
+			if !maps.Equal(c.BoundSettings, o.BoundSettings) {
+				d = append(d, f.Name)
+			}
+		} else if !reflect.DeepEqual(cv.FieldByIndex(f.Index).Interface(), ov.FieldByIndex(f.Index).Interface()) {
+			d = append(d, f.Name)
+		}
+	}
+	return d
+}
+
 // MaxK bounds K (annealing steps of VAIS, importance samples of IWVI): both are unrolled into the
 // training graph when it is built.
 const MaxK = 1000

@@ -9,7 +9,7 @@ import (
 
 // fieldFlags are the flags of library settings (option.Error's fields) whose flag is not their
 // name in kebab case.
-var fieldFlags = map[string]string{"DType": "dtype", "ESSK": "ess", "File": "data", "Family": "families", "LRs": "lr-sweep"}
+var fieldFlags = map[string]string{"DType": "dtype", "ESSK": "ess", "File": "data", "Family": "families", "LRs": "lr-sweep", "Whitened": "unwhitened"}
 
 // flagFor returns the command's flag for a library setting's Go name: "--" and fieldFlags' entry,
 // model.Config's flag tag, or the name in kebab case ("ReconIters" -> "--recon-iters", "LR" ->

@@ -41,6 +41,11 @@ func TestFlagForLibraryFields(t *testing.T) {
 		// cmf.Config, cmf.Options
 		"Test", "AISPoints", "LatentDim", "InputDim", "Hidden", "AuxHidden", "Family", "TermB", "Bound",
 		"MarginalKs", "FitIters", "SweepIters", "Validation", "Draws", "LRs", "WarmStart", "FreezeDecoder",
+		"AIS.Temps", "AIS.Runs",
+		// experiment.SourceOptions, ResumeRequest, EvidenceOptions
+		"Labels", "HidePixels", "Standardize", "Resume", "Seed", "EtaScales", "Dampings",
+		// model.Config fields a resumed run can disagree on
+		"Whitened", "PointEta", "AdaptEta", "Q",
 	} {
 		if f := flagFor(field); !flags[f] {
 			t.Errorf("flagFor(%s) = %s, which no command defines", field, f)

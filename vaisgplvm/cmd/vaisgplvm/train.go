@@ -48,14 +48,24 @@ func runTrain(args []string) error {
 	if *out == "" {
 		return usagef("--out DIR is required")
 	}
+	explicit := func(field string) bool { return set[flagName(field)] }
 	flagSource := func() (experiment.Source, error) {
-		return trainSource(set, mf.standardize, *dataset, *file, *labels, *pixels, *hide, *seed)
+		return experiment.NewSource(experiment.SourceOptions{Dataset: *dataset, File: *file, Labels: *labels, Pixels: *pixels,
+			HidePixels: *hide, Standardize: mf.standardize, Seed: *seed}, explicit)
 	}
 	if *resume != "" {
 		if *resume, err = experiment.ResumeFile(*resume); err != nil {
 			return err
 		}
-		src, cfg, err := resumeSettings(*resume, set, &mf, flagSource, *method, *seed)
+		r := experiment.ResumeRequest{Source: flagSource, Configure: func(c *model.Config) error { return mf.apply(c, set) },
+			SourceGiven: slices.ContainsFunc([]string{"data", "dataset", "labels", "pixels", "hide-pixels", "standardize"}, func(f string) bool { return set[f] })}
+		if set["method"] {
+			r.Method = *method
+		}
+		if set["seed"] {
+			r.Seed = *seed
+		}
+		src, cfg, err := experiment.ResumeSettings(*resume, r)
 		if err != nil {
 			return err
 		}
@@ -142,56 +152,6 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	return printJSON(met)
 }
 
-// resumeSettings returns the data source and configuration that the checkpoint at path was
-// trained with, so that train --resume needs no other flag: a data flag (flagSource's, set: the
-// flags given), --method, --seed or a model flag given that disagrees with the checkpoint is a
-// usage error naming it. A checkpoint that records no data source (older versions) takes them
-// from the flags.
-func resumeSettings(path string, set map[string]bool, mf *modelFlags, flagSource func() (experiment.Source, error), method string, seed uint64) (experiment.Source, model.Config, error) {
-	ckCfg, tag, err := train.ReadCheckpointInfo(path)
-	if err != nil {
-		return experiment.Source{}, model.Config{}, err
-	}
-	if tag == "" {
-		src, err := flagSource()
-		return src, ckCfg, err
-	}
-	src, err := experiment.ParseSource(tag)
-	if err != nil {
-		return src, ckCfg, err
-	}
-	dataFlags := []string{"data", "dataset", "labels", "pixels", "hide-pixels", "standardize"}
-	if slices.ContainsFunc(dataFlags, func(f string) bool { return set[f] }) {
-		given, err := flagSource()
-		if err != nil {
-			return src, ckCfg, err
-		}
-		if !given.Same(src) {
-			return src, ckCfg, usagef("--resume %s was trained on %s, the data flags give %s: leave them out to resume on its data",
-				path, src.Describe(), given.Describe())
-		}
-	}
-	switch {
-	case set["method"] && method != ckCfg.Method:
-		return src, ckCfg, usagef("--method %s: %s was trained with --method %s; leave --method out to resume it", method, path, ckCfg.Method)
-	case set["seed"] && seed != ckCfg.Seed:
-		return src, ckCfg, usagef("--seed %d: %s was trained with --seed %d; leave --seed out to resume it", seed, path, ckCfg.Seed)
-	}
-	for _, name := range mf.names {
-		if !set[name] || name == "standardize" {
-			continue
-		}
-		c := ckCfg
-		if err := mf.apply(&c, map[string]bool{name: true}); err != nil {
-			return src, ckCfg, err
-		}
-		if !c.Equal(ckCfg) {
-			return src, ckCfg, usagef("--%s differs from the setting %s was trained with: leave it out to resume with the checkpoint's settings", name, path)
-		}
-	}
-	return src, ckCfg, nil
-}
-
 // resumeArgs returns train's arguments with --resume ckpt in place of any --resume given.
 func resumeArgs(args []string, ckpt string) string {
 	var out []string
@@ -207,36 +167,4 @@ func resumeArgs(args []string, ckpt string) string {
 		out = append(out, a)
 	}
 	return strings.Join(append(out, "--resume", ckpt), " ")
-}
-
-// trainSource checks train's data flags (set: those given) and returns the data source they name,
-// before anything is read.
-func trainSource(set map[string]bool, standardize bool, dataset, file, labels, pixels string, hide bool, seed uint64) (experiment.Source, error) {
-	switch {
-	case set["data"] && strings.TrimSpace(file) == "":
-		return experiment.Source{}, usagef("--data is empty: give the path of your data file, or leave --data out for --dataset")
-	case file != "" && set["dataset"]:
-		return experiment.Source{}, usagef("--data and --dataset exclude each other")
-	case labels != "" && file == "":
-		return experiment.Source{}, usagef("--labels names a column of --data")
-	case file != "":
-		if set["pixels"] || set["hide-pixels"] {
-			return experiment.Source{}, usagef("--pixels and --hide-pixels apply to --dataset frey or mnist, not --data")
-		}
-		return experiment.Source{File: file, Labels: labels, Standardize: standardize}, nil
-	case !slices.Contains(data.Names(), dataset):
-		return experiment.Source{}, usagef("--dataset %q: want one of %s", dataset, strings.Join(data.Names(), ", "))
-	case !protocol.IsImage(dataset):
-		if set["pixels"] || set["hide-pixels"] {
-			return experiment.Source{}, usagef("--pixels and --hide-pixels apply to --dataset frey or mnist, not %s", dataset)
-		}
-		return experiment.Source{Dataset: dataset, Standardize: standardize}, nil
-	case pixels != "unit" && pixels != "raw":
-		return experiment.Source{}, usagef("--pixels %q: want unit or raw", pixels)
-	}
-	src := experiment.Source{Dataset: dataset, Standardize: standardize, Pixels: pixels}
-	if hide {
-		src.HiddenSeed = seed // >= 1, checked by runTrain
-	}
-	return src, nil
 }
