@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	iofs "io/fs"
 	"os"
 	"runtime/pprof"
@@ -41,9 +42,9 @@ func runBench(args []string) error {
 	if *iters < 1 {
 		return usagef("--iters must be >= 1")
 	}
-	b, err := openBackend(*backendName, mf.dtype, 1, 1)
+	b, err := backend.Start(*backendName, mf.dtype, 1, 1, os.Stderr)
 	if err != nil {
-		return backendUsage(*backendName, err)
+		return err
 	}
 	x, mask, err := experiment.BenchData(*dataset, *observed, mf.standardize)
 	if err != nil {

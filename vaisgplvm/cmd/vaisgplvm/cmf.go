@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -86,8 +87,8 @@ func runCMF(args []string) error {
 		return err
 	}
 	defer dir.Close()
-	if o.Backend, err = openBackend(*backendName, c.DType, 1, 1); err != nil {
-		return backendUsage(*backendName, err)
+	if o.Backend, err = backend.Start(*backendName, c.DType, 1, 1, os.Stderr); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

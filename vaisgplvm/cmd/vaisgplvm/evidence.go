@@ -8,6 +8,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
@@ -74,7 +75,7 @@ func runEvidence(args []string) error {
 	if err := experiment.CheckChains(tr, counts); err != nil { // refused now, not after the AIS runs
 		return err
 	}
-	defer exitOnSignal("evidence", *out)()
+	defer interrupt.OnSignal("evidence", *out)()
 	sum, err := experiment.Evidence(tr, opt)
 	if err != nil {
 		return err

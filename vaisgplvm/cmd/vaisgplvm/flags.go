@@ -9,10 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	backends "github.com/gomlx/compute"
-
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -199,47 +196,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// openConfigBackend opens the backend named by spec for one training of cfg (its dtype), as a
-// usage error when the spec is bad.
-func openConfigBackend(spec string, cfg model.Config) (backends.Backend, error) {
-	dtype := cfg.DType
-	if dtype == "" {
-		dtype = "float64"
-	}
-	b, err := openBackend(spec, dtype, 1, 1)
-	if err != nil {
-		return nil, backendUsage(spec, err)
-	}
-	return b, nil
-}
-
-// backendUsage names where a bad backend spec came from: --backend, or $VAISGPLVM_BACKEND when the
-// flag was not given.
-func backendUsage(spec string, err error) error {
-	if spec == "" && os.Getenv("VAISGPLVM_BACKEND") != "" {
-		return usagef("$VAISGPLVM_BACKEND: %v (unset it or fix it, or give --backend)", err)
-	}
-	return usagef("--backend: %v", err)
-}
-
 const backendHelp = "backend: auto, go, go:SIMPLEGO_CONFIG, xla, xla:NAME or xla:/abs/plugin.so, auto or an xla spec optionally followed by ,tf32 (TensorFloat-32 float32 products) or ,f64 (added for --dtype float64: XLA's GPU defaults) (default $VAISGPLVM_BACKEND, then auto; xla needs a -tags xla build)"
-
-// openBackend starts the backend named by spec for total trainings run jobs at a time
-// (backend.OpenShared) and logs which one and why on stderr; for XLA the line also names the PJRT
-// plugin, its C API version and the device count. For dtype "float64" an auto or xla spec gets
-// the f64 option (backend.ForDType): XLA's GPU defaults, without the exact-float32 settings.
-func openBackend(spec, dtype string, jobs, total int) (backends.Backend, error) {
-	c, err := backend.OpenShared(backend.ForDType(spec, dtype), jobs, total)
-	if err != nil {
-		return nil, err
-	}
-	desc := ""
-	if strings.HasPrefix(c.Spec, "xla") {
-		desc = "; " + c.Backend.Description()
-	}
-	fmt.Fprintf(os.Stderr, "backend: %s (%s%s)\n", c.Spec, c.Reason, desc)
-	return c.Backend, nil
-}
 
 // setDefaultBatch makes b the default mini-batch size of fs (tables train with mini-batches).
 func (f *modelFlags) setDefaultBatch(fs *flag.FlagSet, b int) {

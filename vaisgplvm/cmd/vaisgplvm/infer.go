@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"math"
+	"os"
 
 	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -48,7 +51,7 @@ func runInfer(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer exitOnSignal("infer", *out)()
+	defer interrupt.OnSignal("infer", *out)()
 	sum, err := experiment.Infer(dir, tr, td, experiment.InferOptions{Checkpoint: *ckpt, Data: *dataPath,
 		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr}, Warn: printWarning,
 		Provenance: experiment.Provenance(append([]string{"infer"}, args...))})
@@ -65,7 +68,7 @@ const trainDataHelp = "where the training file the checkpoint records is now, wh
 // with its training data (trainData: where its file is now, when it has moved).
 func loadCheckpoint(ckpt, spec, trainData string) (*train.Trainer, *experiment.Data, error) {
 	return experiment.LoadCheckpoint(ckpt, func(cfg model.Config) (backends.Backend, error) {
-		return openConfigBackend(spec, cfg)
+		return backend.Start(spec, cfg.DType, 1, 1, os.Stderr)
 	}, trainData)
 }
 

@@ -102,3 +102,9 @@ func run(args []string, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// interruptedError is a run stopped by a signal after writing what resumes it: exit status 130,
+// the shell's status for SIGINT.
+type interruptedError struct{ msg string }
+
+func (e interruptedError) Error() string { return e.msg }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"maps"
 	"os"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
@@ -140,11 +142,7 @@ func runReproduce(args []string) error {
 	}
 	dtype := mf.dtype
 	opts.OpenBackend = func(jobs, total int) (backends.Backend, error) {
-		b, err := openBackend(*backendName, dtype, jobs, total)
-		if err != nil {
-			return nil, backendUsage(*backendName, err)
-		}
-		return b, nil
+		return backend.Start(*backendName, dtype, jobs, total, os.Stderr)
 	}
 	if err := opts.Check(*tab); err != nil {
 		return err // *option.Error or Configure's usage errors
@@ -167,7 +165,7 @@ func runReproduce(args []string) error {
 	if opts.Store != "" {
 		stuck += fmt.Sprintf("; the trainings it finished are kept in %s", opts.Store)
 	}
-	defer exitWhenStuck(ctx, 5*time.Second, stuck)()
+	defer interrupt.WhenStuck(ctx, 5*time.Second, stuck)()
 	res, err := paper.RunTable(ctx, *tab, opts)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
@@ -93,7 +95,7 @@ func runTrain(args []string) error {
 // data's sizes by the flags, set), or, with resume, the checkpoint's run with its cfg as it is.
 func trainRun(args []string, src experiment.Source, cfg model.Config, set map[string]bool, mf *modelFlags, resume, out string,
 	iters, every int, figures, quiet, overwrite bool, backendName string) error {
-	b, err := openConfigBackend(backendName, cfg)
+	b, err := backend.Start(backendName, cfg.DType, 1, 1, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -133,10 +135,10 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	if !quiet {
 		opt.Observe = progress.Trainings(os.Stderr)
 	}
-	stop := notifyStop()
-	defer stop.release()
-	opt.Stop = stop.ch
-	opt.Finishing = func() { stop.setPhase("training is over: finishing the final evaluation and writing the outputs") }
+	stop := interrupt.Notify()
+	defer stop.Release()
+	opt.Stop = stop.C
+	opt.Finishing = func() { stop.SetPhase("training is over: finishing the final evaluation and writing the outputs") }
 	met, err := experiment.Train(dir, tr, td, src, opt)
 	if errors.Is(err, train.ErrInterrupted) {
 		ckpt := dir.Final(experiment.PartialCheckpoint)

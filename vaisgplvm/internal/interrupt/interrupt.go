@@ -1,4 +1,9 @@
-package main
+// Package interrupt turns SIGINT and SIGTERM into what a run of the command does with them: a
+// training stops after its step and writes a checkpoint (Stopper); a table run that cannot stop
+// while a graph is being built, or a run whose library call cannot stop between steps, ends the
+// process with status 130 and says what was kept (WhenStuck, OnSignal). A second signal ends the
+// process as usual.
+package interrupt
 
 import (
 	"context"
@@ -9,53 +14,49 @@ import (
 	"time"
 )
 
-// stopper turns the first SIGINT or SIGTERM into a closed channel (train.Trainer.Stop): the run
+// Stopper turns the first SIGINT or SIGTERM into a closed channel (train.Trainer.Stop): the run
 // finishes its step, writes a checkpoint and says how to resume. A second signal kills the
 // process as usual.
-type stopper struct {
-	ch    chan struct{}
+type Stopper struct {
+	// C is closed on the first signal (train.Trainer.Stop).
+	C     chan struct{}
 	sigs  chan os.Signal
 	done  chan struct{}
-	phase atomic.Value // string: what the run does on a signal now (see setPhase)
+	phase atomic.Value // string: what the run does on a signal now (see SetPhase)
 }
 
-// setPhase sets what the message on a signal says the run does, e.g. "finishing the final
+// SetPhase sets what the message on a signal says the run does, e.g. "finishing the final
 // evaluation and writing the outputs" once training is over.
-func (s *stopper) setPhase(what string) { s.phase.Store(what) }
+func (s *Stopper) SetPhase(what string) { s.phase.Store(what) }
 
-// notifyStop starts catching SIGINT and SIGTERM; release stops it.
-func notifyStop() *stopper {
-	s := &stopper{ch: make(chan struct{}), sigs: make(chan os.Signal, 1), done: make(chan struct{})}
-	s.setPhase("stopping after this iteration and writing a checkpoint")
+// Notify starts catching SIGINT and SIGTERM; Release stops it.
+func Notify() *Stopper {
+	s := &Stopper{C: make(chan struct{}), sigs: make(chan os.Signal, 1), done: make(chan struct{})}
+	s.SetPhase("stopping after this iteration and writing a checkpoint")
 	signal.Notify(s.sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
 		case sig := <-s.sigs:
 			signal.Stop(s.sigs) // a second signal ends the process
 			os.Stderr.WriteString("\nvaisgplvm: " + sig.String() + ": " + s.phase.Load().(string) + " (signal again to quit at once)\n")
-			close(s.ch)
+			close(s.C)
 		case <-s.done:
 		}
 	}()
 	return s
 }
 
-func (s *stopper) release() {
+// Release stops catching the signals.
+func (s *Stopper) Release() {
 	signal.Stop(s.sigs)
 	close(s.done)
 }
 
-// interruptedError is a run stopped by a signal after writing what resumes it: exit status 130,
-// the shell's status for SIGINT.
-type interruptedError struct{ msg string }
-
-func (e interruptedError) Error() string { return e.msg }
-
-// exitWhenStuck ends the process with status 130 and msg on stderr when ctx is done (the first
+// WhenStuck ends the process with status 130 and msg on stderr when ctx is done (the first
 // SIGINT or SIGTERM) and the run has not returned within grace: a graph being built cannot stop
 // between steps, so the signal would otherwise wait for it (minutes for K = 1000). Nothing is lost
 // that the run would have kept: outputs are staged until the run finishes. release stops it.
-func exitWhenStuck(ctx context.Context, grace time.Duration, msg string) (release func()) {
+func WhenStuck(ctx context.Context, grace time.Duration, msg string) (release func()) {
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -73,10 +74,10 @@ func exitWhenStuck(ctx context.Context, grace time.Duration, msg string) (releas
 	return func() { close(done) }
 }
 
-// exitOnSignal makes the first SIGINT or SIGTERM end a run that cannot stop between steps (its
+// OnSignal makes the first SIGINT or SIGTERM end a run that cannot stop between steps (its
 // library call is not interruptible): it says so on stderr, naming out, where nothing is written
 // (the run's staged outputs are removed by the next run there), and exits 130. release stops it.
-func exitOnSignal(command, out string) (release func()) {
+func OnSignal(command, out string) (release func()) {
 	sigs := make(chan os.Signal, 1)
 	done := make(chan struct{})
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

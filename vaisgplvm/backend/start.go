@@ -1,0 +1,38 @@
+package backend
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	backends "github.com/gomlx/compute"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+)
+
+// Start starts the backend named by spec for graphs of dtype ("float64" or "float32"; "" is
+// float64) and total trainings run jobs at a time (ForDType, then OpenShared), and writes one line
+// on log (when not nil) saying which backend and why; for XLA the line also names the PJRT plugin,
+// its C API version and the device count. Errors are *option.Error about the setting "Backend",
+// naming $VAISGPLVM_BACKEND instead when spec is "" and that variable chose the backend.
+func Start(spec, dtype string, jobs, total int, log io.Writer) (backends.Backend, error) {
+	if dtype == "" {
+		dtype = "float64"
+	}
+	c, err := OpenShared(ForDType(spec, dtype), jobs, total)
+	if err != nil {
+		if spec == "" && os.Getenv(EnvVar) != "" {
+			return nil, option.Of("Backend", "$%s: %v (unset it or fix it, or give Backend)", EnvVar, err)
+		}
+		return nil, option.Of("Backend", "Backend: %v", err)
+	}
+	desc := ""
+	if strings.HasPrefix(c.Spec, "xla") {
+		desc = "; " + c.Backend.Description()
+	}
+	if log != nil {
+		fmt.Fprintf(log, "backend: %s (%s%s)\n", c.Spec, c.Reason, desc)
+	}
+	return c.Backend, nil
+}
