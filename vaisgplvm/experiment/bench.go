@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"io"
 	"runtime"
+	"runtime/pprof"
 
 	backends "github.com/gomlx/compute"
 
@@ -52,6 +54,9 @@ type BenchOptions struct {
 	Prefetch bool // prepare each step's inputs on another goroutine (train.Trainer.NoPrefetch off)
 	// AfterWarmUp, when not nil, is called after the warm-up iteration (e.g. to start a profile).
 	AfterWarmUp func() error
+	// Profile, when not nil, receives a Go CPU profile (runtime/pprof) of the timed iterations:
+	// the warm-up, which compiles the graph, stays out of it.
+	Profile io.Writer
 }
 
 // Bench times the training iterations of cfg on dataset's x [N, D] (mask [N, D] or nil) on
@@ -63,7 +68,19 @@ func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Bac
 	}
 	tr := train.New(m, b)
 	tr.NoPrefetch = !opt.Prefetch
-	first, times, host, err := train.TimeSteps(tr, opt.Iters, opt.AfterWarmUp)
+	after := opt.AfterWarmUp
+	if opt.Profile != nil {
+		after = func() error {
+			if opt.AfterWarmUp != nil {
+				if err := opt.AfterWarmUp(); err != nil {
+					return err
+				}
+			}
+			return pprof.StartCPUProfile(opt.Profile)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	first, times, host, err := train.TimeSteps(tr, opt.Iters, after)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
@@ -105,7 +106,26 @@ func (opt EvidenceOptions) Check() error {
 			return option.Of("Dampings", "Dampings %g: want dampings in [0, 1)", d)
 		}
 	}
+	variants := opt.EtaScales != nil || opt.Chains != nil || opt.Dampings != nil
+	if cfg, _, err := train.ReadCheckpointInfo(opt.Checkpoint); variants && opt.Checkpoint != "" && err == nil && !annealed(cfg.Method) {
+		return option.Errorf([]string{"EtaScales", "Chains", "Dampings", "Checkpoint"}, "EtaScales, Chains and Dampings vary an annealed chain; Checkpoint %s (%s) has none", opt.Checkpoint, cfg.Method)
+	}
 	return nil
+}
+
+// annealed reports whether the registered bound named method runs an annealed chain (an unknown
+// one counts as annealed: loading its checkpoint reports it).
+func annealed(method string) bool {
+	m, err := bounds.Lookup(method)
+	return err != nil || m.Annealed()
+}
+
+// Outputs returns the files Evidence's results take in a run directory (WriteESSGap's with ESSK).
+func (opt EvidenceOptions) Outputs() []string {
+	if opt.ESSK > 0 {
+		return append([]string{"evidence.json"}, ESSGapOutputs...)
+	}
+	return []string{"evidence.json"}
 }
 
 // CheckChains refuses, before any work, chain counts whose evaluation on all of tr's points would
@@ -145,9 +165,14 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
+	if err := CheckChains(tr, opt.Chains); err != nil { // refused now, not after the AIS runs
+		return nil, err
+	}
 	o := opt.Options
 	n := tr.Model.N
 	switch {
+	case opt.Points > n:
+		return nil, option.Of("Points", "Points %d: %s was trained on %d points; want at most %d (or 0 for all)", opt.Points, opt.Checkpoint, n, n)
 	case opt.Damaged:
 		if o.Points = data.DamagedRows(tr.Model.Mask); len(o.Points) == 0 {
 			return nil, option.Of("Damaged", "Damaged: the data has no missing entries (no damaged points to estimate)")

@@ -23,6 +23,23 @@ type Error struct {
 	Fields     []string
 	Msg        string
 	Need, Have float64
+	// Cause is the error that made the setting unusable, when there is one (Wrap; errors.Is and
+	// errors.As see it through Unwrap).
+	Cause error
+}
+
+// Unwrap returns Cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Wrap returns err as an *Error about field: err itself when it is one already (or wraps one),
+// else an *Error with err's message and err as its Cause; nil for nil. For a failure that only a
+// different setting can fix, e.g. an output directory that cannot be created or is in use.
+func Wrap(field string, err error) error {
+	var oe *Error
+	if err == nil || errors.As(err, &oe) {
+		return err
+	}
+	return &Error{Fields: []string{field}, Msg: err.Error(), Cause: err}
 }
 
 // Error returns the message in the library's words.

@@ -117,11 +117,17 @@ var ErrInUse = errors.New("another run is writing this directory")
 // Open creates dir when needed, locks it, removes the staging directories of killed runs, checks
 // the run's inputs and the files already there against names (the run's output files) as the
 // package comment says, and makes a fresh staging directory. Errors name the directory, the files
-// found and the flag that changes the decision; refusals are *option.Error, naming Flag and Overwrite.
+// found and the setting that changes the decision, and are all *option.Error about Flag (a
+// refusal also naming Overwrite; a lock held elsewhere wraps ErrInUse).
 func Open(dir string, names []string, opt Options) (*Dir, error) {
 	if opt.Flag == "" {
 		opt.Flag = "Out"
 	}
+	d, err := open(dir, names, opt)
+	return d, option.Wrap(opt.Flag, err)
+}
+
+func open(dir string, names []string, opt Options) (*Dir, error) {
 	if opt.Run == "" || strings.ContainsAny(opt.Run, `/\`) {
 		return nil, fmt.Errorf("rundir: Options.Run %q: want the kind of run, e.g. \"train\"", opt.Run)
 	}

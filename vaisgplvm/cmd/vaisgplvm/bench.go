@@ -7,7 +7,6 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	iofs "io/fs"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"strings"
 
@@ -78,22 +77,11 @@ func runBench(args []string) error {
 				fmt.Fprintln(os.Stderr, "vaisgplvm: "+a.Say(flagFor))
 			}
 		}
-		var profiling bool
-		startProfile := func() error { // after the warm-up: compilation stays out of the profile
-			if prof == nil {
-				return nil
-			}
-			if err := pprof.StartCPUProfile(prof); err != nil {
-				return fmt.Errorf("--cpuprofile: %w", err)
-			}
-			profiling = true
-			return nil
+		bo := experiment.BenchOptions{Iters: *iters, Prefetch: *prefetch}
+		if prof != nil && i == 0 { // one profile per file: the first method's
+			bo.Profile = prof
 		}
-		r, err := experiment.Bench(cfg, *dataset, x, mask, b, experiment.BenchOptions{Iters: *iters, Prefetch: *prefetch, AfterWarmUp: startProfile})
-		if profiling {
-			pprof.StopCPUProfile()
-			prof = nil // one profile per file: the first method's
-		}
+		r, err := experiment.Bench(cfg, *dataset, x, mask, b, bo)
 		if err != nil {
 			return err
 		}

@@ -82,7 +82,7 @@ func runCMF(args []string) error {
 	if *out == "" {
 		*out = filepath.Join("out", "cmf-"+o.Dataset)
 	}
-	dir, err := openRunDir(*out, experiment.CMFOutputs(o.Families), rundir.Options{Run: "cmf", Overwrite: *overwrite})
+	dir, err := rundir.Open(*out, experiment.CMFOutputs(o.Families), rundir.Options{Run: "cmf", Overwrite: *overwrite})
 	if err != nil {
 		return err
 	}

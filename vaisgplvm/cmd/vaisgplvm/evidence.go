@@ -5,14 +5,12 @@ import (
 	"os"
 	"time"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // runEvidence estimates the local evidence of a checkpoint (package evidence) and its bounds' gaps
@@ -51,15 +49,7 @@ func runEvidence(args []string) error {
 	if err := opt.Check(); err != nil {
 		return err
 	}
-	scales, counts, damps := opt.EtaScales, opt.Chains, opt.Dampings
-	if (scales != nil || counts != nil || damps != nil) && !annealedCheckpoint(*ckpt) {
-		return usagef("--eta-scales, --chains and --dampings vary an annealed chain; %s has none", *ckpt)
-	}
-	outputs := []string{"evidence.json"}
-	if *essK > 0 {
-		outputs = append(outputs, experiment.ESSGapOutputs...)
-	}
-	dir, err := openRunDir(*out, outputs, rundir.Options{Run: "evidence", Overwrite: *overwrite,
+	dir, err := rundir.Open(*out, opt.Outputs(), rundir.Options{Run: "evidence", Overwrite: *overwrite,
 		Inputs: map[string]string{"--checkpoint": *ckpt, "--train-data": *trainData}})
 	if err != nil {
 		return err
@@ -67,12 +57,6 @@ func runEvidence(args []string) error {
 	defer dir.Close()
 	tr, _, err := loadCheckpoint(*ckpt, *backendName, *trainData)
 	if err != nil {
-		return err
-	}
-	if *points > tr.Model.N {
-		return usagef("--points %d: %s was trained on %d points; want at most %d (or 0 for all)", *points, *ckpt, tr.Model.N, tr.Model.N)
-	}
-	if err := experiment.CheckChains(tr, counts); err != nil { // refused now, not after the AIS runs
 		return err
 	}
 	defer interrupt.OnSignal("evidence", *out)()
@@ -94,15 +78,4 @@ func runEvidence(args []string) error {
 	}
 	wrote(dir)
 	return nil
-}
-
-// annealedCheckpoint reports whether the checkpoint at path was trained with an annealed bound (an
-// unreadable one is reported by loadCheckpoint later).
-func annealedCheckpoint(path string) bool {
-	cfg, _, err := train.ReadCheckpointInfo(path)
-	if err != nil {
-		return true
-	}
-	m, err := bounds.Lookup(cfg.Method)
-	return err != nil || m.Annealed()
 }

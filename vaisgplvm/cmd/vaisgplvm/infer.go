@@ -41,7 +41,7 @@ func runInfer(args []string) error {
 	if !(*lr >= 0) || math.IsInf(*lr, 0) {
 		return usagef("--lr %g: want a positive finite learning rate, or 0 for the trained model's", *lr)
 	}
-	dir, err := openRunDir(*out, experiment.InferOutputs, rundir.Options{Run: "infer", Overwrite: *overwrite,
+	dir, err := rundir.Open(*out, experiment.InferOutputs, rundir.Options{Run: "infer", Overwrite: *overwrite,
 		Inputs: map[string]string{"--checkpoint": *ckpt, "--data": *dataPath, "--train-data": *trainData}})
 	if err != nil {
 		return err

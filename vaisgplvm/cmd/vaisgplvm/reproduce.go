@@ -127,8 +127,9 @@ func runReproduce(args []string) error {
 	}
 	var ownSrc experiment.Source
 	if *file != "" {
-		var own *experiment.Data
-		if ownSrc, own, err = mf.loadOwn(*file, *labels); err != nil {
+		ownSrc = experiment.Source{File: *file, Labels: *labels, Standardize: mf.standardize}
+		own, err := ownSrc.Load() // the source then has the file's absolute path and sha256
+		if err != nil {
 			return err
 		}
 		opts.Data = own.Dataset
@@ -201,6 +202,6 @@ func runReproduce(args []string) error {
 // replaced when this run has written its own (rundir.Dir.Commit): a table's outputs are always
 // those of one run, and files it did not write are never replaced. file is --data, if given.
 func openTableDir(out string, table int, file string) (*rundir.Dir, error) {
-	return openRunDir(out, paper.TableOutputs(table),
+	return rundir.Open(out, paper.TableOutputs(table),
 		rundir.Options{Run: fmt.Sprintf("table%d", table), Overwrite: true, Inputs: map[string]string{"--data": file}})
 }

@@ -101,7 +101,7 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	}
 	// The output directory is checked (and locked) before any work: see package rundir.
 	resuming := resume != "" && experiment.SameFile(filepath.Dir(resume), out)
-	dir, err := openTrainDir(out, rundir.Options{Overwrite: overwrite,
+	dir, err := experiment.OpenTrainDir(out, rundir.Options{Overwrite: overwrite,
 		Resume: resuming, ResumeFile: map[bool]string{true: resume}[resuming],
 		Inputs: map[string]string{"--data": src.File, "--resume": resume}})
 	if err != nil {
