@@ -341,7 +341,7 @@ func Experiment(ctx context.Context, o ExperimentOptions) (*ExperimentResult, er
 		return nil, option.Errorf([]string{"AISPoints", "Test"}, "cmf: AISPoints = %d held-out points for AIS, but only Test = %d are held out: want at most %d", o.AISPoints, o.Test, o.Test)
 	}
 	testIdx, trainIdx := split(n, o.Test, o.Config.Seed, 0x7e57)
-	yTrain, yTest := pick(ds.X, trainIdx), pick(ds.X, testIdx)
+	yTrain, yTest := data.Rows(ds.X, trainIdx), data.Rows(ds.X, testIdx)
 	res := &ExperimentResult{Dataset: o.Dataset, N: n, P: len(ds.X[0]), Train: len(trainIdx), Test: len(testIdx), Options: o,
 		Config: o.Config.WithDefaults(len(trainIdx)), TestIndex: testIdx, Labels: ds.Labels, ImageRows: ds.ImageRows, ImageCols: ds.ImageCols}
 	order := slices.Clone(o.Families)
@@ -560,15 +560,6 @@ func split(n, k int, seed, stream uint64) (drawn, rest []int) {
 	slices.Sort(drawn)
 	slices.Sort(rest)
 	return drawn, rest
-}
-
-// pick returns the rows idx of x.
-func pick(x [][]float64, idx []int) [][]float64 {
-	out := make([][]float64, len(idx))
-	for i, j := range idx {
-		out[i] = x[j]
-	}
-	return out
 }
 
 func boolInt(b bool) int {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
 )
 
 // LRScore is one run of the learning-rate sweep (ExperimentOptions.LRs): a family trained at LR on
@@ -37,7 +39,7 @@ const MaxSweepExtensions = 3
 // ctx's.
 func sweepLR(ctx context.Context, o ExperimentOptions, order []string, y [][]float64) ([]LRScore, map[string]float64, error) {
 	valIdx, fitIdx := split(len(y), max(1, int(math.Round(o.Validation*float64(len(y))))), o.Config.Seed, 0x5a11d)
-	yFit, yVal := pick(y, fitIdx), pick(y, valIdx)
+	yFit, yVal := data.Rows(y, fitIdx), data.Rows(y, valIdx)
 	so := o
 	so.Iters = o.SweepIters
 	var scores []LRScore

@@ -65,15 +65,15 @@ func TestLRSweep(t *testing.T) {
 	// mean-field's score at 3e-2, by hand.
 	oo := o.withDefaults(len(ds.X))
 	_, trainIdx := split(len(ds.X), o.Test, 1, 0x7e57)
-	yTrain := pick(ds.X, trainIdx)
+	yTrain := data.Rows(ds.X, trainIdx)
 	valIdx, fitIdx := split(len(yTrain), 10, 1, 0x5a11d)
 	c := oo.Config
 	c.Family, c.LR = "meanfield", 3e-2
-	m := newModel(t, c, pick(yTrain, fitIdx))
+	m := newModel(t, c, data.Rows(yTrain, fitIdx))
 	if err := m.Train(context.Background(), 30, nil); err != nil {
 		t.Fatal(err)
 	}
-	held, err := m.Fit(context.Background(), pick(yTrain, valIdx), 20)
+	held, err := m.Fit(context.Background(), data.Rows(yTrain, valIdx), 20)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
@@ -92,13 +91,13 @@ func (r *Result) WriteFigures(dir string) ([]string, error) {
 			if len(show) > 8 {
 				show = show[:8]
 			}
-			truth, hidden := pick(ds.X, show), pick(js[0].art.mask, show)
+			truth, hidden := data.Rows(ds.X, show), data.Rows(js[0].art.mask, show)
 			for i := range hidden {
 				hidden[i] = invert(hidden[i])
 			}
 			rows := []plots.ImageRow{{Label: "truth", Images: truth}, {Label: "observed", Images: truth, Hidden: hidden}}
 			for _, j := range js {
-				rows = append(rows, plots.ImageRow{Label: j.method, Images: pick(j.art.recon, show)})
+				rows = append(rows, plots.ImageRow{Label: j.method, Images: data.Rows(j.art.recon, show)})
 			}
 			p, err := plots.ImageGrid(rows, plots.GridOptions{Title: name + ": damaged images (red: hidden) and reconstructions",
 				Rows: ds.ImageRows, Cols: ds.ImageCols, Lo: 0, Hi: pixelMax(ds)})
@@ -121,14 +120,6 @@ func (r *Result) WriteFigures(dir string) ([]string, error) {
 		}
 	}
 	return files, nil
-}
-
-func pick(rows [][]float64, idx []int) [][]float64 {
-	out := make([][]float64, len(idx))
-	for i, j := range idx {
-		out[i] = slices.Clone(rows[j])
-	}
-	return out
 }
 
 func invert(mask []float64) []float64 {

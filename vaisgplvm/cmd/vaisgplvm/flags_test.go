@@ -82,7 +82,7 @@ func TestBoundSettingFlags(t *testing.T) {
 	}
 	c = model.DefaultConfig("vais", 2)
 	err := mf.apply(&c, set)
-	var ue usageError
+	var ue *option.Error
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--damped-test-damping is a setting of --method damped-test, not of vais") {
 		t.Errorf("setting of another bound: %v, want a usage error naming the flag and its bound", err)
 	}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
@@ -43,12 +44,11 @@ vaisgplvm COMMAND -h lists a command's flags. Exit status: 0 success, 1 a failur
 Documentation: docs/options.md in the repository.
 `
 
-// usageError marks errors caused by bad command-line input (exit status 2).
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+// usagef returns a usage error (exit status 2) already in the command's words: an *option.Error
+// without fields, the one type of every error a caller can fix by changing what it asked for.
+func usagef(format string, args ...any) error {
+	return &option.Error{Msg: fmt.Sprintf(format, args...)}
+}
 
 // errHelp is returned by a command whose flags were asked for (-h, --help): exit status 0.
 var errHelp = errors.New("help requested")
@@ -81,19 +81,16 @@ func run(args []string, stderr io.Writer) int {
 	default:
 		err = usagef("unknown command %q: want train, reproduce, bench, infer, evidence or cmf", args[0])
 	}
-	var oe *option.Error
-	if errors.As(err, &oe) { // a setting the library refused (or too big to fit): a usage error naming its flags
-		err = usageError{oe.Reword(flagFor)}
-	}
 	if errors.Is(err, errHelp) { // COMMAND -h: the flags were printed on stdout
 		return 0
 	}
+	var oe *option.Error
+	if errors.As(err, &oe) { // a setting refused (or too big to fit): a usage error naming its flags
+		fmt.Fprintln(stderr, "vaisgplvm:", strings.Replace(err.Error(), oe.Msg, oe.Reword(flagFor), 1))
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "vaisgplvm:", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			return 2
-		}
 		var ie interruptedError
 		if errors.As(err, &ie) {
 			return 130
