@@ -67,7 +67,7 @@ func LoadCheckpoint(path string, open OpenBackend, trainData string) (*train.Tra
 	}
 	td, err := src.Load()
 	if errors.Is(err, fs.ErrNotExist) && trainData == "" {
-		return nil, nil, fmt.Errorf("the training file %s recorded in %s is not there; if it has moved, give its new place with --train-data", src.File, path)
+		return nil, nil, option.Failf([]string{"TrainData"}, "the training file %s recorded in %s is not there; if it has moved, give its new place with TrainData", src.File, path)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading the training data of %s: %w", path, err)

@@ -180,7 +180,7 @@ func TestLoadCheckpointErrors(t *testing.T) {
 	if err := os.Rename(f.path, moved); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := experiment.LoadCheckpoint(ckpt, open, ""); err == nil || !strings.Contains(err.Error(), "give its new place with --train-data") {
+	if _, _, err := experiment.LoadCheckpoint(ckpt, open, ""); err == nil || !strings.Contains(err.Error(), "give its new place with TrainData") {
 		t.Errorf("moved file: %v", err)
 	}
 	if _, _, err := experiment.LoadCheckpoint(ckpt, open, moved); err != nil {

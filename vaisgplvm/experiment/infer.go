@@ -8,6 +8,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -65,7 +66,7 @@ func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*Inf
 	m := tr.Model
 	pts, err := data.ReadPoints(opt.Data, NamedColumns(td.Dataset), td.LabelColumn, m.D)
 	if err != nil {
-		return nil, fmt.Errorf("--data: %w", err)
+		return nil, option.Failf([]string{"Data"}, "Data: %w", err)
 	}
 	x, mask, columns := pts.X, pts.Mask, ColumnHeader(td.Dataset)
 	// A model trained on standardised data takes standardised points; its reconstruction goes back

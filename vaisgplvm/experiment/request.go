@@ -62,8 +62,8 @@ type ResumeRequest struct {
 	// data the checkpoint trained on; a checkpoint that records no data (older versions) takes it.
 	Source      func() (Source, error)
 	SourceGiven bool
-	Method string // "" when not given
-	Seed   uint64 // 0 when not given
+	Method      string // "" when not given
+	Seed        uint64 // 0 when not given
 	// Configure, when not nil, applies the model settings given to a configuration: each must
 	// leave the checkpoint's configuration as it is.
 	Configure func(*model.Config) error

@@ -103,10 +103,10 @@ func MismatchError(err error) error {
 		return err
 	}
 	if saved.File != "" && saved.File == now.File && saved.SHA256 != now.SHA256 {
-		return fmt.Errorf("checkpoint %s was trained on %s, which has changed since (sha256 %.12s now): resume with the file as it was, or start a new run without --resume",
+		return option.Failf([]string{"Resume"}, "checkpoint %s was trained on %s, which has changed since (sha256 %.12s now): resume with the file as it was, or start a new run without Resume",
 			dm.Path, saved.Describe(), now.SHA256)
 	}
-	return fmt.Errorf("checkpoint %s was trained on %s, not on %s: resume with the data it was trained on, or start a new run without --resume",
+	return option.Failf([]string{"Resume"}, "checkpoint %s was trained on %s, not on %s: resume with the data it was trained on, or start a new run without Resume",
 		dm.Path, saved.Describe(), now.Describe())
 }
 
@@ -146,13 +146,13 @@ func (s *Source) read() (*data.Dataset, error) {
 		return nil, err
 	}
 	if st, err := os.Stat(s.File); err != nil {
-		return nil, fmt.Errorf("--data: %w", err)
+		return nil, option.Failf([]string{"File"}, "File: %w", err)
 	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("--data %s is not a regular file; give a delimited text file", s.File)
+		return nil, option.Failf([]string{"File"}, "File %s is not a regular file; give a delimited text file", s.File)
 	}
 	sum, err := data.SHA256(s.File)
 	if err != nil {
-		return nil, fmt.Errorf("--data: %w", err)
+		return nil, option.Failf([]string{"File"}, "File: %w", err)
 	}
 	if s.SHA256 != "" && s.SHA256 != sum {
 		return nil, fmt.Errorf("%s has changed since the model was trained on it (sha256 %s, recorded %s)", s.File, sum, s.SHA256)

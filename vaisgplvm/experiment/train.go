@@ -154,7 +154,7 @@ func OpenTrainDir(path string, opt rundir.Options) (*rundir.Dir, error) {
 func ResumeFile(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return "", fmt.Errorf("--resume %s: %w", path, err)
+		return "", option.Failf([]string{"Resume"}, "Resume %s: %w", path, err)
 	}
 	if !st.IsDir() {
 		return path, nil
@@ -164,7 +164,7 @@ func ResumeFile(path string) (string, error) {
 			return filepath.Join(path, name), nil
 		}
 	}
-	return "", fmt.Errorf("--resume %s: the directory holds neither %s nor checkpoint.gob", path, PartialCheckpoint)
+	return "", option.Failf([]string{"Resume"}, "Resume %s: the directory holds neither %s nor checkpoint.gob", path, PartialCheckpoint)
 }
 
 // TrainOptions says how long Train trains and what it reports on the way.

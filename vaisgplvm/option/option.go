@@ -55,9 +55,10 @@ func (e *Error) Field() string {
 
 // Reword returns the message with every whole-word occurrence of a setting of Fields replaced by
 // name(setting), e.g. a command's flag for it ("LR" -> "--lr").
-func (e *Error) Reword(name func(field string) string) string {
-	msg := e.Msg
-	for _, f := range e.Fields {
+func (e *Error) Reword(name func(field string) string) string { return reword(e.Msg, e.Fields, name) }
+
+func reword(msg string, fields []string, name func(field string) string) string {
+	for _, f := range fields {
 		re := regexp.MustCompile(`(^|[^\w-])` + regexp.QuoteMeta(f) + `\b`)
 		msg = re.ReplaceAllStringFunc(msg, func(m string) string {
 			i := strings.Index(m, f)
@@ -66,6 +67,31 @@ func (e *Error) Reword(name func(field string) string) string {
 	}
 	return msg
 }
+
+// Failure is a run that failed (not a setting refused before it: that is an Error) with advice
+// on the settings that may make it work, e.g. a diverging training and a lower LR. Fields and Msg
+// are as in Error; Cause is the error wrapped, when there is one.
+type Failure struct {
+	Fields []string
+	Msg    string
+	Cause  error
+}
+
+// Failf returns a *Failure about the settings fields with the formatted message (a %w verb
+// wraps its argument as Cause).
+func Failf(fields []string, format string, args ...any) error {
+	e := fmt.Errorf(format, args...)
+	return &Failure{Fields: fields, Msg: e.Error(), Cause: errors.Unwrap(e)}
+}
+
+// Error returns the message in the library's words.
+func (f *Failure) Error() string { return f.Msg }
+
+// Unwrap returns Cause.
+func (f *Failure) Unwrap() error { return f.Cause }
+
+// Reword is Error.Reword for a failure.
+func (f *Failure) Reword(name func(field string) string) string { return reword(f.Msg, f.Fields, name) }
 
 // Errorf returns an *Error about the settings fields (the one at fault first) with the formatted
 // message, which names each setting by its Go name: Errorf([]string{"Pixels"}, "Pixels %q: want

@@ -48,3 +48,23 @@ func TestWithin(t *testing.T) {
 		t.Error("Within(nil): want nil")
 	}
 }
+
+// TestFailure: a failure keeps what %w wrapped, says its message in Go names, and rewords them.
+func TestFailure(t *testing.T) {
+	base := errors.New("no such file")
+	err := Failf([]string{"LR", "Eta"}, "diverged at iteration 3: lower LR or Eta (%w)", base)
+	var f *Failure
+	var oe *Error
+	if !errors.As(err, &f) || !errors.Is(err, base) || errors.As(err, &oe) {
+		t.Fatalf("Failf: %#v", err)
+	}
+	if got := f.Reword(func(s string) string { return "--" + strings.ToLower(s) }); got != "diverged at iteration 3: lower --lr or --eta (no such file)" {
+		t.Errorf("Reword: %q", got)
+	}
+	if e := Wrap("Out", base).(*Error); !errors.Is(e, base) || e.Field() != "Out" || e.Error() != "no such file" {
+		t.Errorf("Wrap: %#v", e)
+	}
+	if oe := Of("M", "M 0"); Wrap("Out", oe) != oe || Wrap("Out", nil) != nil {
+		t.Error("Wrap of an *Error or nil: want it unchanged")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // Evaluation holds the metrics of a trained model on its full data (see package metrics for the
@@ -152,8 +153,8 @@ func (ev *Evaluation) checkFinite(iter int) error {
 	default:
 		return nil
 	}
-	return fmt.Errorf("diverged by iteration %d: the model's %s on the data is not finite (bound %g per point); "+
-		"train again with a lower learning rate --lr or step size --eta", iter, what, ev.NegELBO)
+	return option.Failf([]string{"LR", "Eta"}, "diverged by iteration %d: the model's %s on the data is not finite (bound %g per point); "+
+		"train again with a lower learning rate LR or step size Eta", iter, what, ev.NegELBO)
 }
 
 // finite reports whether every value is neither NaN nor infinite.

@@ -20,6 +20,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // Trainer owns the parameters (a GoMLX context) of one model and its optimiser state. Between
@@ -144,12 +145,12 @@ func (t *Trainer) Step() (float64, error) {
 		return v, err
 	}
 	if bad := scalar(out[1]); bad != 0 {
-		advice := fmt.Sprintf("lower the learning rate --lr (now %g)", t.Model.Cfg.LR)
+		advice, fields := fmt.Sprintf("lower the learning rate LR (now %g)", t.Model.Cfg.LR), []string{"LR"}
 		if t.Iter == 0 && math.Abs(v) > 1e10 {
-			advice = "the bound was already extreme before the first update, which no learning rate changes: " +
-				"the data's scale is extreme; standardise it (train --standardize; infer takes new points in the training data's units)"
+			advice, fields = "the bound was already extreme before the first update, which no learning rate changes: "+
+				"the data's scale is extreme; standardise it (Standardize; infer takes new points in the training data's units)", []string{"Standardize"}
 		}
-		return v, fmt.Errorf("diverged at iteration %d: the update left %s with non-finite values (the bound before it "+
+		return v, option.Failf(fields, "diverged at iteration %d: the update left %s with non-finite values (the bound before it "+
 			"was %g per point); %s", t.Iter+1, t.nonFiniteNames(), v, advice)
 	}
 	t.Iter++
@@ -218,11 +219,11 @@ func checkBound(iter int, v, ceiling float64, dtype string) error {
 			"not positive definite after jitter, or a too large step size eta or learning rate)", iter, v)
 	}
 	if -v > ceiling {
-		fix := "try --dtype float64"
+		fix, fields := "try DType float64", []string{"DType"}
 		if dtype != "float32" {
-			fix = "standardise the data (train --standardize) or lower the learning rate (--lr)"
+			fix, fields = "standardise the data (Standardize) or lower the learning rate (LR)", []string{"Standardize", "LR"}
 		}
-		return fmt.Errorf("diverged at iteration %d: -ELBO per point is %g, below -%.4g, the lowest any correctly "+
+		return option.Failf(fields, "diverged at iteration %d: -ELBO per point is %g, below -%.4g, the lowest any correctly "+
 			"computed bound of this model can reach (noise variance >= %g); a numerical failure that the optimiser "+
 			"exploits (%s), not a fit", iter, v, ceiling, gp.NoiseVarianceFloor, fix)
 	}

@@ -89,6 +89,11 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "vaisgplvm:", strings.Replace(err.Error(), oe.Msg, oe.Reword(flagFor), 1))
 		return 2
 	}
+	var fe *option.Failure
+	if errors.As(err, &fe) { // a failure while running, with advice naming settings: their flags
+		fmt.Fprintln(stderr, "vaisgplvm:", strings.Replace(err.Error(), fe.Msg, fe.Reword(flagFor), 1))
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "vaisgplvm:", err)
 		var ie interruptedError
