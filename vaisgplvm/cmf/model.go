@@ -2,6 +2,7 @@ package cmf
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"math"
 	"math/rand/v2"
@@ -76,14 +77,11 @@ func checkedModel(cfg Config, y [][]float64, b backends.Backend, maxM int) (*Mod
 		"Hidden", "AuxHidden", "InputDim", "LatentDim", "M", "Batch", "Samples"); err != nil {
 		return nil, fmt.Errorf("cmf: %w", err)
 	}
+	if err := data.CheckMatrix(y, nil); err != nil {
+		return nil, fmt.Errorf("cmf: %w", err)
+	}
 	for i, row := range y {
-		if len(row) != p {
-			return nil, fmt.Errorf("cmf: row %d has %d values, want %d", i, len(row), p)
-		}
 		for j, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("cmf: row %d, column %d is %g: want finite data", i, j, v)
-			}
 			if cfg.Likelihood == "bernoulli" && v != 0 && v != 1 {
 				return nil, fmt.Errorf("cmf: row %d, column %d is %g: the Bernoulli decoder needs data in {0, 1}", i, j, v)
 			}

@@ -10,6 +10,7 @@ import (
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 	optimizers "github.com/gomlx/gomlx/ml/train/optimizer"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
@@ -49,15 +50,8 @@ func New(cfg Config, x [][]float64, b backends.Backend) (*Model, error) {
 	}
 	d := len(x[0])
 	total, count := 0.0, 0.0
-	for i, r := range x {
-		if len(r) != d {
-			return nil, fmt.Errorf("standard: row %d has %d columns, want %d", i, len(r), d)
-		}
-		for j, v := range r {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("standard: x[%d][%d] = %g: the standard GPLVM needs fully observed data", i, j, v)
-			}
-		}
+	if err := data.CheckMatrix(x, nil); err != nil {
+		return nil, fmt.Errorf("standard: the standard GPLVM needs fully observed data: %w", err)
 	}
 	if cfg.Q < 1 || cfg.Q > d {
 		return nil, fmt.Errorf("standard: Q = %d, want 1 <= Q <= D = %d", cfg.Q, d)
