@@ -34,8 +34,10 @@ type Result struct {
 	Recon *Node
 	// LogW are the log importance weights [S, B] (nil for MF).
 	LogW *Node
-	// HK are the chain ends [S, B, Q] (VAIS only).
-	HK *Node
+	// Particles are the points [S, B, Q] that LogW weighs: IWVI's samples, the ends H_K of the
+	// annealed chains (nil for MF). With LogW they make the posterior predictive mixture
+	// (model.PredictMixture).
+	Particles *Node
 }
 
 // ELBO returns the batch's estimate of the bound from its per-point terms L_n [B]:

@@ -14,5 +14,5 @@ func IWVI(b *Batch, eps *Node) *Result {
 	h := b.Q0.Sample(eps)
 	logW := Sub(b.LogJoint(h), b.Q0.LogProbWhitened(eps)) // [K, B]; exact log q0(h), see latent.Q0.LogProb
 	per := LogMeanExp(logW)
-	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: WeightedMean(logW, h), LogW: logW}
+	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: WeightedMean(logW, h), LogW: logW, Particles: h}
 }

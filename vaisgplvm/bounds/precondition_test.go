@@ -33,7 +33,7 @@ func TestPreconditionedEqualsPlainWhenLIsIdentity(t *testing.T) {
 		etas := MulScalar(OnesLike(betas), 0.05)
 		plain, _ := bounds.VAIS(b, e0, eps, betas, etas, anneal.Options{})
 		pre, _ := bounds.VAIS(b, e0, eps, betas, etas, anneal.Options{Precondition: true})
-		return []*Node{plain.PerPoint, pre.PerPoint, plain.HK, pre.HK}
+		return []*Node{plain.PerPoint, pre.PerPoint, plain.Particles, pre.Particles}
 	}, tinyX, []int32{0, 1}, noise(rng, 3, 2, 1), noise(rng, k, 3, 2, 1))
 	if d := testutil.MaxAbsDiff(vars.Flat64(out[0]), vars.Flat64(out[1])); d > 1e-9 {
 		t.Errorf("per-point bounds differ by %g: plain %v preconditioned %v", d, vars.Flat64(out[0]), vars.Flat64(out[1]))

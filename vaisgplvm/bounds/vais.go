@@ -49,7 +49,7 @@ func inWhitened(b *Batch, run func(joint, ref anneal.LogDensity) *anneal.Chain) 
 // point, and the weighted mean of the chain ends as reconstruction latent.
 func chainResult(b *Batch, c *anneal.Chain) *Result {
 	per := LogMeanExp(c.LogW)
-	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: WeightedMean(c.LogW, c.HK), LogW: c.LogW, HK: c.HK}
+	return &Result{PerPoint: per, ELBO: b.ELBO(per), Recon: WeightedMean(c.LogW, c.HK), LogW: c.LogW, Particles: c.HK}
 }
 
 // stickTheLanding changes the gradient, not the value, of a one-chain VAIS result: the term

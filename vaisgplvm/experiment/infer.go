@@ -25,7 +25,8 @@ type InferSummary struct {
 	NegBoundSE float64 `json:"neg_bound_mc_se"`     // its Monte Carlo standard error (3 noise draws)
 	MSEObs     float64 `json:"mse_observed"`        // over the observed entries, in the data file's units
 	// MSEObsModel is the same MSE in the model's (standardised) units, as train's metrics.json
-	// "mse"; only for a model trained on standardised data.
+	// predictive "mse" (its "mse" with Options.SingleLatent); only for a model trained on
+	// standardised data.
 	MSEObsModel  *float64 `json:"mse_observed_model_units,omitempty"`
 	Standardized bool     `json:"standardized"`
 	// Baselines are the files with the missing entries imputed by simple baselines, to compare

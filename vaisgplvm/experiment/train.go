@@ -34,11 +34,14 @@ type Metrics struct {
 	ClippedSteps   int               `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
 	Eval           *train.Evaluation `json:"metrics"`
 	Standardized   bool              `json:"standardized"`
-	// MSEDataUnits is metrics' MSE (in the model's standardised units) in the data file's units,
-	// over the observed entries, as infer.json's mse_observed; only with Standardized, and only
-	// when it is finite (values near the float64 limit overflow it).
-	MSEDataUnits *float64     `json:"mse_data_units,omitempty"`
-	Chain        *ChainReport `json:"chain,omitempty"`
+	// MSEDataUnits is the MSE of reconstruction.csv's values over the observed entries in the
+	// data file's units, as infer.json's mse_observed; only with Standardized, and only when it is
+	// finite (values near the float64 limit overflow it).
+	MSEDataUnits *float64 `json:"mse_data_units,omitempty"`
+	// Reconstruction says what reconstruction.csv holds: "mixture" (the posterior predictive
+	// mixture's means, Eval.Predictive) or "single latent" (TrainOptions.SingleLatent: Eval's).
+	Reconstruction string       `json:"reconstruction"`
+	Chain          *ChainReport `json:"chain,omitempty"`
 	// Hidden scores the reconstruction of the pixels hidden by Source.HiddenSeed (frey, mnist): MSE
 	// per hidden pixel in squared pixel units of Source.Pixels, NELL in nats per damaged image.
 	Hidden *train.MissingScores `json:"hidden_pixels,omitempty"`
@@ -174,6 +177,9 @@ type TrainOptions struct {
 	Resume          string // a checkpoint to resume from (none: "")
 	Seed            uint64 // of the chain report's acceptance rates
 	Figures         bool   // write curve.png and the latent and ARD figures
+	// SingleLatent writes reconstruction.csv from the prediction at the single reconstruction
+	// latent (the paper's) instead of the posterior predictive mixture's means (train.Predictive).
+	SingleLatent bool
 	// Observe, when not nil, sees every training step (train.Trainer.Run).
 	Observe func(train.Event)
 	// Stop, when closed, ends training after the current step (train.Trainer.Stop).
@@ -319,12 +325,16 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	if err := WriteCurve(dir, tr.Curve); err != nil {
 		return nil, err
 	}
-	if err := writeTrainOutputs(dir, tr, td, ev, opt.Figures); err != nil {
+	recon := ev.Predictive.Recon
+	if opt.SingleLatent {
+		recon = ev.Recon
+	}
+	if err := writeTrainOutputs(dir, tr, td, ev, recon, opt.Figures); err != nil {
 		return nil, err
 	}
 	var mseData *float64
 	if td.Std != nil {
-		m, err := metrics.MSE(td.ToDataUnits(td.X), td.ToDataUnits(ev.Recon), td.Mask)
+		m, err := metrics.MSE(td.ToDataUnits(td.X), td.ToDataUnits(recon), td.Mask)
 		if err != nil {
 			return nil, err
 		}
@@ -332,7 +342,7 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 			mseData = &m
 		}
 	}
-	return &Metrics{MSEDataUnits: mseData, Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
+	return &Metrics{MSEDataUnits: mseData, Reconstruction: map[bool]string{false: "mixture", true: "single latent"}[opt.SingleLatent], Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
 		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, Warnings: TrainWarnings(tr.Curve, chain),
 		Source: src, DataSHA256: data.ContentSHA256(td.X, td.Mask)}, nil
@@ -349,13 +359,13 @@ func writeMetrics(dir *rundir.Dir, met *Metrics) error {
 
 // writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see train.Evaluate,
 // with the data's labels as a last column when it has them),
-// reconstruction.csv (the predictive means [N, D] in the data's units: with missing entries, their
-// imputed values) and, with figures, curve.png, latent_<data>_<method>.png and ard_<data>_<method>.png.
-func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.Evaluation, figures bool) error {
+// reconstruction.csv (recon, the predictions [N, D], in the data's units: with missing entries,
+// their imputed values) and, with figures, curve.png, latent_<data>_<method>.png and ard_<data>_<method>.png.
+func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.Evaluation, recon [][]float64, figures bool) error {
 	if err := WriteLatents(dir, "latents.csv", ev.Latent, td.Dataset); err != nil {
 		return err
 	}
-	if err := WriteMatrix(dir, "reconstruction.csv", ColumnHeader(td.Dataset), td.ToDataUnits(ev.Recon)); err != nil {
+	if err := WriteMatrix(dir, "reconstruction.csv", ColumnHeader(td.Dataset), td.ToDataUnits(recon)); err != nil {
 		return err
 	}
 	if !figures {

@@ -27,14 +27,22 @@ type Options struct {
 	Iters int     `json:"iters"` // Adam iterations (default 500)
 	LR    float64 `json:"lr"`    // learning rate (default: the model's)
 	Seed  uint64  `json:"seed"`  // seeds the bound's noise (default 1)
+	// SingleLatent makes Result.Recon the prediction at the single reconstruction latent (the
+	// weighted mean of the particles) instead of the posterior predictive mixture's mean.
+	SingleLatent bool `json:"single_latent,omitempty"`
 }
 
 // Result is the fit for N* new points.
 type Result struct {
-	Mean    [][]float64 // fitted q0 means a* [N*, Q]
-	Latent  [][]float64 // reconstruction latents [N*, Q] (see package doc)
-	Recon   [][]float64 // predictive means E[f(h*)] [N*, D], missing entries included
-	NegELBO float64     // -(1/N*) sum_n L_n: minus the per-point bound terms (no KL(q(u)||p(u))), nats
+	Mean   [][]float64 // fitted q0 means a* [N*, Q]
+	Latent [][]float64 // reconstruction latents [N*, Q] (see package doc)
+	// Recon are the predictions [N*, D], missing entries included: the posterior predictive
+	// mixture's means sum_s w_s E[f(h_s)] over the particles (train.Predictive), or with
+	// Options.SingleLatent E[f(h*)] at the reconstruction latent.
+	Recon [][]float64
+	// Predictive is the mixture (its particles, weights and scores on the observed entries).
+	Predictive *train.Predictive
+	NegELBO    float64 // -(1/N*) sum_n L_n: minus the per-point bound terms (no KL(q(u)||p(u))), nats
 	// NegELBOSE is the Monte Carlo standard error of NegELBO over the evaluation's 3 noise draws
 	// (KL(q(u)||p(u)) is exact, so it is that of the full bound too).
 	NegELBOSE float64
@@ -101,7 +109,12 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Mean: fitted, Latent: ev.Latent, Recon: ev.Recon, NegELBO: ev.NegPointBound, NegELBOSE: *ev.NegELBOSE, Curve: ft.Curve, fit: ft, eval: ev}, nil
+	res := &Result{Mean: fitted, Latent: ev.Latent, Recon: ev.Predictive.Recon, Predictive: ev.Predictive,
+		NegELBO: ev.NegPointBound, NegELBOSE: *ev.NegELBOSE, Curve: ft.Curve, fit: ft, eval: ev}
+	if opt.SingleLatent {
+		res.Recon = ev.Recon
+	}
+	return res, nil
 }
 
 func check(m *model.Model, x, mask [][]float64) error {

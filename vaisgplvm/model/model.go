@@ -317,6 +317,22 @@ func (m *Model) Predict(ctx *mlmodel.Scope, x, mask, h *Node) (mean, ell *Node) 
 	return mg.Mean, m.Lik.ExpectedLogLik(ctx, post, x, gp.ExpandMask(mask, h.Shape().Dim(0)), h)
 }
 
+// PredictMixture returns the posterior predictive of the self-normalised mixture over particles h
+// [S, B, Q] with log weights logW [S, B] (an importance-weighted bound's samples, an annealed
+// bound's chain ends): its mean sum_s w_s E[f(h_s)] [B, D], and the mixture's expected
+// log-likelihood log sum_s w_s exp(l_n(h_s)) [B] of x [B, D] (mask as for Predict), with
+// w = softmax(logW) over s. With S = 1 both equal Predict's at h_1.
+func (m *Model) PredictMixture(ctx *mlmodel.Scope, x, mask, h, logW *Node) (mean, ell *Node) {
+	s, b, q := h.Shape().Dim(0), h.Shape().Dim(1), h.Shape().Dim(2)
+	flat := Reshape(h, s*b, q)
+	post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
+	means := Reshape(post.Predict(flat, false).Mean, s, b, m.D)
+	ells := Reshape(m.Lik.ExpectedLogLik(ctx, post, m.tile(x, s), m.tile(gp.ExpandMask(mask, b), s), flat), s, b)
+	logw := LogSoftmax(logW, 0) // [S, B]
+	mean = ReduceSum(Mul(InsertAxes(Exp(logw), -1), means), 0)
+	return mean, AddScalar(bounds.LogMeanExp(Add(logw, ells)), math.Log(float64(s))) // log-sum-exp over s
+}
+
 func fillMissing(x, mask [][]float64) [][]float64 {
 	if mask == nil {
 		return x

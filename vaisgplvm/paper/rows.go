@@ -26,6 +26,11 @@ type Row struct {
 	MSE        [2]float64  `json:"mse"`            // per entry, data units squared
 	NELL       [2]float64  `json:"nell_per_point"` // nats per point (per damaged image in tables 2, 3)
 	OneNNError *[2]float64 `json:"one_nn_error,omitempty"`
+	// PredMSE and PredNELL are MSE and NELL under the posterior predictive mixture over the
+	// reconstruction's particles (train.Predictive; MSE and NELL are at their weighted-mean
+	// latent); nil when a run's evaluation has none (stored before it existed).
+	PredMSE    *[2]float64 `json:"predictive_mse,omitempty"`
+	PredNELL   *[2]float64 `json:"predictive_nell,omitempty"`
 	SecPerIter float64     `json:"seconds_per_iteration"`
 	// ESS and weight entropy of K weights per damaged image (Table 3 only).
 	ESS     *[2]float64 `json:"ess,omitempty"`
@@ -55,6 +60,8 @@ type RunResult struct {
 	MSE        float64  `json:"mse"`
 	NELL       float64  `json:"nell_per_point"`
 	OneNNError *float64 `json:"one_nn_error,omitempty"`
+	PredMSE    *float64 `json:"predictive_mse,omitempty"`
+	PredNELL   *float64 `json:"predictive_nell,omitempty"`
 	ESS        *float64 `json:"ess,omitempty"`
 	Entropy    *float64 `json:"weight_entropy,omitempty"`
 	// FinalRise is the run's curve's rise over its last tenth up to the row's iterations.
@@ -100,6 +107,9 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 	sumVar := 0.0
 	for i, e := range evs {
 		per[i] = RunResult{Seed: seeds[i], NegELBO: e.NegELBO, MSE: e.MSE, NELL: e.NELL, OneNNError: e.OneNNError}
+		if p := e.Predictive; p != nil {
+			per[i].PredMSE, per[i].PredNELL = &p.MSE, &p.NELL
+		}
 		if e.NegELBOSE != nil {
 			per[i].NegELBOSE = *e.NegELBOSE
 			sumVar += *e.NegELBOSE * *e.NegELBOSE
@@ -114,10 +124,37 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 		PerRun:     per,
 		NegELBOSE:  math.Sqrt(sumVar) / float64(len(evs)),
 	}
+	row.PredMSE = optional(evs, func(e *train.Evaluation) *float64 { return predictive(e, true) })
+	row.PredNELL = optional(evs, func(e *train.Evaluation) *float64 { return predictive(e, false) })
 	if p, ok := Paper(ds, method, iters); ok {
 		row.Paper = &p
 	}
 	return row
+}
+
+// predictive returns e's posterior predictive MSE (mse) or NELL, nil when e has none.
+func predictive(e *train.Evaluation, mse bool) *float64 {
+	switch {
+	case e.Predictive == nil:
+		return nil
+	case mse:
+		return &e.Predictive.MSE
+	}
+	return &e.Predictive.NELL
+}
+
+// optional summarises a value every evaluation may lack: nil when one does.
+func optional(evs []*train.Evaluation, f func(*train.Evaluation) *float64) *[2]float64 {
+	v := make([]float64, len(evs))
+	for i, e := range evs {
+		p := f(e)
+		if p == nil {
+			return nil
+		}
+		v[i] = *p
+	}
+	m := meanTwoSE(v)
+	return &m
 }
 
 // oneNN summarises the 1-NN errors, nil when the data has no labels.

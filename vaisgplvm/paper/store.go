@@ -132,6 +132,11 @@ func saveJob(dir string, j *job, key string, params *train.Params, damaged []int
 	for _, ev := range j.evals {
 		e := *ev
 		e.Latent, e.Recon = nil, nil
+		if e.Predictive != nil { // its scores only: the mixture means and particles are N x D and S x N x Q
+			p := *e.Predictive
+			p.Recon, p.Particles, p.Weights = nil, nil, nil
+			e.Predictive = &p
+		}
 		s.Evals = append(s.Evals, &e)
 	}
 	if j.seed == 1 && params != nil && len(j.evals) > 0 {

@@ -212,6 +212,9 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 					return err
 				}
 				ev.MSE, ev.NELL = sc.MSE, sc.NELL // the table's columns: scores of the hidden pixels
+				if ev.Predictive != nil {
+					ev.Predictive.MSE, ev.Predictive.NELL = sc.MSEPredictive, sc.NELLPredictive
+				}
 			}
 			j.evals = append(j.evals, ev)
 			if table == 3 {

@@ -30,7 +30,11 @@ type Evaluation struct {
 	NELL        float64     `json:"nell_per_point"`
 	OneNNError  *float64    `json:"one_nn_error,omitempty"`
 	Latent      [][]float64 `json:"-"` // reconstruction latents [N, Q]
-	Recon       [][]float64 `json:"-"` // predictive means [N, D]
+	Recon       [][]float64 `json:"-"` // predictive means [N, D] at Latent
+	// Predictive are the scores of the posterior predictive mixture over the reconstruction's
+	// particles (nil in an Evaluation stored before it existed). MSE, NELL and Recon above are at
+	// the single latent (the weighted mean of the particles), as the paper reconstructs.
+	Predictive *Predictive `json:"predictive,omitempty"`
 }
 
 // ReconChains is the default number of independent annealed chains per point whose
@@ -105,7 +109,11 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	recon, err := t.exec("reconstruct", m, &rec, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		res, _ := rec.Bound(ctx, x, mask, idx, eps0, chain)
 		mean, ell := rec.Predict(ctx, x, mask, res.Recon)
-		return []*Node{res.Recon, mean, ell}
+		if res.Particles == nil || res.LogW == nil {
+			return []*Node{res.Recon, mean, ell}
+		}
+		mixMean, mixELL := rec.PredictMixture(ctx, x, mask, res.Particles, res.LogW)
+		return []*Node{res.Recon, mean, ell, mixMean, mixELL, res.Particles, Softmax(res.LogW, 0)}
 	})
 	if err != nil {
 		return nil, err
@@ -128,6 +136,19 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	if ev.MSE, err = metrics.MSE(m.X, ev.Recon, m.Mask); err != nil {
 		return nil, err
 	}
+	if len(out) == 3 {
+		ev.Predictive = singleComponent(ev)
+	} else {
+		p := &Predictive{Recon: unpermute(matrix(out[3]), idx), Components: out[5].Shape().Dim(0)}
+		for _, v := range vars.Flat64(out[4]) {
+			p.NELL -= v / float64(m.N)
+		}
+		if p.MSE, err = metrics.MSE(m.X, p.Recon, m.Mask); err != nil {
+			return nil, err
+		}
+		p.Particles, p.Weights = particlesOf(out[5], out[6], idx)
+		ev.Predictive = p
+	}
 	if err := ev.checkFinite(t.Iter); err != nil {
 		return nil, err
 	}
@@ -146,7 +167,7 @@ func (ev *Evaluation) checkFinite(iter int) error {
 	switch {
 	case !finite(ev.NegELBO, ev.NegPointBound) || (ev.NegELBOSE != nil && !finite(*ev.NegELBOSE)):
 		what = "bound"
-	case !finite(ev.MSE, ev.NELL):
+	case !finite(ev.MSE, ev.NELL) || (ev.Predictive != nil && !finite(ev.Predictive.MSE, ev.Predictive.NELL)):
 		what = "reconstruction error"
 	case !allFinite(ev.Latent) || !allFinite(ev.Recon):
 		what = "latents or reconstruction"

@@ -18,11 +18,20 @@ type MissingScores struct {
 	NELL    float64 `json:"nell_missing"`    // -(1/#damaged rows) sum of E_q(f)[log N(x | f, s^2)] over missing entries, nats per damaged row
 	Entries int     `json:"missing_entries"` // number of missing entries scored
 	Rows    int     `json:"damaged_rows"`    // rows with at least one missing entry
+	// MSEPredictive and NELLPredictive score the posterior predictive mixture
+	// (Evaluation.Predictive) instead of the single latent: the mixture means sum_s w_s E[f(h_s)],
+	// and -(1/#damaged rows) sum over damaged rows of log sum_s w_s exp(sum over the row's missing
+	// entries of E_q(f)[log N(x | f(h_s), s^2)]). Equal to MSE and NELL with one component (MF).
+	MSEPredictive  float64 `json:"mse_missing_predictive"`
+	NELLPredictive float64 `json:"nell_missing_predictive"`
+	Components     int     `json:"components"` // particles per point of the mixture
 }
 
 // ScoreMissing scores the missing entries (mask 0) of the model's data against truth [N, D] at the
-// reconstruction latents ev.Latent [N, Q]: predictive means and per-entry variances of f, and the
-// learned noise variance. An error when the model has no mask or truth has the wrong shape.
+// reconstruction latents ev.Latent [N, Q] (predictive means and per-entry variances of f, and the
+// learned noise variance), and under the posterior predictive mixture over ev.Predictive's
+// particles (MSEPredictive, NELLPredictive; one component when ev has none). An error when the
+// model has no mask or truth has the wrong shape.
 func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScores, error) {
 	if err := t.check(); err != nil {
 		return nil, err
@@ -42,17 +51,28 @@ func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScore
 	if err != nil {
 		return nil, err
 	}
-	lat, err := vars.Matrix(ev.Latent, m.DType())
-	if err != nil {
-		return nil, fmt.Errorf("score missing: latent means: %w", err)
+	predict := func(h [][]float64) (mean, vr [][]float64, s2 float64, err error) {
+		lat, err := vars.Matrix(h, m.DType())
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("score missing: latents: %w", err)
+		}
+		out, err := exec.Exec(lat)
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("score missing: %w", err)
+		}
+		return matrix(out[0]), matrix(out[1]), vars.Flat64(out[2])[0], nil
 	}
-	out, err := exec.Exec(lat)
-	if err != nil {
-		return nil, fmt.Errorf("score missing: %w", err)
+	pred := ev.Predictive
+	if pred == nil || pred.Particles == nil {
+		pred = singleComponent(ev)
 	}
-	mean, vr := matrix(out[0]), matrix(out[1])
-	s2 := vars.Flat64(out[2])[0]
-	sc := &MissingScores{}
+	sc := &MissingScores{Components: len(pred.Particles)}
+	// the single latent
+	mean, vr, s2, err := predict(ev.Latent)
+	if err != nil {
+		return nil, err
+	}
+	entry := func(x, mu, v float64) float64 { return -0.5*math.Log(2*math.Pi*s2) - ((x-mu)*(x-mu)+v)/(2*s2) }
 	sse, nll := 0.0, 0.0
 	for i := range truth {
 		damaged := false
@@ -63,17 +83,54 @@ func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScore
 			damaged = true
 			r := x - mean[i][j]
 			sse += r * r
-			nll += 0.5*math.Log(2*math.Pi*s2) + (r*r+vr[i][j])/(2*s2)
+			nll -= entry(x, mean[i][j], vr[i][j])
 			sc.Entries++
 		}
 		if damaged {
 			sc.Rows++
 		}
 	}
+	// the mixture: each component's predictive, then per damaged row a log-sum-exp over them
+	mix := make([][]float64, m.N)
+	logs := make([][]float64, m.N) // [N][S]: sum over the row's missing entries at h_s
+	for i := range mix {
+		mix[i], logs[i] = make([]float64, m.D), make([]float64, len(pred.Particles))
+	}
+	for k, h := range pred.Particles {
+		mean, vr, _, err := predict(h)
+		if err != nil {
+			return nil, err
+		}
+		for i := range truth {
+			for j, x := range truth[i] {
+				if m.Mask[i][j] == 0 {
+					mix[i][j] += pred.Weights[k][i] * mean[i][j]
+					logs[i][k] += entry(x, mean[i][j], vr[i][j])
+				}
+			}
+		}
+	}
+	sseMix, nllMix := 0.0, 0.0
+	for i := range truth {
+		damaged := false
+		for j, x := range truth[i] {
+			if m.Mask[i][j] == 0 {
+				damaged = true
+				sseMix += (x - mix[i][j]) * (x - mix[i][j])
+			}
+		}
+		if damaged {
+			w := make([]float64, len(pred.Particles))
+			for k := range w {
+				w[k] = pred.Weights[k][i]
+			}
+			nllMix -= logMixture(w, logs[i])
+		}
+	}
 	if sc.Entries == 0 {
 		return nil, fmt.Errorf("score missing: the mask hides no entry")
 	}
-	sc.MSE = sse / float64(sc.Entries)
-	sc.NELL = nll / float64(sc.Rows)
+	sc.MSE, sc.NELL = sse/float64(sc.Entries), nll/float64(sc.Rows)
+	sc.MSEPredictive, sc.NELLPredictive = sseMix/float64(sc.Entries), nllMix/float64(sc.Rows)
 	return sc, nil
 }

@@ -29,6 +29,7 @@ func runInfer(args []string) error {
 	backendName := fs.String("backend", "", backendHelp)
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier infer in --out (infer's files are infer.json and infer_*.csv, so a training directory is fine)")
 	trainData := fs.String("train-data", "", trainDataHelp)
+	single := fs.Bool("single-latent", false, "predict at the single reconstruction latent (the weighted mean of the particles) instead of the posterior predictive mixture over them")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func runInfer(args []string) error {
 	}
 	defer interrupt.OnSignal("infer", *out)()
 	sum, err := experiment.Infer(dir, tr, td, experiment.InferOptions{Checkpoint: *ckpt, Data: *dataPath,
-		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr}, Warn: printWarning,
+		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr, SingleLatent: *single}, Warn: printWarning,
 		Provenance: experiment.Provenance(append([]string{"infer"}, args...))})
 	if err != nil {
 		return err
