@@ -3,6 +3,8 @@ package baselines
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"sort"
 )
 
@@ -154,4 +156,111 @@ func sameShape(x, mask, ref, refMask [][]float64) error {
 		}
 	}
 	return nil
+}
+
+// KNNChoice is the k that KNNValidated chose and the validation MSE of every k tried.
+type KNNChoice struct {
+	K      int       `json:"k"`
+	Ks     []int     `json:"ks"`
+	ValMSE []float64 `json:"validation_mse"`
+	Rows   int       `json:"validation_rows"`
+}
+
+// KNNValidated imputes the missing entries (mask 0) of x [N, D] as KNNImpute with x as its own
+// reference, with k chosen among ks on a validation share of the fully observed rows: each of
+// those rows loses each entry with the probability that an entry of a row with missing entries is
+// missing (the data's own damage; drawn with seed), those entries are imputed with each k, and the
+// k of the lowest MSE on them wins (ties: the smaller k). Errors: as KNNImpute, an empty ks or a
+// share outside (0, 1), or no fully observed row to validate on.
+func KNNValidated(x, mask [][]float64, ks []int, share float64, seed uint64) ([][]float64, *KNNChoice, error) {
+	if err := sameShape(x, mask, x, mask); err != nil {
+		return nil, nil, err
+	}
+	if len(ks) == 0 || !(share > 0 && share < 1) {
+		return nil, nil, fmt.Errorf("baselines: KNNValidated with ks %v and share %g: want some k and a share in (0, 1)", ks, share)
+	}
+	var full []int
+	missing, damagedEntries := 0, 0
+	for i := range x {
+		m := 0
+		for j := range x[i] {
+			if !observed(mask, i, j) {
+				m++
+			}
+		}
+		if m == 0 {
+			full = append(full, i)
+		} else {
+			missing, damagedEntries = missing+m, damagedEntries+len(x[i])
+		}
+	}
+	if len(full) == 0 {
+		return nil, nil, fmt.Errorf("baselines: KNNValidated: no fully observed row to validate k on")
+	}
+	p := 0.5
+	if damagedEntries > 0 {
+		p = float64(missing) / float64(damagedEntries)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6b6e6e))
+	rng.Shuffle(len(full), func(a, b int) { full[a], full[b] = full[b], full[a] })
+	val := full[:max(1, int(math.Round(share*float64(len(full)))))]
+	vmask := make([][]float64, len(x))
+	for i := range x {
+		if mask == nil {
+			vmask[i] = make([]float64, len(x[i]))
+			for j := range vmask[i] {
+				vmask[i][j] = 1
+			}
+		} else {
+			vmask[i] = slices.Clone(mask[i])
+		}
+	}
+	hidden := 0
+	for _, i := range val {
+		for j := range vmask[i] {
+			if rng.Float64() < p {
+				vmask[i][j], hidden = 0, hidden+1
+			}
+		}
+		if !slices.Contains(vmask[i], 1) {
+			vmask[i][0] = 1
+			hidden--
+		}
+	}
+	choice := &KNNChoice{Ks: ks, Rows: len(val)}
+	ss := make([]float64, len(ks))
+	for _, i := range val { // each row's neighbours once, then every k
+		order := neighbours(x, vmask, x, vmask, i, true)
+		for j := range x[i] {
+			if vmask[i][j] != 0 {
+				continue
+			}
+			for n, k := range ks {
+				s, c := 0.0, 0
+				for _, r := range order {
+					if vmask[r][j] == 0 {
+						continue
+					}
+					s += x[r][j]
+					if c++; c == k {
+						break
+					}
+				}
+				if c == 0 {
+					return nil, nil, fmt.Errorf("baselines: KNNValidated: row %d, column %d: no row observes it", i, j)
+				}
+				ss[n] += (s/float64(c) - x[i][j]) * (s/float64(c) - x[i][j])
+			}
+		}
+	}
+	best := math.Inf(1)
+	for n, k := range ks {
+		mse := ss[n] / float64(max(hidden, 1))
+		choice.ValMSE = append(choice.ValMSE, mse)
+		if mse < best {
+			best, choice.K = mse, k
+		}
+	}
+	imp, err := KNNImpute(x, mask, x, mask, choice.K, true)
+	return imp, choice, err
 }

@@ -41,7 +41,7 @@ type InferSummary struct {
 // InferOutputs names the files Infer writes: names of its own, so that inferring into a training
 // directory leaves the training outputs alone.
 var InferOutputs = []string{"infer.json", "infer_latent_means.csv", "infer_latents.csv", "infer_reconstruction.csv",
-	"infer_mean_imputation.csv", "infer_knn_imputation.csv"}
+	"infer_mean_imputation.csv", "infer_knn_imputation.csv", "infer_ppca_imputation.csv"}
 
 // InferOptions are Infer's inputs besides the trained model.
 type InferOptions struct {
@@ -103,7 +103,7 @@ func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*Inf
 			sum.MSEObsModel = &m
 		}
 	}
-	if sum.Baselines, err = writeImputationBaselines(dir, td, x, mask, columns, opt.Warn); err != nil {
+	if sum.Baselines, err = writeImputationBaselines(dir, td, x, mask, columns, m.Cfg.Q, opt.Warn); err != nil {
 		return nil, err
 	}
 	buf, err := json.MarshalIndent(sum, "", "  ")
@@ -119,10 +119,12 @@ func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*Inf
 // writeImputationBaselines writes, when the new points x [N*, D] have missing entries (mask 0),
 // the baselines' imputations of them beside the model's (package baselines, in the model's units
 // against its training rows, written in the file's): infer_mean_imputation.csv (column means) and
-// infer_knn_imputation.csv (mean of the protocol.KNN nearest training rows over the observed entries).
+// infer_knn_imputation.csv (mean of the protocol.KNN nearest training rows over the observed entries)
+// and infer_ppca_imputation.csv (PPCA with the model's Q fitted on the training data by EM, the
+// posterior means given each row's observed entries).
 // It returns the files written; a baseline that cannot impute (a row with no observed entry) is
 // skipped with a warning.
-func writeImputationBaselines(dir *rundir.Dir, td *Data, x, mask [][]float64, columns []string, warn func(string)) ([]string, error) {
+func writeImputationBaselines(dir *rundir.Dir, td *Data, x, mask [][]float64, columns []string, q int, warn func(string)) ([]string, error) {
 	if mask == nil {
 		return nil, nil
 	}
@@ -135,6 +137,14 @@ func writeImputationBaselines(dir *rundir.Dir, td *Data, x, mask [][]float64, co
 		{"infer_mean_imputation.csv", func() ([][]float64, error) { return baselines.MeanImpute(mx, mask, td.X, td.Mask) }},
 		{"infer_knn_imputation.csv", func() ([][]float64, error) {
 			return baselines.KNNImpute(mx, mask, td.X, td.Mask, protocol.KNN, false)
+		}},
+		{"infer_ppca_imputation.csv", func() ([][]float64, error) { // PPCA with the model's Q, fitted on the training data
+			p, err := baselines.FitPPCA(td.X, td.Mask, q, baselines.PPCAOptions{})
+			if err != nil {
+				return nil, err
+			}
+			imp, _, err := p.Impute(mx, mask, nil)
+			return imp, err
 		}},
 	} {
 		rows, err := b.impute()

@@ -45,6 +45,9 @@ type Metrics struct {
 	// Hidden scores the reconstruction of the pixels hidden by Source.HiddenSeed (frey, mnist): MSE
 	// per hidden pixel in squared pixel units of Source.Pixels, NELL in nats per damaged image.
 	Hidden *train.MissingScores `json:"hidden_pixels,omitempty"`
+	// HiddenBaselines score simple imputations of the same hidden pixels (column means, k-NN,
+	// validated k-NN, PPCA with the model's Q), to compare with Hidden.
+	HiddenBaselines *ImputationBaselines `json:"hidden_pixels_baselines,omitempty"`
 	// Warnings says what looks wrong with a run that ended normally (data of an extreme scale, a
 	// bound that got worse, a chain that never accepts); empty for a healthy run.
 	Warnings []string `json:"warnings,omitempty"`
@@ -310,9 +313,14 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 		return nil, err
 	}
 	var hidden *train.MissingScores
+	var hiddenBase *ImputationBaselines
+	var baseWarn []string
 	if td.Truth != nil {
 		if hidden, err = tr.ScoreMissing(td.Truth, ev); err != nil {
 			return nil, err
+		}
+		if hiddenBase, err = ImputeBaselines(td.Truth, td.X, td.Mask, tr.Model.Cfg.Q, src.HiddenSeed); err != nil {
+			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_baselines not computed: %v", err))
 		}
 	}
 	chain, err := Chain(tr, opt.Seed)
@@ -344,7 +352,7 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	}
 	return &Metrics{MSEDataUnits: mseData, Reconstruction: map[bool]string{false: "mixture", true: "single latent"}[opt.SingleLatent], Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
-		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, Warnings: TrainWarnings(tr.Curve, chain),
+		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, HiddenBaselines: hiddenBase, Warnings: append(TrainWarnings(tr.Curve, chain), baseWarn...),
 		Source: src, DataSHA256: data.ContentSHA256(td.X, td.Mask)}, nil
 }
 

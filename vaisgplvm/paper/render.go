@@ -166,7 +166,11 @@ func (r *Result) Tables() []report.Table {
 	what := "1-NN error of the data itself and of PCA scores with 2 components and with the GPLVM's Q; PCA's reconstruction MSE from those components over the observed entries."
 	if r.Table == 2 {
 		what = fmt.Sprintf("MSE of the hidden pixels imputed by their column's mean over the observed pixels, or by the mean of the %d images "+
-			"nearest over the pixels both observe (leave-one-out); mean ± 2 s.e. over the seeds' hidden pixels. Compare with the MSE column.", protocol.KNN)
+			"nearest over the pixels both observe (leave-one-out), or of the k nearest with k chosen per seed from %v on %.0f%% of the "+
+			"fully observed images damaged as the data's damaged ones are; and PPCA with the GPLVM's Q fitted by EM with the "+
+			"missing entries left out, imputing the posterior mean and scoring NELL as the GPLVMs do (expected log-likelihood of "+
+			"the hidden pixels under q(z), nats per damaged image); mean ± 2 s.e. over the seeds' hidden pixels. Compare with the "+
+			"MSE and NELL columns.", protocol.KNN, knnKs, 100*validationShare)
 	}
 	if b := baselineTable(r.Baselines, what); b != nil {
 		out = append(out, *b)

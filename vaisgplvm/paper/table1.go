@@ -290,13 +290,7 @@ func (o Options) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
 		ds := res.sets[name]
 		switch table {
 		case 1:
-			q := 0
-			for _, j := range res.jobs {
-				if j.dataset == name {
-					q = j.cfg.Q
-					break
-				}
-			}
+			q := jobQ(res.jobs, name)
 			b, err := latentBaselines(name, ds.X, ds.Mask, ds.Labels, min(q, len(ds.X[0])))
 			if err != nil {
 				return nil, err
@@ -304,6 +298,8 @@ func (o Options) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
 			out = append(out, b...)
 		case 2:
 			var mean, knn []float64
+			var val, ppca imputed
+			q := jobQ(res.jobs, name)
 			for r := 1; r <= o.Runs; r++ {
 				hidden, mask, _, err := protocol.HidePixels(ds.X, uint64(r))
 				if err != nil {
@@ -314,11 +310,24 @@ func (o Options) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
 					return nil, err
 				}
 				mean, knn = append(mean, m), append(knn, k)
+				if err := strongImputation(ds.X, hidden, mask, q, uint64(r), &val, &ppca); err != nil {
+					return nil, fmt.Errorf("%s: %w", name, err)
+				}
 			}
-			out = append(out, imputationRows(name, mean, knn)...)
+			out = append(append(out, imputationRows(name, mean, knn)...), strongRows(name, val, ppca, q)...)
 		}
 	}
 	return out, nil
+}
+
+// jobQ is the latent dimension Q of the dataset's trainings (0 when none).
+func jobQ(jobs []job, dataset string) int {
+	for _, j := range jobs {
+		if j.dataset == dataset {
+			return j.cfg.Q
+		}
+	}
+	return 0
 }
 
 // rowsOf summarises the jobs, runs consecutive jobs per cell, into one row per cell and snapshot.

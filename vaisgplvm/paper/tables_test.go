@@ -137,9 +137,11 @@ func TestTable2Smoke(t *testing.T) {
 			t.Errorf("row %+v: want a missing-pixel MSE in (0, 1) on the unit scale, a NELL and a 1-NN error", r)
 		}
 	}
-	if b := res.Baselines; len(b) != 2 || b[0].MSE == nil || b[1].MSE == nil || !(b[0].MSE[0] > 0 && b[0].MSE[0] < 1) ||
-		!(b[1].MSE[0] > 0 && b[1].MSE[0] < b[0].MSE[0]) {
-		t.Errorf("baselines %+v: want column-mean and 5-NN imputation MSEs in (0, 1), 5-NN below the column mean on MNIST", b)
+	if b := res.Baselines; len(b) != 4 || b[0].MSE == nil || b[1].MSE == nil || !(b[0].MSE[0] > 0 && b[0].MSE[0] < 1) ||
+		!(b[1].MSE[0] > 0 && b[1].MSE[0] < b[0].MSE[0]) || !(b[2].MSE[0] <= b[1].MSE[0]*1.05) || b[3].NELL == nil ||
+		!(b[3].MSE[0] > 0 && b[3].MSE[0] < b[0].MSE[0]) {
+		t.Errorf("baselines %+v: want column-mean, 5-NN, validated k-NN and PPCA imputation MSEs in (0, 1), each below the "+
+			"column mean on MNIST, validated k-NN within 5%% of 5-NN or below, and PPCA's NELL", b)
 	}
 	dir := t.TempDir()
 	files, err := res.WriteFigures(dir)

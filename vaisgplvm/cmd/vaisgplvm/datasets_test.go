@@ -41,8 +41,13 @@ func TestTrainImageDatasets(t *testing.T) {
 		}
 		n := map[string]int{"frey": 1965, "mnist": 2163}[c.dataset]
 		damaged := (n*5 + 50) / 100 // round(0.05 n)
-		if h := met.Hidden; h == nil || h.Rows != damaged || h.Entries != damaged*(c.d*3/4) || !(h.MSE > 0 && h.MSE < 1) || h.NELL == 0 {
+		h := met.Hidden
+		if h == nil || h.Rows != damaged || h.Entries != damaged*(c.d*3/4) || !(h.MSE > 0 && h.MSE < 1) || h.NELL == 0 {
 			t.Errorf("%s: hidden-pixel scores %+v; want %d damaged images of %d hidden pixels, an MSE in (0, 1)", c.dataset, h, damaged, c.d*3/4)
+		}
+		if b := met.HiddenBaselines; h == nil || b == nil || !(b.KNNMSE > 0 && b.KNNMSE < b.ColumnMeanMSE) || !(b.PPCAMSE > 0 && b.PPCAMSE < b.ColumnMeanMSE) ||
+			b.PPCANELL == 0 || b.PPCAQ != c.q || b.ValidatedKNN == nil || h.MSEPredictive <= 0 || h.Components < 1 {
+			t.Errorf("%s: hidden-pixel baselines %+v and mixture scores %+v: want k-NN and PPCA below column means, PPCA at Q %d", c.dataset, b, h, c.q)
 		}
 		if met.MissingEntries != damaged*(c.d*3/4) {
 			t.Errorf("%s: %d missing entries, want %d", c.dataset, met.MissingEntries, damaged*(c.d*3/4))

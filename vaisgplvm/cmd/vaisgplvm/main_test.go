@@ -169,10 +169,10 @@ func TestTrainWritesOutputsAndResumes(t *testing.T) {
 		t.Errorf("infer.json: %s (%v)", buf, err)
 	}
 	// The baselines' imputations: observed entries kept, the two missing ones filled (row 2, b and i).
-	if len(sum.Baselines) != 2 {
-		t.Errorf("infer.json baseline_files %v, want the mean and 5-NN imputations", sum.Baselines)
+	if len(sum.Baselines) != 3 {
+		t.Errorf("infer.json baseline_files %v, want the mean, 5-NN and PPCA imputations", sum.Baselines)
 	}
-	for _, name := range []string{"infer_mean_imputation.csv", "infer_knn_imputation.csv"} {
+	for _, name := range []string{"infer_mean_imputation.csv", "infer_knn_imputation.csv", "infer_ppca_imputation.csv"} {
 		rows := readCSVRows(t, filepath.Join(inferDir, name))
 		if len(rows) != 3 || rows[0][0] != 0.3 || rows[2][11] != 0.4 || math.IsNaN(rows[1][1]) || math.IsNaN(rows[1][8]) || rows[1][2] != 0.5 {
 			t.Errorf("%s: %v", name, rows)
