@@ -24,6 +24,10 @@ type Baseline struct {
 	OneNNError *[2]float64 `json:"one_nn_error,omitempty"`
 	// NELL of the hidden pixels in nats per damaged image, as the GPLVMs' (PPCA only).
 	NELL *[2]float64 `json:"nell_per_point,omitempty"`
+	// MSERuns and NELLRuns are each seed's values (seed r at index r-1), for differences paired
+	// with the GPLVMs' runs of the same hidden pixels (imputation baselines only).
+	MSERuns  []float64 `json:"mse_per_run,omitempty"`
+	NELLRuns []float64 `json:"nell_per_run,omitempty"`
 }
 
 // latentBaselines returns Table 1's baselines on x [N, D] (mask nil or 0 at missing entries) with
@@ -87,8 +91,8 @@ func imputationMSE(truth, hidden, mask, ref, refMask [][]float64, self bool) (me
 func imputationRows(dataset string, mean, knn []float64) []Baseline {
 	m, k := meanTwoSE(mean), meanTwoSE(knn)
 	return []Baseline{
-		{Dataset: dataset, Method: "column-mean imputation", Runs: len(mean), MSE: &m},
-		{Dataset: dataset, Method: fmt.Sprintf("%d-NN imputation", protocol.KNN), Runs: len(knn), MSE: &k},
+		{Dataset: dataset, Method: "column-mean imputation", Runs: len(mean), MSE: &m, MSERuns: mean},
+		{Dataset: dataset, Method: fmt.Sprintf("%d-NN imputation", protocol.KNN), Runs: len(knn), MSE: &k, MSERuns: knn},
 	}
 }
 
@@ -98,8 +102,9 @@ func strongRows(dataset string, val, ppca imputed, q int) []Baseline {
 	v, pm, pn := meanTwoSE(val.mse), meanTwoSE(ppca.mse), meanTwoSE(ppca.nell)
 	ks := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(val.ks)), ", "), "[]")
 	return []Baseline{
-		{Dataset: dataset, Method: fmt.Sprintf("k-NN imputation, k validated per seed (chosen: %s)", ks), Runs: len(val.mse), MSE: &v},
-		{Dataset: dataset, Method: fmt.Sprintf("PPCA imputation (q = %d, EM with missing entries)", q), Runs: len(ppca.mse), MSE: &pm, NELL: &pn},
+		{Dataset: dataset, Method: fmt.Sprintf("k-NN imputation, k validated per seed (chosen: %s)", ks), Runs: len(val.mse), MSE: &v, MSERuns: val.mse},
+		{Dataset: dataset, Method: fmt.Sprintf("PPCA imputation (q = %d, EM with missing entries)", q), Runs: len(ppca.mse), MSE: &pm, NELL: &pn,
+			MSERuns: ppca.mse, NELLRuns: ppca.nell},
 	}
 }
 
