@@ -120,6 +120,43 @@ var knnKs = []int{1, 2, 3, 5, 8, 12, 20, 30, 50}
 
 const validationShare = 0.1
 
+// heldOutImputation adds run seed's scores of the held-out rows' hidden entries (split s) to val
+// (k-NN over the training rows, k chosen on a tenth of the training rows with half their entries
+// hidden: KNNValidated's damage rate for fully observed data) and ppca (q components fitted on the
+// training rows); nothing when q is 0.
+func heldOutImputation(s protocol.Split, q int, seed uint64, val, ppca *imputed) error {
+	if q == 0 {
+		return nil
+	}
+	inv := invertMask(s.Mask)
+	_, c, err := baselines.KNNValidated(s.Train, nil, knnKs, validationShare, seed)
+	if err != nil {
+		return err
+	}
+	imp, err := baselines.KNNImpute(s.Hidden, s.Mask, s.Train, nil, c.K, false)
+	if err != nil {
+		return err
+	}
+	v, err := metrics.MSE(s.Test, imp, inv)
+	if err != nil {
+		return err
+	}
+	val.mse, val.ks = append(val.mse, v), append(val.ks, c.K)
+	p, err := baselines.FitPPCA(s.Train, nil, min(q, len(s.Train[0])-1), baselines.PPCAOptions{})
+	if err != nil {
+		return err
+	}
+	pi, nell, err := p.Impute(s.Hidden, s.Mask, s.Test)
+	if err != nil {
+		return err
+	}
+	if v, err = metrics.MSE(s.Test, pi, inv); err != nil {
+		return err
+	}
+	ppca.mse, ppca.nell = append(ppca.mse, v), append(ppca.nell, nell)
+	return nil
+}
+
 // strongImputation adds run seed's validated k-NN and PPCA (q components) scores of the hidden
 // entries (mask 0 in hidden) against truth to val and ppca.
 func strongImputation(truth, hidden, mask [][]float64, q int, seed uint64, val, ppca *imputed) error {

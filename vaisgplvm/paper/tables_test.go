@@ -262,8 +262,14 @@ func TestTable5Smoke(t *testing.T) {
 			t.Errorf("%s: want the paper's oilflow row", r.Method)
 		}
 	}
-	if b := res.Baselines; len(b) != 2 || b[0].MSE == nil || !(b[0].MSE[0] > 0) || b[1].MSE == nil || !(b[1].MSE[0] > 0) {
-		t.Errorf("baselines %+v: want column-mean and 5-NN imputation MSEs of the held-out entries", b)
+	if b := res.Baselines; len(b) != 4 || b[0].MSE == nil || !(b[0].MSE[0] > 0) || b[1].MSE == nil || !(b[1].MSE[0] > 0) ||
+		!(b[2].MSE[0] > 0) || b[3].NELL == nil || !(b[3].MSE[0] > 0 && b[3].MSE[0] < b[0].MSE[0]) {
+		t.Errorf("baselines %+v: want column-mean, 5-NN, validated k-NN and PPCA imputation MSEs of the held-out entries, PPCA below column means, and PPCA's NELL", b)
+	}
+	for _, r := range res.Rows {
+		if (r.Method == "vais") != (r.PredMSE != nil && r.PredNELL != nil) {
+			t.Errorf("%s: mixture scores %v %v: want them for VAIS only", r.Method, r.PredMSE, r.PredNELL)
+		}
 	}
 	if len(res.Claims) != 2 || !strings.Contains(res.Claims[0].Paper, "VAIS < STANDARD (1.71 < 2.45)") {
 		t.Errorf("claims %+v: want held-out MSE and NLL, the paper's VAIS < STANDARD (1.71 < 2.45)", res.Claims)
