@@ -268,8 +268,18 @@ func TestTable5Smoke(t *testing.T) {
 	}
 	for _, r := range res.Rows {
 		if (r.Method == "vais") != (r.PredMSE != nil && r.PredNELL != nil) {
-			t.Errorf("%s: mixture scores %v %v: want them for VAIS only", r.Method, r.PredMSE, r.PredNELL)
+			t.Errorf("%s: mixture scores %v %v: want them for the Bayesian GPLVM only", r.Method, r.PredMSE, r.PredNELL)
 		}
+	}
+	// any registered bound is a row of its own, held out the same way
+	o.Methods = []string{"standard", "vais", "iwvi"}
+	more, err := Table5(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(more.Rows) != 3 || more.Rows[2].Method != "iwvi" || more.Rows[2].PredMSE == nil || more.Rows[2].Test != 4 || !(more.Rows[2].MSE[0] > 0) ||
+		more.Rows[0].PerRun[0].MSE != res.Rows[0].PerRun[0].MSE {
+		t.Errorf("table 5 with iwvi: rows %+v; want a third row for iwvi on the same split", more.Rows)
 	}
 	if len(res.Claims) != 2 || !strings.Contains(res.Claims[0].Paper, "VAIS < STANDARD (1.71 < 2.45)") {
 		t.Errorf("claims %+v: want held-out MSE and NLL, the paper's VAIS < STANDARD (1.71 < 2.45)", res.Claims)
