@@ -79,6 +79,7 @@ type Method interface {
 type ChainDefaults struct {
 	AdaptEta bool // adapt eta_k toward a target acceptance rate (else: fixed, unless learned)
 	StopGrad bool // the scores are constants in the training gradient
+	Samples  int  // chains per point (0: the configuration's default, 1)
 }
 
 // Defaulted is a bound whose chain defaults differ from VAIS's (eta adapted, the gradient through
@@ -102,8 +103,8 @@ func (Base) SupportsSTL(Sizes) bool                 { return false }
 func (Base) Validate(Sizes) error                   { return nil }
 
 // builtin are the bounds of the paper, in the order the tables list them.
-// Then the underdamped annealed bound (uha.go), ours.
-var builtin = []Method{mfMethod{}, iwviMethod{}, vaisMethod{}, uhaMethod{}}
+// Then the underdamped annealed bound (uha.go) and VAIS's chains with resampling (smc.go), ours.
+var builtin = []Method{mfMethod{}, iwviMethod{}, vaisMethod{}, uhaMethod{}, smcMethod{}}
 
 var (
 	registryMu sync.RWMutex

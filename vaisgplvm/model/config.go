@@ -136,6 +136,9 @@ func DefaultConfig(method string, q int) Config {
 		if d, ok := b.(bounds.Defaulted); ok {
 			cd := d.ChainDefaults()
 			c.AdaptEta, c.StopGrad = cd.AdaptEta, cd.StopGrad
+			if cd.Samples > 0 {
+				c.Samples = cd.Samples
+			}
 		}
 	}
 	return c
