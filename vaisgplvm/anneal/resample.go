@@ -3,8 +3,8 @@ package anneal
 import (
 	"math"
 
-	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 )
 
 // Resampled is a run of S annealed chains per point that resample across each other (a sequential
