@@ -173,6 +173,49 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 	return append(out, b), nil
 }
 
+// Resampled evaluates, at the trainer's parameters, the trained annealed chain run as the smc
+// bound (bounds "smc": chains that resample across each other when their ESS falls below
+// threshold of them) with each count of chains per point in chains, the model's K, schedule and
+// step sizes, and beside each IWVI with as many importance samples as those chains evaluate the
+// likelihood (chains x (K + 1)): the comparison at equal evaluations that resampling has to win.
+// Each on all N points averaged over draws noise draws, with its gap to ev as in Decompose.
+// Errors: a model without an annealed chain, fewer than 2 chains, a threshold outside [0, 1].
+func Resampled(tr *train.Trainer, ev *Result, draws int, chains []int, threshold float64) ([]BoundValue, error) {
+	if err := checkArgs(tr, draws); err != nil {
+		return nil, err
+	}
+	m := tr.Model
+	if !m.Method.Annealed() {
+		return nil, fmt.Errorf("evidence: the %s bound has no annealed chain (schedule, step sizes) to resample", m.Cfg.Method)
+	}
+	var out []BoundValue
+	for _, c := range chains {
+		withC := *m
+		withC.Cfg.Samples = c
+		mm, err := withC.WithBound("smc", m.Cfg.K, map[string]float64{"ess-threshold": threshold})
+		if err != nil {
+			return nil, fmt.Errorf("evidence: %d resampled chains: %w", c, err)
+		}
+		t := *tr
+		t.Model = mm
+		b, err := evaluate(&t, ev, draws, "smc", fmt.Sprintf("%d chains of %d steps resampling below ESS %g x %d, the trained eta_k", c, m.Cfg.K, threshold, c))
+		if err != nil {
+			return nil, err
+		}
+		iw := c * (m.Cfg.K + 1)
+		is, err := withBound(tr, "iwvi", iw)
+		if err != nil {
+			return nil, err
+		}
+		ib, err := evaluate(is, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI at those chains' evaluations)", iw))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b, ib)
+	}
+	return out, nil
+}
+
 // evaluate is the bound of t's model at its parameters averaged over draws noise draws on all
 // points, named name and described by what, with its gap to ev when ev covers every point.
 func evaluate(t *train.Trainer, ev *Result, draws int, name, what string) (BoundValue, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
@@ -29,6 +30,9 @@ type EvidenceSummary struct {
 	// Underdamped are the underdamped chain at Dampings (and EtaScales) and IWVI at the chain's
 	// evaluations (evidence.Underdamped).
 	Underdamped []evidence.BoundValue `json:"underdamped,omitempty"`
+	// Resampled are the trained chain resampling across Resample chains (the smc bound) and IWVI
+	// at the same evaluations (evidence.Resampled).
+	Resampled []evidence.BoundValue `json:"resampled,omitempty"`
 	// Collapsed is the collapsed bound at the checkpoint's q0 and global parameters
 	// (evidence.Collapsed: the optimal q(u) integrated out); nil for data with missing entries.
 	Collapsed *evidence.BoundValue `json:"collapsed,omitempty"`
@@ -62,6 +66,11 @@ type EvidenceOptions struct {
 	EtaScales []float64 // annealed checkpoints: the trained chain with every eta_k times each factor
 	Chains    []int     // annealed checkpoints: this many weighted chains per point
 	Dampings  []float64 // annealed checkpoints: the underdamped chain at these dampings in [0, 1)
+	// Resample: annealed checkpoints: the trained chain with this many chains per point resampling
+	// across each other (>= 2 each) when their ESS falls below ResampleESS of them (in [0, 1];
+	// 0 means bounds.DefaultESSThreshold).
+	Resample    []int
+	ResampleESS float64
 }
 
 // Check refuses, before any work, options Evidence cannot use: each an *option.Error naming the
@@ -106,9 +115,17 @@ func (opt EvidenceOptions) Check() error {
 			return option.Of("Dampings", "Dampings %g: want dampings in [0, 1)", d)
 		}
 	}
-	variants := opt.EtaScales != nil || opt.Chains != nil || opt.Dampings != nil
+	for _, c := range opt.Resample {
+		if c < 2 {
+			return option.Of("Resample", "Resample: %d chains: want >= 2 to resample among", c)
+		}
+	}
+	if !(opt.ResampleESS >= 0 && opt.ResampleESS <= 1) {
+		return option.Of("ResampleESS", "ResampleESS %g: want a share in [0, 1]", opt.ResampleESS)
+	}
+	variants := opt.EtaScales != nil || opt.Chains != nil || opt.Dampings != nil || opt.Resample != nil
 	if cfg, _, err := train.ReadCheckpointInfo(opt.Checkpoint); variants && opt.Checkpoint != "" && err == nil && !annealed(cfg.Method) {
-		return option.Errorf([]string{"EtaScales", "Chains", "Dampings", "Checkpoint"}, "EtaScales, Chains and Dampings vary an annealed chain; Checkpoint %s (%s) has none", opt.Checkpoint, cfg.Method)
+		return option.Errorf([]string{"EtaScales", "Chains", "Dampings", "Resample", "Checkpoint"}, "EtaScales, Chains, Dampings and Resample vary an annealed chain; Checkpoint %s (%s) has none", opt.Checkpoint, cfg.Method)
 	}
 	return nil
 }
@@ -165,7 +182,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
-	if err := CheckChains(tr, opt.Chains); err != nil { // refused now, not after the AIS runs
+	if err := CheckChains(tr, slices.Concat(opt.Chains, opt.Resample)); err != nil { // refused now, not after the AIS runs
 		return nil, err
 	}
 	o := opt.Options
@@ -214,6 +231,15 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 			return nil, err
 		}
 	}
+	if opt.Resample != nil {
+		th := opt.ResampleESS
+		if th == 0 {
+			th = bounds.DefaultESSThreshold
+		}
+		if sum.Resampled, err = evidence.Resampled(tr, res, opt.Draws, opt.Resample, th); err != nil {
+			return nil, err
+		}
+	}
 	if !tr.Model.HasMask() {
 		c, err := evidence.Collapsed(tr, max(20, 200_000/tr.Model.N), 3, opt.Seed)
 		if err != nil {
@@ -239,7 +265,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 
 // All returns every bound of the summary: Bounds, ChainVariants, Underdamped.
 func (s *EvidenceSummary) All() []evidence.BoundValue {
-	return append(append(append([]evidence.BoundValue(nil), s.Bounds...), s.ChainVariants...), s.Underdamped...)
+	return slices.Concat(s.Bounds, s.ChainVariants, s.Underdamped, s.Resampled)
 }
 
 // Report writes the summary for a reader on w: the evidence estimate with its convergence check,

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
@@ -36,6 +37,8 @@ func runEvidence(args []string) error {
 	var opt experiment.EvidenceOptions
 	fs.Var(option.Floats{List: &opt.EtaScales, Positive: true}, "eta-scales", "VAIS checkpoints: also evaluate the trained chain with every eta_k multiplied by each of these factors, e.g. 0.5,2 (chain_variants in evidence.json)")
 	fs.Var((*option.Ints)(&opt.Chains), "chains", "VAIS checkpoints: also evaluate this many weighted chains per point with the trained eta_k, e.g. 4,16 (chain_variants)")
+	fs.Var((*option.Ints)(&opt.Resample), "resample", "annealed checkpoints: also evaluate the trained chain as this many chains per point that resample across each other when their ESS falls below --resample-ess of them (the smc bound), e.g. 4,16, each beside IWVI at the same likelihood evaluations (resampled in evidence.json)")
+	fs.Float64Var(&opt.ResampleESS, "resample-ess", bounds.DefaultESSThreshold, "with --resample: the ESS share below which chains resample, in (0, 1]")
 	fs.Var(option.Floats{List: &opt.Dampings}, "dampings", "annealed checkpoints: also evaluate the underdamped chain (uha) with the trained schedule and step sizes (x each --eta-scales) at these momentum dampings in [0, 1), e.g. 0,0.5,0.9, and IWVI at the chain's evaluations (underdamped in evidence.json)")
 	if err := parse(fs, args); err != nil {
 		return err
