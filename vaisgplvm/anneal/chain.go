@@ -77,24 +77,11 @@ func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, o
 	sumR := ZerosLike(ReduceSum(h0, -1))
 	for k, e := range eps {
 		beta := element(betas, k)
-		eta, etaPoint := stepEta(etas, k)
-		score := mix(beta, cur.gradJ, cur.gradQ)
-		c.Scores = append(c.Scores, score)
-		gPrev := drift(score, etaPoint, opt.Tamed)
-		hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
-		prev := cur
-		cur = evaluate(hNew, logJoint, logQ0, opt)
-		gNew := drift(mix(beta, cur.gradJ, cur.gradQ), etaPoint, opt.Tamed)
-		sign := -1.0
-		if opt.Algorithm1Sign {
-			sign = 1
-		}
-		epsTilde := Sub(Mul(Add(gPrev, gNew), MulScalar(Sqrt(MulScalar(eta, 0.5)), sign)), e)
-		r := MulScalar(Sub(ReduceSum(Square(epsTilde), -1), ReduceSum(Square(e), -1)), 0.5)
-		sumR = Add(sumR, r)
-		dLogPi := mix(beta, Sub(cur.logJoint, prev.logJoint), Sub(cur.logQ0, prev.logQ0))
-		c.LogAccept = append(c.LogAccept, StopGradient(Sub(dLogPi, r)))
-		h = hNew
+		var mv transition
+		h, cur, mv = move(h, cur, beta, etas, k, e, logJoint, logQ0, opt)
+		c.Scores = append(c.Scores, mv.score)
+		sumR = Add(sumR, mv.r)
+		c.LogAccept = append(c.LogAccept, StopGradient(mv.logA))
 		c.Path = append(c.Path, h)
 	}
 	c.HK = h
@@ -102,6 +89,31 @@ func Run(h0 *Node, eps []*Node, betas, etas *Node, logJoint, logQ0 LogDensity, o
 	c.Target = cur.logJoint
 	c.LogW = Sub(Sub(c.Target, c.LogQ0H0), sumR)
 	return c
+}
+
+// transition is what one move of the chain adds to its weight: the score g_k(H_{k-1}) it used,
+// R_{k-1} and log a_k (see Chain.LogAccept), each with its gradient.
+type transition struct {
+	score, r, logA *Node
+}
+
+// move takes transition k of the chain from h (its state cur) with noise e: the Langevin move of
+// Run's doc and its backward kernel. It returns the new point, its state and the transition.
+func move(h *Node, cur state, beta, etas *Node, k int, e *Node, logJoint, logQ0 LogDensity, opt Options) (*Node, state, transition) {
+	eta, etaPoint := stepEta(etas, k)
+	score := mix(beta, cur.gradJ, cur.gradQ)
+	gPrev := drift(score, etaPoint, opt.Tamed)
+	hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
+	next := evaluate(hNew, logJoint, logQ0, opt)
+	gNew := drift(mix(beta, next.gradJ, next.gradQ), etaPoint, opt.Tamed)
+	sign := -1.0
+	if opt.Algorithm1Sign {
+		sign = 1
+	}
+	epsTilde := Sub(Mul(Add(gPrev, gNew), MulScalar(Sqrt(MulScalar(eta, 0.5)), sign)), e)
+	r := MulScalar(Sub(ReduceSum(Square(epsTilde), -1), ReduceSum(Square(e), -1)), 0.5)
+	dLogPi := mix(beta, Sub(next.logJoint, cur.logJoint), Sub(next.logQ0, cur.logQ0))
+	return hNew, next, transition{score: score, r: r, logA: Sub(dLogPi, r)}
 }
 
 // state is the chain's densities and scores at one point of the path.

@@ -54,20 +54,11 @@ func RunResampled(h0 *Node, eps, uniforms []*Node, betas, etas *Node, logJoint, 
 			count = Add(count, ConvertDType(do, count.DType()))
 			w = Where(broadcastTo(do, w), ZerosLike(w), w)
 		}
-		eta, etaPoint := stepEta(etas, k)
-		score := mix(beta, cur.gradJ, cur.gradQ)
-		c.Scores = append(c.Scores, score)
-		gPrev := drift(score, etaPoint, opt.Tamed)
-		hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
-		prev := cur
-		cur = evaluate(hNew, logJoint, logQ0, opt)
-		gNew := drift(mix(beta, cur.gradJ, cur.gradQ), etaPoint, opt.Tamed)
-		epsTilde := Sub(Mul(Add(gPrev, gNew), Neg(Sqrt(MulScalar(eta, 0.5)))), e)
-		r := MulScalar(Sub(ReduceSum(Square(epsTilde), -1), ReduceSum(Square(e), -1)), 0.5)
-		logA := Sub(mix(beta, Sub(cur.logJoint, prev.logJoint), Sub(cur.logQ0, prev.logQ0)), r)
-		c.LogAccept = append(c.LogAccept, StopGradient(logA))
-		w = Add(w, logA)
-		h = hNew
+		var mv transition
+		h, cur, mv = move(h, cur, beta, etas, k, e, logJoint, logQ0, opt)
+		c.Scores = append(c.Scores, mv.score)
+		c.LogAccept = append(c.LogAccept, StopGradient(mv.logA))
+		w = Add(w, mv.logA)
 		c.Path = append(c.Path, h)
 	}
 	w = Add(w, Mul(OneMinus(prevBeta), Sub(cur.logJoint, cur.logQ0))) // 0 when beta_K = 1

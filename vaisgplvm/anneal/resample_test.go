@@ -19,17 +19,7 @@ import (
 func resampledToy(k, s, b int, mu, sd, eta, threshold float64, seed uint64) (logZ, count, runLogW []float64) {
 	const dim = 10
 	rng := rand.New(rand.NewPCG(seed, 3))
-	normals := func(dims ...int) *tensors.Tensor {
-		n := 1
-		for _, d := range dims {
-			n *= d
-		}
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = rng.NormFloat64()
-		}
-		return tensors.FromFlatDataAndDimensions(v, dims...)
-	}
+	normals := func(dims ...int) *tensors.Tensor { return vars.Normal(rng, dims...) }
 	unif := make([]float64, k*b)
 	for i := range unif {
 		unif[i] = rng.Float64()
