@@ -55,6 +55,12 @@ type Options struct {
 	// to first order when eta |g| is small, and a step can never move a point by more than
 	// 1 + sqrt(2 eta) |eps|, so a too large eta loosens the bound instead of overflowing it.
 	Tamed bool
+	// Backward, when not nil, returns a correction c_k(h) [S, B, Q] to the drift of step k's
+	// backward kernel at the step's end point h (in the chain's coordinates): the backward kernel
+	// becomes N(H_{k-1} | H_k + eta_k (g_k(H_k) + c_k(H_k)), 2 eta_k I) instead of the plain
+	// reversal. Any c gives a valid bound (it is a choice of backward kernel); c = 0 is VAIS's.
+	// A learned c (bounds "mcd") can remove part of what the fixed reversal costs.
+	Backward func(h *Node, k int) *Node
 }
 
 // Run transports H_0 = h0 through K annealed Langevin transitions (paper Eqs. 10-21):
@@ -106,6 +112,9 @@ func move(h *Node, cur state, beta, etas *Node, k int, e *Node, logJoint, logQ0 
 	hNew := Add(Add(h, Mul(gPrev, eta)), Mul(e, Sqrt(MulScalar(eta, 2))))
 	next := evaluate(hNew, logJoint, logQ0, opt)
 	gNew := drift(mix(beta, next.gradJ, next.gradQ), etaPoint, opt.Tamed)
+	if opt.Backward != nil {
+		gNew = Add(gNew, opt.Backward(hNew, k))
+	}
 	sign := -1.0
 	if opt.Algorithm1Sign {
 		sign = 1

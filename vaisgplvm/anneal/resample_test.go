@@ -88,3 +88,51 @@ func TestResampledUnbiased(t *testing.T) {
 		t.Errorf("E[Z^] = %g ± %g, want 1; E[log Z^] = %g, want <= 0", mean, se, meanLog)
 	}
 }
+
+// TestBackwardCorrectionUnbiased: any correction of the backward kernel's drift keeps exp(log w)
+// an unbiased estimator of Z = 1 (here c(h) = 0.3 tanh(h) - 0.1 at every step, on the toy of
+// TestResampledUnbiased, 4000 copies of 8 chains' log-mean-exp), while it changes the weights.
+func TestBackwardCorrectionUnbiased(t *testing.T) {
+	const dim, k, s, b = 10, 20, 8, 4000
+	rng := rand.New(rand.NewPCG(8, 8))
+	logN := func(h *Node, m, sd float64) *Node {
+		z := DivScalar(AddScalar(h, -m), sd)
+		return AddScalar(MulScalar(ReduceSum(Square(z), -1), -0.5), -float64(dim)*(math.Log(sd)+0.5*math.Log(2*math.Pi)))
+	}
+	run := func(corr bool) []float64 {
+		out := MustExecOnce(testutil.Backend(), func(e0, ek *Node) *Node {
+			var eps []*Node
+			for i := 0; i < k; i++ {
+				eps = append(eps, Squeeze(Slice(ek, AxisElem(i)), 0))
+			}
+			betas, _ := anneal.Fixed{Kind: "linear"}.BetaValues(k)
+			bt := Const(e0.Graph(), betas)
+			opt := anneal.Options{}
+			if corr {
+				opt.Backward = func(h *Node, _ int) *Node { return AddScalar(MulScalar(Tanh(h), 0.3), -0.1) }
+			}
+			c := anneal.Run(e0, eps, bt, MulScalar(OnesLike(bt), 0.1),
+				func(h *Node) *Node { return logN(h, 0.5, 0.8) }, func(h *Node) *Node { return logN(h, 0, 1) }, opt)
+			return c.LogW
+		}, vars.Normal(rng, s, b, dim), vars.Normal(rng, k, s, b, dim))
+		return vars.Flat64(out)
+	}
+	plain := run(false)
+	rng = rand.New(rand.NewPCG(8, 8)) // the same noise
+	w := run(true)
+	var mean, sq float64
+	differ := false
+	for n := range b {
+		z := 0.0
+		for i := range s {
+			z += math.Exp(w[i*b+n]) / s
+			differ = differ || w[i*b+n] != plain[i*b+n]
+		}
+		mean, sq = mean+z/b, sq+z*z/b
+	}
+	se := math.Sqrt((sq - mean*mean) / b)
+	t.Logf("with the backward correction E[Z^] = %.4f ± %.4f (Z = 1)", mean, se)
+	if math.Abs(mean-1) > 4*se || se > 0.05 || !differ {
+		t.Errorf("E[Z^] = %g ± %g with a corrected backward kernel, want 1 (weights changed: %v)", mean, se, differ)
+	}
+}

@@ -46,6 +46,6 @@ func ExampleRegister() {
 	}
 	fmt.Println("-ELBO per point fell:", tr.Curve[len(tr.Curve)-1] < tr.Curve[0]-1)
 	// Output:
-	// [mf iwvi vais uha smc mf-mc-kl-example]
+	// [mf iwvi vais uha smc mcd mf-mc-kl-example]
 	// -ELBO per point fell: true
 }

@@ -103,8 +103,9 @@ func (Base) SupportsSTL(Sizes) bool                 { return false }
 func (Base) Validate(Sizes) error                   { return nil }
 
 // builtin are the bounds of the paper, in the order the tables list them.
-// Then the underdamped annealed bound (uha.go) and VAIS's chains with resampling (smc.go), ours.
-var builtin = []Method{mfMethod{}, iwviMethod{}, vaisMethod{}, uhaMethod{}, smcMethod{}}
+// Then ours: the underdamped annealed bound (uha.go), VAIS's chains with resampling (smc.go) and
+// VAIS with a learned backward kernel (mcd.go).
+var builtin = []Method{mfMethod{}, iwviMethod{}, vaisMethod{}, uhaMethod{}, smcMethod{}, mcdMethod{}}
 
 var (
 	registryMu sync.RWMutex
