@@ -329,7 +329,7 @@ func TestBadOptions(t *testing.T) {
 		{"iters", "Iters", func() error { _, err := Table1(ctx, Options{Iters: 2}); return err }},
 		{"pixels", "Pixels", func() error { _, err := Table2(ctx, Options{Pixels: "gray"}); return err }},
 		{"subset", "Subset", func() error { _, err := Table5(ctx, Options{Subset: 10}); return err }},
-		{"table 5 methods", "Methods", func() error { _, err := Table5(ctx, Options{Methods: []string{"mf"}}); return err }},
+		{"table 5 methods", "Methods", func() error { _, err := Table5(ctx, Options{Methods: []string{"no-such-bound"}}); return err }},
 		{"ks", "Ks", func() error { _, err := Table6(ctx, Options{Ks: []int{0}}); return err }},
 		{"config", "M", func() error {
 			_, err := Table1(ctx, Options{Configure: func(c *model.Config) error { c.M = 0; return nil }})
