@@ -20,15 +20,13 @@ const DefaultMCDHidden = 32
 // chain's coordinates, one small network shared over points and steps, trained with the model
 // through the bound (anneal.Options.Backward). Its output starts at 0 (W2 = b2 = 0), so the bound
 // starts as VAIS's; any c keeps it a bound. Its parameters live under the bound's scope
-// (bound/mcd: w1, b1, w2, b2).
+// (bound/mcd: w1, b1, w2, b2). It trains with VAIS's defaults (eta adapted, the gradient through
+// the whole chain: on oil flow, seed 1, 1000 iterations, the stop-gradient chain left its -ELBO
+// 0.6 nats per point above the full gradient's).
 type mcdMethod struct{ vaisMethod }
 
 func (mcdMethod) Name() string           { return "mcd" }
 func (mcdMethod) SupportsSTL(Sizes) bool { return false }
-
-// ChainDefaults implements Defaulted: VAIS's stop-gradient chain with eta adapted (the network
-// learns through the backward kernel's log ratio, which the stopped scores do not cut).
-func (mcdMethod) ChainDefaults() ChainDefaults { return ChainDefaults{AdaptEta: true, StopGrad: true} }
 
 // Settings implements Configurable: the network's hidden width.
 func (mcdMethod) Settings() []Setting {
