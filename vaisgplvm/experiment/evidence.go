@@ -33,6 +33,9 @@ type EvidenceSummary struct {
 	// Resampled are the trained chain resampling across Resample chains (the smc bound) and IWVI
 	// at the same evaluations (evidence.Resampled).
 	Resampled []evidence.BoundValue `json:"resampled,omitempty"`
+	// LearnedBackward are the trained chain with the mcd bound's backward kernel before and after
+	// fitting it at the checkpoint's parameters (evidence.LearnedBackward).
+	LearnedBackward []evidence.BoundValue `json:"learned_backward,omitempty"`
 	// Collapsed is the collapsed bound at the checkpoint's q0 and global parameters
 	// (evidence.Collapsed: the optimal q(u) integrated out); nil for data with missing entries.
 	Collapsed *evidence.BoundValue `json:"collapsed,omitempty"`
@@ -71,6 +74,9 @@ type EvidenceOptions struct {
 	// 0 means bounds.DefaultESSThreshold).
 	Resample    []int
 	ResampleESS float64
+	// LearnBackward > 0 fits a learned backward kernel (bounds "mcd") for this many Adam steps at
+	// the checkpoint's parameters, all frozen, and evaluates it (annealed checkpoints).
+	LearnBackward int
 }
 
 // Check refuses, before any work, options Evidence cannot use: each an *option.Error naming the
@@ -123,9 +129,12 @@ func (opt EvidenceOptions) Check() error {
 	if !(opt.ResampleESS >= 0 && opt.ResampleESS <= 1) {
 		return option.Of("ResampleESS", "ResampleESS %g: want a share in [0, 1]", opt.ResampleESS)
 	}
-	variants := opt.EtaScales != nil || opt.Chains != nil || opt.Dampings != nil || opt.Resample != nil
+	if opt.LearnBackward < 0 {
+		return option.Of("LearnBackward", "LearnBackward %d: want >= 0 steps (0: off)", opt.LearnBackward)
+	}
+	variants := opt.EtaScales != nil || opt.Chains != nil || opt.Dampings != nil || opt.Resample != nil || opt.LearnBackward > 0
 	if cfg, _, err := train.ReadCheckpointInfo(opt.Checkpoint); variants && opt.Checkpoint != "" && err == nil && !annealed(cfg.Method) {
-		return option.Errorf([]string{"EtaScales", "Chains", "Dampings", "Resample", "Checkpoint"}, "EtaScales, Chains, Dampings and Resample vary an annealed chain; Checkpoint %s (%s) has none", opt.Checkpoint, cfg.Method)
+		return option.Errorf([]string{"EtaScales", "Chains", "Dampings", "Resample", "LearnBackward", "Checkpoint"}, "EtaScales, Chains, Dampings, Resample and LearnBackward vary an annealed chain; Checkpoint %s (%s) has none", opt.Checkpoint, cfg.Method)
 	}
 	return nil
 }
@@ -240,6 +249,11 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 			return nil, err
 		}
 	}
+	if opt.LearnBackward > 0 {
+		if sum.LearnedBackward, err = evidence.LearnedBackward(tr, res, opt.Draws, opt.LearnBackward); err != nil {
+			return nil, err
+		}
+	}
 	if !tr.Model.HasMask() {
 		c, err := evidence.Collapsed(tr, max(20, 200_000/tr.Model.N), 3, opt.Seed)
 		if err != nil {
@@ -265,7 +279,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 
 // All returns every bound of the summary: Bounds, ChainVariants, Underdamped.
 func (s *EvidenceSummary) All() []evidence.BoundValue {
-	return slices.Concat(s.Bounds, s.ChainVariants, s.Underdamped, s.Resampled)
+	return slices.Concat(s.Bounds, s.ChainVariants, s.Underdamped, s.Resampled, s.LearnedBackward)
 }
 
 // Report writes the summary for a reader on w: the evidence estimate with its convergence check,

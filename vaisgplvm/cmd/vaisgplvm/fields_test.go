@@ -45,7 +45,7 @@ func TestFlagForLibraryFields(t *testing.T) {
 		// experiment.SourceOptions, ResumeRequest, EvidenceOptions
 		"Labels", "HidePixels", "Standardize", "Resume", "Seed", "EtaScales", "Dampings",
 		// model.Config fields a resumed run can disagree on
-		"Whitened", "PointEta", "AdaptEta", "Q", "Resample", "ResampleESS",
+		"Whitened", "PointEta", "AdaptEta", "Q", "Resample", "ResampleESS", "LearnBackward",
 	} {
 		if f := flagFor(field); !flags[f] {
 			t.Errorf("flagFor(%s) = %s, which no command defines", field, f)
