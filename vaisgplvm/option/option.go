@@ -1,9 +1,11 @@
-// Package option holds the library's one error type for a setting the caller chose and the
-// library cannot use: a dataset it does not have, a size that does not fit the data or the
-// machine's memory, an output directory that holds another run. The message is in the library's
-// words and names each setting by its Go name (a Config or Options field, "LR", "Pixels"); a
-// command maps those names to its flags (Error.Reword), so that no library message has to know
-// the command line.
+// Package option holds how the library names, checks and binds the settings a caller chooses. Its
+// one error type for a setting the library cannot use is Error: a dataset it does not have, a size
+// that does not fit the data or the machine's memory, an output directory that holds another run;
+// Failure is a run that failed with advice on settings (a diverging training: "lower LR"). Both
+// name each setting by its Go name (a Config or Options field, "LR", "Pixels"); a command maps
+// those names to its flags (Reword), so that no library message has to know the command line.
+// The flag helpers (Ints, Floats, Bind, CopyTagged, Tag, Kebab) and the rule check (Rule, Check)
+// are the small pieces a command needs to map flags to the library's options.
 package option
 
 import (
