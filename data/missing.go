@@ -45,3 +45,16 @@ func DamagedRows(mask [][]float64) []int {
 	}
 	return rows
 }
+
+// InvertMask returns 1 - mask [N, D]: the missing entries of mask as the observed ones of the
+// result (to score predictions of the entries a mask hid, e.g. with metrics.MSE).
+func InvertMask(mask [][]float64) [][]float64 {
+	out := make([][]float64, len(mask))
+	for i, r := range mask {
+		out[i] = make([]float64, len(r))
+		for j, v := range r {
+			out[i][j] = 1 - v
+		}
+	}
+	return out
+}

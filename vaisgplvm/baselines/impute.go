@@ -158,6 +158,14 @@ func sameShape(x, mask, ref, refMask [][]float64) error {
 	return nil
 }
 
+// KNNKs are the k that validated k-NN imputation chooses from by default (the tables, train's
+// hidden-pixel baselines), and ValidationShare the share of the fully observed rows it validates
+// on.
+var KNNKs = []int{1, 2, 3, 5, 8, 12, 20, 30, 50}
+
+// ValidationShare: see KNNKs.
+const ValidationShare = 0.1
+
 // KNNChoice is the k that KNNValidated chose and the validation MSE of every k tried.
 type KNNChoice struct {
 	K      int       `json:"k"`

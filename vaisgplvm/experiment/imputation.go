@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
@@ -25,13 +26,7 @@ type ImputationBaselines struct {
 // the entries of x [N, D] that mask [N, D] hides against truth [N, D] (all in the model's units);
 // seed draws the validation rows. Errors: those of the baselines (bad shapes, q out of range).
 func ImputeBaselines(truth, x, mask [][]float64, q int, seed uint64) (*ImputationBaselines, error) {
-	inv := make([][]float64, len(mask))
-	for i := range mask {
-		inv[i] = make([]float64, len(mask[i]))
-		for j, v := range mask[i] {
-			inv[i][j] = 1 - v
-		}
-	}
+	inv := data.InvertMask(mask)
 	score := func(imp [][]float64, err error) (float64, error) {
 		if err != nil {
 			return 0, err
@@ -46,7 +41,7 @@ func ImputeBaselines(truth, x, mask [][]float64, q int, seed uint64) (*Imputatio
 	if b.KNNMSE, err = score(baselines.KNNImpute(x, mask, x, mask, protocol.KNN, true)); err != nil {
 		return nil, err
 	}
-	imp, choice, err := baselines.KNNValidated(x, mask, []int{1, 2, 3, 5, 8, 12, 20, 30, 50}, 0.1, seed)
+	imp, choice, err := baselines.KNNValidated(x, mask, baselines.KNNKs, baselines.ValidationShare, seed)
 	if b.ValidatedKNNMSE, err = score(imp, err); err != nil {
 		return nil, err
 	}

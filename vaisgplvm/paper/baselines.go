@@ -2,6 +2,7 @@ package paper
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"slices"
 	"strings"
 
@@ -79,7 +80,7 @@ func imputationMSE(truth, hidden, mask, ref, refMask [][]float64, self bool) (me
 	if err != nil {
 		return 0, 0, err
 	}
-	inv := invertMask(mask)
+	inv := data.InvertMask(mask)
 	if mean, err = metrics.MSE(truth, m, inv); err != nil {
 		return 0, 0, err
 	}
@@ -114,12 +115,6 @@ type imputed struct {
 	ks        []int
 }
 
-// knnKs are the k that validated k-NN imputation chooses from; validationShare the share of the
-// fully observed images it validates on.
-var knnKs = []int{1, 2, 3, 5, 8, 12, 20, 30, 50}
-
-const validationShare = 0.1
-
 // heldOutImputation adds run seed's scores of the held-out rows' hidden entries (split s) to val
 // (k-NN over the training rows, k chosen on a tenth of the training rows with half their entries
 // hidden: KNNValidated's damage rate for fully observed data) and ppca (q components fitted on the
@@ -128,8 +123,8 @@ func heldOutImputation(s protocol.Split, q int, seed uint64, val, ppca *imputed)
 	if q == 0 {
 		return nil
 	}
-	inv := invertMask(s.Mask)
-	_, c, err := baselines.KNNValidated(s.Train, nil, knnKs, validationShare, seed)
+	inv := data.InvertMask(s.Mask)
+	_, c, err := baselines.KNNValidated(s.Train, nil, baselines.KNNKs, baselines.ValidationShare, seed)
 	if err != nil {
 		return err
 	}
@@ -160,8 +155,8 @@ func heldOutImputation(s protocol.Split, q int, seed uint64, val, ppca *imputed)
 // strongImputation adds run seed's validated k-NN and PPCA (q components) scores of the hidden
 // entries (mask 0 in hidden) against truth to val and ppca.
 func strongImputation(truth, hidden, mask [][]float64, q int, seed uint64, val, ppca *imputed) error {
-	inv := invertMask(mask)
-	imp, c, err := baselines.KNNValidated(hidden, mask, knnKs, validationShare, seed)
+	inv := data.InvertMask(mask)
+	imp, c, err := baselines.KNNValidated(hidden, mask, baselines.KNNKs, baselines.ValidationShare, seed)
 	if err != nil {
 		return err
 	}
@@ -191,18 +186,6 @@ func oneValue(v float64) *[2]float64 {
 		return nil
 	}
 	return &[2]float64{v, 0}
-}
-
-// invertMask returns 1 - mask.
-func invertMask(mask [][]float64) [][]float64 {
-	out := make([][]float64, len(mask))
-	for i, r := range mask {
-		out[i] = make([]float64, len(r))
-		for j, v := range r {
-			out[i][j] = 1 - v
-		}
-	}
-	return out
 }
 
 // baselineTable renders baselines (nil when there are none).

@@ -2,6 +2,7 @@ package paper
 
 import (
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"slices"
 	"sort"
 	"strings"
@@ -170,7 +171,7 @@ func (r *Result) Tables() []report.Table {
 			"fully observed images damaged as the data's damaged ones are; and PPCA with the GPLVM's Q fitted by EM with the "+
 			"missing entries left out, imputing the posterior mean and scoring NELL as the GPLVMs do (expected log-likelihood of "+
 			"the hidden pixels under q(z), nats per damaged image); mean ± 2 s.e. over the seeds' hidden pixels. Compare with the "+
-			"MSE and NELL columns.", protocol.KNN, knnKs, 100*validationShare)
+			"MSE and NELL columns.", protocol.KNN, baselines.KNNKs, 100*baselines.ValidationShare)
 	}
 	if b := baselineTable(r.Baselines, what); b != nil {
 		out = append(out, *b)

@@ -3,6 +3,7 @@ package paper
 import (
 	"context"
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"time"
 
 	backends "github.com/gomlx/compute"
@@ -353,7 +354,7 @@ func (r *Result5) Tables() []report.Table {
 		"nearest with k chosen per seed from %v on 10%% of the training rows with half their entries hidden; and PPCA with "+
 		"VAIS's Q fitted by EM on the training rows, imputing each held-out row's posterior mean given its observed entries, "+
 		"NELL as the GPLVMs' (per held-out point); mean ± 2 s.e. over the seeds. Compare with the held-out MSE and NELL "+
-		"columns.", protocol.KNN, knnKs)); b != nil {
+		"columns.", protocol.KNN, baselines.KNNKs)); b != nil {
 		out = append(out, *b)
 	}
 	return withClaims(out, r.Claims)
