@@ -48,6 +48,10 @@ type Metrics struct {
 	// HiddenBaselines score simple imputations of the same hidden pixels (column means, k-NN,
 	// validated k-NN, PPCA with the model's Q), to compare with Hidden.
 	HiddenBaselines *ImputationBaselines `json:"hidden_pixels_baselines,omitempty"`
+	// HiddenExact scores the same hidden pixels with the exact GP conditional on the complete rows
+	// at their latents (train.Trainer.ScoreMissingExact): every training image enters the
+	// prediction instead of the M inducing variables.
+	HiddenExact *train.MissingScores `json:"hidden_pixels_exact,omitempty"`
 	// Warnings says what looks wrong with a run that ended normally (data of an extreme scale, a
 	// bound that got worse, a chain that never accepts); empty for a healthy run.
 	Warnings []string `json:"warnings,omitempty"`
@@ -314,10 +318,14 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	}
 	var hidden *train.MissingScores
 	var hiddenBase *ImputationBaselines
+	var hiddenExact *train.MissingScores
 	var baseWarn []string
 	if td.Truth != nil {
 		if hidden, err = tr.ScoreMissing(td.Truth, ev); err != nil {
 			return nil, err
+		}
+		if hiddenExact, err = scoreExact(tr, td.Truth, ev); err != nil {
+			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact not computed: %v", err))
 		}
 		if hiddenBase, err = ImputeBaselines(td.Truth, td.X, td.Mask, tr.Model.Cfg.Q, src.HiddenSeed); err != nil {
 			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_baselines not computed: %v", err))
@@ -352,8 +360,17 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	}
 	return &Metrics{MSEDataUnits: mseData, Reconstruction: map[bool]string{false: "mixture", true: "single latent"}[opt.SingleLatent], Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
-		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, HiddenBaselines: hiddenBase, Warnings: append(TrainWarnings(tr.Curve, chain), baseWarn...),
+		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, HiddenExact: hiddenExact, HiddenBaselines: hiddenBase, Warnings: append(TrainWarnings(tr.Curve, chain), baseWarn...),
 		Source: src, DataSHA256: data.ContentSHA256(td.X, td.Mask)}, nil
+}
+
+// scoreExact scores the hidden entries with the exact GP conditional on the complete rows.
+func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation) (*train.MissingScores, error) {
+	ex, err := tr.CompleteExact(ev)
+	if err != nil {
+		return nil, err
+	}
+	return tr.ScoreMissingExact(truth, ev, ex)
 }
 
 // writeMetrics writes metrics.json.

@@ -29,8 +29,13 @@ type Row struct {
 	// PredMSE and PredNELL are MSE and NELL under the posterior predictive mixture over the
 	// reconstruction's particles (train.Predictive; MSE and NELL are at their weighted-mean
 	// latent); nil when a run's evaluation has none (stored before it existed).
-	PredMSE    *[2]float64 `json:"predictive_mse,omitempty"`
-	PredNELL   *[2]float64 `json:"predictive_nell,omitempty"`
+	PredMSE  *[2]float64 `json:"predictive_mse,omitempty"`
+	PredNELL *[2]float64 `json:"predictive_nell,omitempty"`
+	// ExactMSE and ExactNELL score the hidden pixels (Tables 2, 3) under the same mixture with
+	// the exact GP conditional on the complete images in place of the sparse one
+	// (train.Trainer.ScoreMissingExact); nil when a run's training was stored before it existed.
+	ExactMSE   *[2]float64 `json:"exact_mse,omitempty"`
+	ExactNELL  *[2]float64 `json:"exact_nell,omitempty"`
 	SecPerIter float64     `json:"seconds_per_iteration"`
 	// ESS and weight entropy of K weights per damaged image (Table 3 only).
 	ESS     *[2]float64 `json:"ess,omitempty"`
@@ -62,6 +67,8 @@ type RunResult struct {
 	OneNNError *float64 `json:"one_nn_error,omitempty"`
 	PredMSE    *float64 `json:"predictive_mse,omitempty"`
 	PredNELL   *float64 `json:"predictive_nell,omitempty"`
+	ExactMSE   *float64 `json:"exact_mse,omitempty"`
+	ExactNELL  *float64 `json:"exact_nell,omitempty"`
 	ESS        *float64 `json:"ess,omitempty"`
 	Entropy    *float64 `json:"weight_entropy,omitempty"`
 	// FinalRise is the run's curve's rise over its last tenth up to the row's iterations.
@@ -110,6 +117,9 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 		if p := e.Predictive; p != nil {
 			per[i].PredMSE, per[i].PredNELL = &p.MSE, &p.NELL
 		}
+		if p := e.Exact; p != nil {
+			per[i].ExactMSE, per[i].ExactNELL = &p.MSE, &p.NELL
+		}
 		if e.NegELBOSE != nil {
 			per[i].NegELBOSE = *e.NegELBOSE
 			sumVar += *e.NegELBOSE * *e.NegELBOSE
@@ -126,6 +136,8 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 	}
 	row.PredMSE = optional(evs, func(e *train.Evaluation) *float64 { return predictive(e, true) })
 	row.PredNELL = optional(evs, func(e *train.Evaluation) *float64 { return predictive(e, false) })
+	row.ExactMSE = optional(evs, func(e *train.Evaluation) *float64 { return exact(e, true) })
+	row.ExactNELL = optional(evs, func(e *train.Evaluation) *float64 { return exact(e, false) })
 	if p, ok := Paper(ds, method, iters); ok {
 		row.Paper = &p
 	}
@@ -141,6 +153,17 @@ func predictive(e *train.Evaluation, mse bool) *float64 {
 		return &e.Predictive.MSE
 	}
 	return &e.Predictive.NELL
+}
+
+// exact returns e's MSE (mse) or NELL under the exact conditional, nil when e has none.
+func exact(e *train.Evaluation, mse bool) *float64 {
+	switch {
+	case e.Exact == nil:
+		return nil
+	case mse:
+		return &e.Exact.MSE
+	}
+	return &e.Exact.NELL
 }
 
 // optional summarises a value every evaluation may lack: nil when one does.

@@ -215,6 +215,9 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 				if ev.Predictive != nil {
 					ev.Predictive.MSE, ev.Predictive.NELL = sc.MSEPredictive, sc.NELLPredictive
 				}
+				if ev.Exact, err = scoreExact(tr, ds.X, ev); err != nil {
+					return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
+				}
 			}
 			j.evals = append(j.evals, ev)
 			if table == 3 {
@@ -265,6 +268,20 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 
 // jobData returns the data a training of table trains on for seed: ds's matrix and mask, with
 // Table 2 and 3's hidden pixels (HidePixels) and the damaged images' indices.
+// scoreExact scores the hidden entries under the exact GP conditional on the complete rows
+// (train.Trainer.ScoreMissingExact): its mixture's MSE and NELL.
+func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation) (*train.Predictive, error) {
+	ex, err := tr.CompleteExact(ev)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := tr.ScoreMissingExact(truth, ev, ex)
+	if err != nil {
+		return nil, err
+	}
+	return &train.Predictive{MSE: sc.MSEPredictive, NELL: sc.NELLPredictive, Components: sc.Components}, nil
+}
+
 func jobData(table int, ds *data.Dataset, seed uint64) (x, mask [][]float64, damaged []int, err error) {
 	if table >= 2 {
 		return protocol.HidePixels(ds.X, seed)

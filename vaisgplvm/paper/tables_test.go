@@ -136,6 +136,12 @@ func TestTable2Smoke(t *testing.T) {
 		if !(r.MSE[0] > 0 && r.MSE[0] < 1) || r.OneNNError == nil || !(r.NELL[0] > 0) {
 			t.Errorf("row %+v: want a missing-pixel MSE in (0, 1) on the unit scale, a NELL and a 1-NN error", r)
 		}
+		if r.ExactMSE == nil || !(r.ExactMSE[0] > 0 && r.ExactMSE[0] < 1) || r.ExactNELL == nil || r.PerRun[0].ExactMSE == nil {
+			t.Errorf("row %s %d: exact-conditional scores %v %v: want an MSE in (0, 1) and a NELL, per run too", r.Method, r.Iterations, r.ExactMSE, r.ExactNELL)
+		}
+	}
+	if md := res.Tables()[0].Text(); !strings.Contains(md, "exact MSE") {
+		t.Error("Table 2's main table has no exact MSE column")
 	}
 	if b := res.Baselines; len(b) != 4 || b[0].MSE == nil || b[1].MSE == nil || !(b[0].MSE[0] > 0 && b[0].MSE[0] < 1) ||
 		!(b[1].MSE[0] > 0 && b[1].MSE[0] < b[0].MSE[0]) || !(b[2].MSE[0] <= b[1].MSE[0]*1.05) || b[3].NELL == nil ||

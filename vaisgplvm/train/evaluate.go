@@ -35,6 +35,10 @@ type Evaluation struct {
 	// particles (nil in an Evaluation stored before it existed). MSE, NELL and Recon above are at
 	// the single latent (the weighted mean of the particles), as the paper reconstructs.
 	Predictive *Predictive `json:"predictive,omitempty"`
+	// Exact scores, where the caller computed them (Tables 2 and 3: the hidden pixels), the same
+	// mixture with the exact GP conditional on the complete rows in place of the sparse one
+	// (ScoreMissingExact; MSE and NELL of the mixture; Recon, Particles and Weights nil).
+	Exact *Predictive `json:"exact,omitempty"`
 }
 
 // ReconChains is the default number of independent annealed chains per point whose

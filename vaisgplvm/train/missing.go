@@ -33,16 +33,10 @@ type MissingScores struct {
 // particles (MSEPredictive, NELLPredictive; one component when ev has none). An error when the
 // model has no mask or truth has the wrong shape.
 func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScores, error) {
-	if err := t.check(); err != nil {
+	if err := t.checkMissing(truth, ev); err != nil {
 		return nil, err
 	}
 	m := t.Model
-	if m.Mask == nil {
-		return nil, fmt.Errorf("score missing: the model has no observation mask")
-	}
-	if len(truth) != m.N || len(truth[0]) != m.D || len(ev.Latent) != m.N {
-		return nil, fmt.Errorf("score missing: truth is %dx%d and latents %d rows, want %dx%d", len(truth), len(truth[0]), len(ev.Latent), m.N, m.D)
-	}
 	exec, err := mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, h *Node) []*Node {
 		post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
 		mg := post.Predict(h, true)
@@ -51,84 +45,121 @@ func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScore
 	if err != nil {
 		return nil, err
 	}
-	predict := func(h [][]float64) (mean, vr [][]float64, s2 float64, err error) {
+	predict := func(h [][]float64) (*rowPredictive, error) {
 		lat, err := vars.Matrix(h, m.DType())
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("score missing: latents: %w", err)
+			return nil, fmt.Errorf("score missing: latents: %w", err)
 		}
 		out, err := exec.Exec(lat)
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("score missing: %w", err)
+			return nil, fmt.Errorf("score missing: %w", err)
 		}
-		return matrix(out[0]), matrix(out[1]), vars.Flat64(out[2])[0], nil
+		return &rowPredictive{mean: matrix(out[0]), vr: matrix(out[1]), s2: vars.Flat64(out[2])[0]}, nil
+	}
+	return scoreHidden(truth, m.Mask, ev, predict)
+}
+
+// checkMissing returns an error when the model has no mask or truth or ev.Latent do not match it.
+func (t *Trainer) checkMissing(truth [][]float64, ev *Evaluation) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	m := t.Model
+	if m.Mask == nil {
+		return fmt.Errorf("score missing: the model has no observation mask")
+	}
+	if len(truth) != m.N || len(truth[0]) != m.D || len(ev.Latent) != m.N {
+		return fmt.Errorf("score missing: truth is %dx%d and latents %d rows, want %dx%d", len(truth), len(truth[0]), len(ev.Latent), m.N, m.D)
+	}
+	return nil
+}
+
+// rowPredictive is a predictive at some rows' latents: means and variances of f [rows, D] and
+// the noise variance s2.
+type rowPredictive struct {
+	mean, vr [][]float64
+	s2       float64
+}
+
+// scoreHidden scores the entries mask hides against truth with predict, called at the damaged
+// rows' latents only: once at the single latents ev.Latent, then once per particle of ev's
+// posterior predictive mixture.
+func scoreHidden(truth, mask [][]float64, ev *Evaluation, predict func(h [][]float64) (*rowPredictive, error)) (*MissingScores, error) {
+	var rows []int
+	for i := range mask {
+		for _, o := range mask[i] {
+			if o == 0 {
+				rows = append(rows, i)
+				break
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("score missing: the mask hides no entry")
+	}
+	pick := func(h [][]float64) [][]float64 {
+		out := make([][]float64, len(rows))
+		for i, r := range rows {
+			out[i] = h[r]
+		}
+		return out
 	}
 	pred := ev.Predictive
 	if pred == nil || pred.Particles == nil {
 		pred = singleComponent(ev)
 	}
-	sc := &MissingScores{Components: len(pred.Particles)}
+	sc := &MissingScores{Components: len(pred.Particles), Rows: len(rows)}
+	entry := func(x, mu, v, s2 float64) float64 {
+		return -0.5*math.Log(2*math.Pi*s2) - ((x-mu)*(x-mu)+v)/(2*s2)
+	}
 	// the single latent
-	mean, vr, s2, err := predict(ev.Latent)
+	p, err := predict(pick(ev.Latent))
 	if err != nil {
 		return nil, err
 	}
-	entry := func(x, mu, v float64) float64 { return -0.5*math.Log(2*math.Pi*s2) - ((x-mu)*(x-mu)+v)/(2*s2) }
 	sse, nll := 0.0, 0.0
-	for i := range truth {
-		damaged := false
-		for j, x := range truth[i] {
-			if m.Mask[i][j] != 0 {
-				continue
+	for i, r := range rows {
+		for j, x := range truth[r] {
+			if mask[r][j] == 0 {
+				d := x - p.mean[i][j]
+				sse += d * d
+				nll -= entry(x, p.mean[i][j], p.vr[i][j], p.s2)
+				sc.Entries++
 			}
-			damaged = true
-			r := x - mean[i][j]
-			sse += r * r
-			nll -= entry(x, mean[i][j], vr[i][j])
-			sc.Entries++
-		}
-		if damaged {
-			sc.Rows++
 		}
 	}
 	// the mixture: each component's predictive, then per damaged row a log-sum-exp over them
-	mix := make([][]float64, m.N)
-	logs := make([][]float64, m.N) // [N][S]: sum over the row's missing entries at h_s
-	for i := range mix {
-		mix[i], logs[i] = make([]float64, m.D), make([]float64, len(pred.Particles))
+	mix := make([][]float64, len(rows))
+	logs := make([][]float64, len(rows)) // [rows][S]: sum over the row's missing entries at h_s
+	for i, r := range rows {
+		mix[i], logs[i] = make([]float64, len(truth[r])), make([]float64, len(pred.Particles))
 	}
 	for k, h := range pred.Particles {
-		mean, vr, _, err := predict(h)
+		p, err := predict(pick(h))
 		if err != nil {
 			return nil, err
 		}
-		for i := range truth {
-			for j, x := range truth[i] {
-				if m.Mask[i][j] == 0 {
-					mix[i][j] += pred.Weights[k][i] * mean[i][j]
-					logs[i][k] += entry(x, mean[i][j], vr[i][j])
+		for i, r := range rows {
+			for j, x := range truth[r] {
+				if mask[r][j] == 0 {
+					mix[i][j] += pred.Weights[k][r] * p.mean[i][j]
+					logs[i][k] += entry(x, p.mean[i][j], p.vr[i][j], p.s2)
 				}
 			}
 		}
 	}
 	sseMix, nllMix := 0.0, 0.0
-	for i := range truth {
-		damaged := false
-		for j, x := range truth[i] {
-			if m.Mask[i][j] == 0 {
-				damaged = true
+	for i, r := range rows {
+		for j, x := range truth[r] {
+			if mask[r][j] == 0 {
 				sseMix += (x - mix[i][j]) * (x - mix[i][j])
 			}
 		}
-		if damaged {
-			w := make([]float64, len(pred.Particles))
-			for k := range w {
-				w[k] = pred.Weights[k][i]
-			}
-			nllMix -= logMixture(w, logs[i])
+		w := make([]float64, len(pred.Particles))
+		for k := range w {
+			w[k] = pred.Weights[k][r]
 		}
-	}
-	if sc.Entries == 0 {
-		return nil, fmt.Errorf("score missing: the mask hides no entry")
+		nllMix -= logMixture(w, logs[i])
 	}
 	sc.MSE, sc.NELL = sse/float64(sc.Entries), nll/float64(sc.Rows)
 	sc.MSEPredictive, sc.NELLPredictive = sseMix/float64(sc.Entries), nllMix/float64(sc.Rows)
