@@ -59,6 +59,13 @@ func (r *Result) ScoreMissing(truth [][]float64) (*train.MissingScores, error) {
 	return r.fit.ScoreMissing(truth, r.eval)
 }
 
+// ScoreMissingExact scores the hidden entries as ScoreMissing does, with the exact GP conditional
+// ex (train.Trainer.NewExact on the training rows at their latents) in place of the sparse one.
+// An error when Latents was given no mask.
+func (r *Result) ScoreMissingExact(truth [][]float64, ex *train.Exact) (*train.MissingScores, error) {
+	return r.fit.ScoreMissingExact(truth, r.eval, ex)
+}
+
 // Latents fits q0 for the rows of x [N*, D] (mask [N*, D], 1 = observed, or nil) under the trained
 // model of tr. Errors: wrong number of columns, non-finite observed values, a row with no
 // observed entry, or a failure of the optimisation (reported with its iteration).

@@ -276,6 +276,9 @@ func TestTable5Smoke(t *testing.T) {
 		if (r.Method == "vais") != (r.PredMSE != nil && r.PredNELL != nil) {
 			t.Errorf("%s: mixture scores %v %v: want them for the Bayesian GPLVM only", r.Method, r.PredMSE, r.PredNELL)
 		}
+		if (r.Method == "vais") != (r.ExactMSE != nil && r.ExactNELL != nil && *r.ExactMSE != *r.PredMSE) {
+			t.Errorf("%s: exact-conditional scores %v %v: want them, other than the mixture's, for the Bayesian GPLVM only", r.Method, r.ExactMSE, r.ExactNELL)
+		}
 	}
 	// any registered bound is a row of its own, held out the same way
 	o.Methods = []string{"standard", "vais", "iwvi"}
