@@ -50,8 +50,10 @@ type Metrics struct {
 	HiddenBaselines *ImputationBaselines `json:"hidden_pixels_baselines,omitempty"`
 	// HiddenExact scores the same hidden pixels with the exact GP conditional on the complete rows
 	// at their latents (train.Trainer.ScoreMissingExact): every training image enters the
-	// prediction instead of the M inducing variables.
-	HiddenExact *train.MissingScores `json:"hidden_pixels_exact,omitempty"`
+	// prediction instead of the M inducing variables; at the trained hyperparameters and refitted
+	// (HiddenExactRefit, train.ExactOptions.Refit).
+	HiddenExact      *train.MissingScores `json:"hidden_pixels_exact,omitempty"`
+	HiddenExactRefit *train.MissingScores `json:"hidden_pixels_exact_refit,omitempty"`
 	// Warnings says what looks wrong with a run that ended normally (data of an extreme scale, a
 	// bound that got worse, a chain that never accepts); empty for a healthy run.
 	Warnings []string `json:"warnings,omitempty"`
@@ -187,6 +189,10 @@ type TrainOptions struct {
 	// SingleLatent writes reconstruction.csv from the prediction at the single reconstruction
 	// latent (the paper's) instead of the posterior predictive mixture's means (train.Predictive).
 	SingleLatent bool
+	// Exact also scores the hidden pixels under the exact GP conditional on the complete images,
+	// at the trained and at refitted hyperparameters (metrics.json hidden_pixels_exact and
+	// hidden_pixels_exact_refit; train.Exact): seconds to minutes.
+	Exact bool
 	// Observe, when not nil, sees every training step (train.Trainer.Run).
 	Observe func(train.Event)
 	// Stop, when closed, ends training after the current step (train.Trainer.Stop).
@@ -318,14 +324,21 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	}
 	var hidden *train.MissingScores
 	var hiddenBase *ImputationBaselines
-	var hiddenExact *train.MissingScores
+	var hiddenExact, hiddenRefit *train.MissingScores
 	var baseWarn []string
 	if td.Truth != nil {
 		if hidden, err = tr.ScoreMissing(td.Truth, ev); err != nil {
 			return nil, err
 		}
-		if hiddenExact, err = scoreExact(tr, td.Truth, ev); err != nil {
+		if !opt.Exact {
+			// scored only on request
+		} else if hiddenExact, err = scoreExact(tr, td.Truth, ev, train.ExactOptions{}); err != nil {
 			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact not computed: %v", err))
+		}
+		if !opt.Exact {
+			// scored only on request
+		} else if hiddenRefit, err = scoreExact(tr, td.Truth, ev, train.ExactOptions{Refit: true, Seed: opt.Seed}); err != nil {
+			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact_refit not computed: %v", err))
 		}
 		if hiddenBase, err = ImputeBaselines(td.Truth, td.X, td.Mask, tr.Model.Cfg.Q, src.HiddenSeed); err != nil {
 			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_baselines not computed: %v", err))
@@ -360,13 +373,13 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	}
 	return &Metrics{MSEDataUnits: mseData, Reconstruction: map[bool]string{false: "mixture", true: "single latent"}[opt.SingleLatent], Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
-		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, HiddenExact: hiddenExact, HiddenBaselines: hiddenBase, Warnings: append(TrainWarnings(tr.Curve, chain), baseWarn...),
+		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, HiddenExact: hiddenExact, HiddenExactRefit: hiddenRefit, HiddenBaselines: hiddenBase, Warnings: append(TrainWarnings(tr.Curve, chain), baseWarn...),
 		Source: src, DataSHA256: data.ContentSHA256(td.X, td.Mask)}, nil
 }
 
 // scoreExact scores the hidden entries with the exact GP conditional on the complete rows.
-func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation) (*train.MissingScores, error) {
-	ex, err := tr.CompleteExact(ev)
+func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, o train.ExactOptions) (*train.MissingScores, error) {
+	ex, err := tr.CompleteExact(ev, o)
 	if err != nil {
 		return nil, err
 	}

@@ -83,6 +83,13 @@ type Options struct {
 	Subset int
 	// ReconIters is Table 5's number of Adam iterations fitting the held-out points' latents (0: 200).
 	ReconIters int
+	// Exact also scores the hidden entries of Tables 2, 3 (complete images) and 5 (training
+	// points) under the exact GP conditional, at the trained hyperparameters and refitted
+	// (train.Exact; the exact and refit columns): per snapshot a float64 Cholesky of those rows
+	// and a refit's up to 80 of ExactFitRows rows, seconds to minutes per training.
+	Exact bool
+	// ExactFitRows is the refit's number of rows (0: train.DefaultExactFitRows).
+	ExactFitRows int
 	// Ks are Table 6's values of K (nil: 5, 10, 15, 20, 25).
 	Ks []int
 	// Reps is Table 6's number of timed iterations per cell after one warm-up (0: 5; Paper: 10).
@@ -191,6 +198,8 @@ func (o Options) validate(table Spec) error {
 		return option.Of("Iters", "Iters = %d: want >= 3 (rows at 1/3, 2/3 and all of them)", o.Iters)
 	case o.Iters < 0 || (table.Iters > 0 && o.Iters < 1):
 		return option.Of("Iters", "Iters = %d: want >= 1", o.Iters)
+	case o.ExactFitRows < 0:
+		return option.Of("ExactFitRows", "ExactFitRows = %d: want >= 0 (0 = %d)", o.ExactFitRows, train.DefaultExactFitRows)
 	case o.ReconIters < 1:
 		return option.Of("ReconIters", "ReconIters = %d: want >= 1", o.ReconIters)
 	case o.Subset != AllPoints && o.Subset < 20:

@@ -33,9 +33,12 @@ type Row struct {
 	PredNELL *[2]float64 `json:"predictive_nell,omitempty"`
 	// ExactMSE and ExactNELL score the hidden pixels (Tables 2, 3) under the same mixture with
 	// the exact GP conditional on the complete images in place of the sparse one
-	// (train.Trainer.ScoreMissingExact); nil when a run's training was stored before it existed.
+	// (train.Trainer.ScoreMissingExact) at the trained hyperparameters, RefitMSE and RefitNELL with
+	// them refitted (train.ExactOptions.Refit); nil when a run's training was stored before they existed.
 	ExactMSE   *[2]float64 `json:"exact_mse,omitempty"`
 	ExactNELL  *[2]float64 `json:"exact_nell,omitempty"`
+	RefitMSE   *[2]float64 `json:"exact_refit_mse,omitempty"`
+	RefitNELL  *[2]float64 `json:"exact_refit_nell,omitempty"`
 	SecPerIter float64     `json:"seconds_per_iteration"`
 	// ESS and weight entropy of K weights per damaged image (Table 3 only).
 	ESS     *[2]float64 `json:"ess,omitempty"`
@@ -69,6 +72,8 @@ type RunResult struct {
 	PredNELL   *float64 `json:"predictive_nell,omitempty"`
 	ExactMSE   *float64 `json:"exact_mse,omitempty"`
 	ExactNELL  *float64 `json:"exact_nell,omitempty"`
+	RefitMSE   *float64 `json:"exact_refit_mse,omitempty"`
+	RefitNELL  *float64 `json:"exact_refit_nell,omitempty"`
 	ESS        *float64 `json:"ess,omitempty"`
 	Entropy    *float64 `json:"weight_entropy,omitempty"`
 	// FinalRise is the run's curve's rise over its last tenth up to the row's iterations.
@@ -120,6 +125,9 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 		if p := e.Exact; p != nil {
 			per[i].ExactMSE, per[i].ExactNELL = &p.MSE, &p.NELL
 		}
+		if p := e.ExactRefit; p != nil {
+			per[i].RefitMSE, per[i].RefitNELL = &p.MSE, &p.NELL
+		}
 		if e.NegELBOSE != nil {
 			per[i].NegELBOSE = *e.NegELBOSE
 			sumVar += *e.NegELBOSE * *e.NegELBOSE
@@ -136,8 +144,10 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 	}
 	row.PredMSE = optional(evs, func(e *train.Evaluation) *float64 { return predictive(e, true) })
 	row.PredNELL = optional(evs, func(e *train.Evaluation) *float64 { return predictive(e, false) })
-	row.ExactMSE = optional(evs, func(e *train.Evaluation) *float64 { return exact(e, true) })
-	row.ExactNELL = optional(evs, func(e *train.Evaluation) *float64 { return exact(e, false) })
+	row.ExactMSE = optional(evs, func(e *train.Evaluation) *float64 { return scores(e.Exact, true) })
+	row.ExactNELL = optional(evs, func(e *train.Evaluation) *float64 { return scores(e.Exact, false) })
+	row.RefitMSE = optional(evs, func(e *train.Evaluation) *float64 { return scores(e.ExactRefit, true) })
+	row.RefitNELL = optional(evs, func(e *train.Evaluation) *float64 { return scores(e.ExactRefit, false) })
 	if p, ok := Paper(ds, method, iters); ok {
 		row.Paper = &p
 	}
@@ -155,15 +165,15 @@ func predictive(e *train.Evaluation, mse bool) *float64 {
 	return &e.Predictive.NELL
 }
 
-// exact returns e's MSE (mse) or NELL under the exact conditional, nil when e has none.
-func exact(e *train.Evaluation, mse bool) *float64 {
+// scores returns p's MSE (mse) or NELL, nil when p is nil.
+func scores(p *train.Predictive, mse bool) *float64 {
 	switch {
-	case e.Exact == nil:
+	case p == nil:
 		return nil
 	case mse:
-		return &e.Exact.MSE
+		return &p.MSE
 	}
-	return &e.Exact.NELL
+	return &p.NELL
 }
 
 // optional summarises a value every evaluation may lack: nil when one does.

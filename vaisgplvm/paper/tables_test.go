@@ -124,6 +124,7 @@ func checkPerRun(t *testing.T, r Row) {
 func TestTable2Smoke(t *testing.T) {
 	o := small(5, 100)
 	o.Datasets, o.Methods, o.Figures = []string{"mnist"}, []string{"mf", "vais"}, true
+	o.Exact, o.ExactFitRows = true, 60
 	o.Configure = func(c *model.Config) error { c.M, c.K = 5, 2; return nil }
 	res, err := Table2(context.Background(), o)
 	if err != nil {
@@ -139,9 +140,12 @@ func TestTable2Smoke(t *testing.T) {
 		if r.ExactMSE == nil || !(r.ExactMSE[0] > 0 && r.ExactMSE[0] < 1) || r.ExactNELL == nil || r.PerRun[0].ExactMSE == nil {
 			t.Errorf("row %s %d: exact-conditional scores %v %v: want an MSE in (0, 1) and a NELL, per run too", r.Method, r.Iterations, r.ExactMSE, r.ExactNELL)
 		}
+		if r.RefitMSE == nil || !(r.RefitMSE[0] > 0 && r.RefitMSE[0] < 1) || r.RefitNELL == nil || r.PerRun[0].RefitNELL == nil || *r.RefitMSE == *r.ExactMSE {
+			t.Errorf("row %s %d: refitted exact scores %v %v: want an MSE in (0, 1) other than the exact one's, and a NELL", r.Method, r.Iterations, r.RefitMSE, r.RefitNELL)
+		}
 	}
-	if md := res.Tables()[0].Text(); !strings.Contains(md, "exact MSE") {
-		t.Error("Table 2's main table has no exact MSE column")
+	if md := res.Tables()[0].Text(); !strings.Contains(md, "exact MSE") || !strings.Contains(md, "refit NELL") {
+		t.Error("Table 2's main table has no exact MSE or refit NELL column")
 	}
 	if b := res.Baselines; len(b) != 4 || b[0].MSE == nil || b[1].MSE == nil || !(b[0].MSE[0] > 0 && b[0].MSE[0] < 1) ||
 		!(b[1].MSE[0] > 0 && b[1].MSE[0] < b[0].MSE[0]) || !(b[2].MSE[0] <= b[1].MSE[0]*1.05) || b[3].NELL == nil ||
@@ -243,7 +247,7 @@ func TestStopGradCells(t *testing.T) {
 // TestTable5Smoke fits the standard GPLVM and VAIS on 40 oilflow points for 3 iterations.
 func TestTable5Smoke(t *testing.T) {
 	o := small(5, 20)
-	o.Datasets, o.Subset, o.ReconIters = []string{"oilflow"}, 40, 3
+	o.Datasets, o.Subset, o.ReconIters, o.Exact = []string{"oilflow"}, 40, 3, true
 	planned := -1
 	o.PlanJobs = func(n int) { planned = n }
 	res, err := Table5(context.Background(), o)
@@ -275,6 +279,9 @@ func TestTable5Smoke(t *testing.T) {
 	for _, r := range res.Rows {
 		if (r.Method == "vais") != (r.PredMSE != nil && r.PredNELL != nil) {
 			t.Errorf("%s: mixture scores %v %v: want them for the Bayesian GPLVM only", r.Method, r.PredMSE, r.PredNELL)
+		}
+		if (r.Method == "vais") != (r.RefitMSE != nil && r.RefitNELL != nil && *r.RefitMSE != *r.PredMSE) {
+			t.Errorf("%s: refitted exact scores %v %v: want them for the Bayesian GPLVM only", r.Method, r.RefitMSE, r.RefitNELL)
 		}
 		if (r.Method == "vais") != (r.ExactMSE != nil && r.ExactNELL != nil && *r.ExactMSE != *r.PredMSE) {
 			t.Errorf("%s: exact-conditional scores %v %v: want them, other than the mixture's, for the Bayesian GPLVM only", r.Method, r.ExactMSE, r.ExactNELL)

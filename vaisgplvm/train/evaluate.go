@@ -37,8 +37,10 @@ type Evaluation struct {
 	Predictive *Predictive `json:"predictive,omitempty"`
 	// Exact scores, where the caller computed them (Tables 2 and 3: the hidden pixels), the same
 	// mixture with the exact GP conditional on the complete rows in place of the sparse one
-	// (ScoreMissingExact; MSE and NELL of the mixture; Recon, Particles and Weights nil).
-	Exact *Predictive `json:"exact,omitempty"`
+	// (ScoreMissingExact; MSE and NELL of the mixture; Recon, Particles and Weights nil), at the
+	// trained hyperparameters; ExactRefit with them refitted (ExactOptions.Refit).
+	Exact      *Predictive `json:"exact,omitempty"`
+	ExactRefit *Predictive `json:"exact_refit,omitempty"`
 }
 
 // ReconChains is the default number of independent annealed chains per point whose

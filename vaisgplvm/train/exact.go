@@ -30,13 +30,18 @@ func (t *Trainer) ScoreMissingExact(truth [][]float64, ev *Evaluation, ex *Exact
 	if ex.t.Model.D != t.Model.D || ex.t.Model.Cfg.Q != t.Model.Cfg.Q {
 		return nil, fmt.Errorf("exact predictive: conditioned under a model of %d outputs and %d latent dimensions, want %d and %d", ex.t.Model.D, ex.t.Model.Cfg.Q, t.Model.D, t.Model.Cfg.Q)
 	}
-	return scoreHidden(truth, t.Model.Mask, ev, ex.predict)
+	sc, err := scoreHidden(truth, t.Model.Mask, ev, ex.predict)
+	if err != nil {
+		return nil, err
+	}
+	sc.Conditional = ex
+	return sc, nil
 }
 
 // CompleteExact is the exact GP conditional on the complete rows C of the model's data (no entry
 // hidden) at their reconstruction latents ev.Latent[C]: NewExact(X_C, ev.Latent[C]). Errors: no
 // complete row, and those of NewExact.
-func (t *Trainer) CompleteExact(ev *Evaluation) (*Exact, error) {
+func (t *Trainer) CompleteExact(ev *Evaluation, o ExactOptions) (*Exact, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
@@ -51,7 +56,7 @@ func (t *Trainer) CompleteExact(ev *Evaluation) (*Exact, error) {
 	for i, r := range cond {
 		x[i], h[i] = t.Model.X[r], ev.Latent[r]
 	}
-	return t.NewExact(x, h)
+	return t.NewExact(x, h, o)
 }
 
 // completeRows returns the rows of mask with every entry observed (all rows when mask is nil).
@@ -78,24 +83,53 @@ func completeRows(mask [][]float64) []int {
 //	E[f(h)]   = b + k(h, H_C) (K_CC + s^2 I)^-1 (X_C - b),
 //	Var[f(h)] = k(h, h) - k(h, H_C) (K_CC + s^2 I)^-1 k(H_C, h),
 //
-// with the trained kernel, noise variance s^2 and mean b (zero without a learned mean). The
-// hyperparameters are those the bound chose for the sparse model, and H_C are point estimates
-// (their posterior spread is ignored): a plug-in predictive, not a bound. Its cost is one
-// float64 Cholesky of [|C|, |C|] (gonum), then |C|^2 flops per predicted point.
+// with the trained kernel and mean b (zero without a learned mean), every lengthscale times
+// LengthscaleFactor and the kernel variance times VarianceFactor, and the noise variance Noise.
+// Without a refit the factors are 1 and Noise the trained one; with ExactOptions.Refit they are
+// chosen by the exact log marginal likelihood of the conditioning rows (type-II maximum
+// likelihood): a sparse bound's hyperparameters over-smooth (its noise variance absorbs what M
+// inducing variables cannot explain), which the exact conditional, fed every row, need not.
+// H_C are point estimates (their posterior spread is ignored): a plug-in predictive, not a bound.
+// Its cost is one float64 Cholesky of [|C|, |C|] (gonum), then |C|^2 flops per predicted point;
+// a refit adds one Cholesky of [FitRows, FitRows] per likelihood evaluation (at most 80).
 type Exact struct {
+	LengthscaleFactor float64 `json:"lengthscale_factor"`
+	VarianceFactor    float64 `json:"variance_factor"`
+	Noise             float64 `json:"noise_variance"`
+	Refitted          bool    `json:"refitted"`
+	// FitRows are the rows the refit's marginal likelihood used (0: no refit), and NegLogLik its
+	// -log p(X_S | H_S) per entry at the chosen hyperparameters (nats).
+	FitRows   int     `json:"fit_rows,omitempty"`
+	NegLogLik float64 `json:"neg_log_lik_per_entry,omitempty"`
+
 	t      *Trainer
 	hc     [][]float64 // H_C [|C|, Q]
 	chol   mat.Cholesky
-	alpha  *mat.Dense // (K_CC + s^2 I)^-1 (X_C - b): [|C|, D]
-	bias   []float64  // b [D]
-	s2     float64
-	kernel *mlmodel.Exec // (h [n, Q], H_C) -> k(h, H_C) [n, |C|], k(h, h) [n], s^2, b
+	alpha  *mat.Dense    // (K_CC + s^2 I)^-1 (X_C - b): [|C|, D]
+	bias   []float64     // b [D]
+	kernel *mlmodel.Exec // (h [n, Q], H_C) -> k(h, H_C) [n, |C|], k(h, h) [n], s^2, b at the trained hyperparameters
 }
 
+// ExactOptions tune NewExact.
+type ExactOptions struct {
+	// Refit chooses LengthscaleFactor, VarianceFactor and Noise by the exact log marginal
+	// likelihood of FitRows conditioning rows drawn with Seed (all of them when fewer), by
+	// Nelder-Mead over the log lengthscale factor and the log noise-to-variance ratio, the
+	// variance profiled out in closed form.
+	Refit   bool
+	FitRows int    // 0 = DefaultExactFitRows
+	Seed    uint64 // 0 = 1
+}
+
+// DefaultExactFitRows is the refit's default number of rows: its Cholesky costs 0.3 GFLOP per
+// likelihood evaluation.
+const DefaultExactFitRows = 1000
+
 // NewExact factorises K_CC + s^2 I for the rows x [|C|, D] (every entry observed) at latents h
-// [|C|, Q] under t's trained kernel and likelihood. Errors: shapes, non-finite values, more than
-// MaxExactRows rows, a matrix that is not positive definite.
-func (t *Trainer) NewExact(x, h [][]float64) (*Exact, error) {
+// [|C|, Q] under t's trained kernel and likelihood, refitted first when o.Refit. Errors: shapes,
+// non-finite values, more than MaxExactRows rows, a matrix that is not positive definite, a
+// refit that finds no finite likelihood.
+func (t *Trainer) NewExact(x, h [][]float64, o ExactOptions) (*Exact, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
@@ -105,6 +139,9 @@ func (t *Trainer) NewExact(x, h [][]float64) (*Exact, error) {
 	}
 	if len(x) > MaxExactRows {
 		return nil, fmt.Errorf("exact predictive: %d conditioning rows, at most %d fit its Cholesky factor", len(x), MaxExactRows)
+	}
+	if o.FitRows < 0 {
+		return nil, fmt.Errorf("exact predictive: %d refit rows, want >= 0 (0 = %d)", o.FitRows, DefaultExactFitRows)
 	}
 	for i := range x {
 		if len(x[i]) != m.D || len(h[i]) != m.Cfg.Q {
@@ -116,7 +153,7 @@ func (t *Trainer) NewExact(x, h [][]float64) (*Exact, error) {
 			}
 		}
 	}
-	ex := &Exact{t: t, hc: h}
+	ex := &Exact{t: t, hc: h, LengthscaleFactor: 1, VarianceFactor: 1}
 	var err error
 	ex.kernel, err = mlmodel.NewExec(t.Backend, t.Ctx.Store(), func(ctx *mlmodel.Scope, h, hc *Node) []*Node {
 		post := gp.NewPosterior(ctx, h.Graph(), m.Inducing, m.Kernel)
@@ -129,43 +166,83 @@ func (t *Trainer) NewExact(x, h [][]float64) (*Exact, error) {
 	if err != nil {
 		return nil, fmt.Errorf("exact predictive: %w", err)
 	}
-	kcc, _, s2, bias, err := ex.kernels(ex.hc)
+	_, _, s2, bias, err := ex.kernels(h[:1], h[:1], 1)
 	if err != nil {
 		return nil, err
 	}
-	ex.s2, ex.bias = s2, bias
-	n := len(h)
-	a := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			a.SetSym(i, j, kcc.At(i, j))
-		}
-		a.SetSym(i, i, a.At(i, i)+s2)
-	}
-	if !ex.chol.Factorize(a) {
-		return nil, fmt.Errorf("exact predictive: K_CC + s^2 I (%d rows, s^2 = %.3g) is not positive definite", n, s2)
-	}
-	xc := mat.NewDense(n, m.D, nil)
+	ex.Noise, ex.bias = s2, bias
+	y := make([][]float64, len(x)) // X_C - b
 	for i := range x {
+		y[i] = make([]float64, m.D)
 		for j := range m.D {
-			xc.Set(i, j, x[i][j]-bias[j])
+			y[i][j] = x[i][j] - bias[j]
 		}
 	}
-	ex.alpha = &mat.Dense{}
-	if err := ex.chol.SolveTo(ex.alpha, xc); err != nil {
-		return nil, fmt.Errorf("exact predictive: solving for the weights: %w", err)
+	if o.Refit {
+		if err := ex.refit(y, o); err != nil {
+			return nil, err
+		}
+	}
+	ex.chol, ex.alpha, err = ex.factorise(h, y, ex.LengthscaleFactor, ex.Noise/ex.VarianceFactor)
+	if err != nil {
+		return nil, err
 	}
 	return ex, nil
 }
 
-// kernels returns k(h, H_C), k(h, h), the noise variance and the mean b.
-func (ex *Exact) kernels(h [][]float64) (*mat.Dense, []float64, float64, []float64, error) {
+// factorise returns the Cholesky factor of K + r I, K the trained kernel matrix at latents h with
+// lengthscales times c, and (K + r I)^-1 y.
+func (ex *Exact) factorise(h, y [][]float64, c, r float64) (mat.Cholesky, *mat.Dense, error) {
+	var chol mat.Cholesky
+	k, _, _, _, err := ex.kernels(h, h, c)
+	if err != nil {
+		return chol, nil, err
+	}
+	n := len(h)
+	a := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			a.SetSym(i, j, k.At(i, j))
+		}
+		a.SetSym(i, i, a.At(i, i)+r)
+	}
+	if !chol.Factorize(a) {
+		return chol, nil, fmt.Errorf("exact predictive: K_CC + s^2 I (%d rows, noise-to-variance ratio %.3g) is not positive definite", n, r)
+	}
+	yd := mat.NewDense(n, len(y[0]), nil)
+	for i := range y {
+		yd.SetRow(i, y[i])
+	}
+	alpha := &mat.Dense{}
+	if err := chol.SolveTo(alpha, yd); err != nil {
+		return chol, nil, fmt.Errorf("exact predictive: solving for the weights: %w", err)
+	}
+	return chol, alpha, nil
+}
+
+// kernels returns k(h, hc) and k(h, h) of the trained kernel with lengthscales times c (the
+// latents divided by c: the kernels are functions of h / lengthscale), the trained noise variance
+// and the mean b.
+func (ex *Exact) kernels(h, hc [][]float64, c float64) (*mat.Dense, []float64, float64, []float64, error) {
 	dt := ex.t.Model.DType()
-	lh, err := vars.Matrix(h, dt)
+	scale := func(v [][]float64) [][]float64 {
+		if c == 1 {
+			return v
+		}
+		out := make([][]float64, len(v))
+		for i := range v {
+			out[i] = make([]float64, len(v[i]))
+			for q := range v[i] {
+				out[i][q] = v[i][q] / c
+			}
+		}
+		return out
+	}
+	lh, err := vars.Matrix(scale(h), dt)
 	if err != nil {
 		return nil, nil, 0, nil, fmt.Errorf("exact predictive: latents: %w", err)
 	}
-	lc, err := vars.Matrix(ex.hc, dt)
+	lc, err := vars.Matrix(scale(hc), dt)
 	if err != nil {
 		return nil, nil, 0, nil, fmt.Errorf("exact predictive: latents: %w", err)
 	}
@@ -173,13 +250,13 @@ func (ex *Exact) kernels(h [][]float64) (*mat.Dense, []float64, float64, []float
 	if err != nil {
 		return nil, nil, 0, nil, fmt.Errorf("exact predictive: %w", err)
 	}
-	k := mat.NewDense(len(h), len(ex.hc), vars.Flat64(out[0]))
+	k := mat.NewDense(len(h), len(hc), vars.Flat64(out[0]))
 	return k, vars.Flat64(out[1]), vars.Flat64(out[2])[0], vars.Flat64(out[3]), nil
 }
 
 // predict returns the exact conditional's means and variances of f at latents h [n, Q].
 func (ex *Exact) predict(h [][]float64) (*rowPredictive, error) {
-	k, kdiag, _, _, err := ex.kernels(h)
+	k, kdiag, _, _, err := ex.kernels(h, ex.hc, ex.LengthscaleFactor)
 	if err != nil {
 		return nil, err
 	}
@@ -189,9 +266,9 @@ func (ex *Exact) predict(h [][]float64) (*rowPredictive, error) {
 		return nil, fmt.Errorf("exact predictive: %w", err)
 	}
 	d := ex.t.Model.D
-	p := &rowPredictive{mean: make([][]float64, len(h)), vr: make([][]float64, len(h)), s2: ex.s2}
+	p := &rowPredictive{mean: make([][]float64, len(h)), vr: make([][]float64, len(h)), s2: ex.Noise}
 	for i := range h {
-		v := kdiag[i] - mat.Dot(k.RowView(i), w.ColView(i))
+		v := ex.VarianceFactor * (kdiag[i] - mat.Dot(k.RowView(i), w.ColView(i)))
 		v = max(v, 0) // rounding below the prior's floor
 		p.mean[i], p.vr[i] = make([]float64, d), make([]float64, d)
 		for j := range d {

@@ -25,6 +25,9 @@ type MissingScores struct {
 	MSEPredictive  float64 `json:"mse_missing_predictive"`
 	NELLPredictive float64 `json:"nell_missing_predictive"`
 	Components     int     `json:"components"` // particles per point of the mixture
+	// Conditional is the exact GP conditional that scored them (ScoreMissingExact), nil for the
+	// sparse GP's.
+	Conditional *Exact `json:"exact_conditional,omitempty"`
 }
 
 // ScoreMissing scores the missing entries (mask 0) of the model's data against truth [N, D] at the

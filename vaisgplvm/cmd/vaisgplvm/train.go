@@ -40,6 +40,7 @@ func runTrain(args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
 	single := fs.Bool("single-latent", false, "reconstruction.csv from the prediction at the single reconstruction latent (the weighted mean of the particles, as the paper reconstructs) instead of the posterior predictive mixture over the particles (metrics.json has the scores of both)")
+	exact := fs.Bool("exact", false, "frey, mnist: also score the hidden pixels under the exact GP conditional on the complete images, at the trained and at refitted hyperparameters (metrics.json hidden_pixels_exact, hidden_pixels_exact_refit; seconds to minutes)")
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier run in --out (without it such a directory is refused, unless --resume continues its checkpoint)")
 	set, err := parseSet(fs, args)
 	if err != nil {
@@ -72,7 +73,7 @@ func runTrain(args []string) error {
 		if err != nil {
 			return err
 		}
-		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *backendName)
+		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName)
 	}
 	src, err := flagSource()
 	if err != nil {
@@ -89,13 +90,13 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *backendName)
+	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName)
 }
 
 // trainRun opens the backend and --out, loads the data and trains: a new run of cfg (fitted to the
 // data's sizes by the flags, set), or, with resume, the checkpoint's run with its cfg as it is.
 func trainRun(args []string, src experiment.Source, cfg model.Config, set map[string]bool, mf *modelFlags, resume, out string,
-	iters, every int, figures, quiet, overwrite, single bool, backendName string) error {
+	iters, every int, figures, quiet, overwrite, single, exact bool, backendName string) error {
 	b, err := backend.Start(backendName, cfg.DType, 1, 1, os.Stderr)
 	if err != nil {
 		return err
@@ -130,7 +131,7 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	if err != nil {
 		return err
 	}
-	opt := experiment.TrainOptions{Iters: iters, CheckpointEvery: every, Seed: cfg.Seed, Figures: figures, SingleLatent: single,
+	opt := experiment.TrainOptions{Iters: iters, CheckpointEvery: every, Seed: cfg.Seed, Figures: figures, SingleLatent: single, Exact: exact,
 		Provenance: experiment.Provenance(append([]string{"train"}, args...)),
 		Resume:     resume, Warn: printWarning}
 	if !quiet {
