@@ -131,12 +131,10 @@ func (r *Result) Tables() []report.Table {
 			if v, ok := PaperTable3[row.Method]; ok && row.Dataset == "frey" && row.Iterations == last[row.Dataset] {
 				p, pe = fmt.Sprint(v.ESS), fmt.Sprint(v.Entropy)
 			}
-			main.Rows = append(main.Rows, []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
+			cells := []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
 				pmOpt("%.2f", row.ESS, row.Runs), p, pmOpt("%.3f", row.Entropy, row.Runs), pe,
-				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.4f", row.MSE, row.Runs), pm("%.3f", row.NELL, row.Runs),
-				pmOpt("%.4f", row.PredMSE, row.Runs), pmOpt("%.3f", row.PredNELL, row.Runs),
-				pmOpt("%.4f", row.ExactMSE, row.Runs), pmOpt("%.3f", row.ExactNELL, row.Runs),
-				pmOpt("%.4f", row.RefitMSE, row.Runs), pmOpt("%.3f", row.RefitNELL, row.Runs), riseCell(row)})
+				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.4f", row.MSE, row.Runs), pm("%.3f", row.NELL, row.Runs)}
+			main.Rows = append(main.Rows, append(append(cells, row.ImputedSummary.cells(row.Runs)...), riseCell(row)))
 		}
 	default:
 		if r.Table == 2 {
@@ -157,12 +155,11 @@ func (r *Result) Tables() []report.Table {
 			if p := row.Paper; p != nil {
 				pe, pmse, pn = &p.NegELBO, &p.MSE, &p.NELL
 			}
-			main.Rows = append(main.Rows, []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
+			cells := []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
 				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.3f", row.KLU, row.Runs), paperCell(pe), pm("%.4f", row.MSE, row.Runs), paperCell(pmse),
-				pm("%.3f", row.NELL, row.Runs), paperCell(pn), pmOpt("%.4f", row.PredMSE, row.Runs), pmOpt("%.3f", row.PredNELL, row.Runs),
-				pmOpt("%.4f", row.ExactMSE, row.Runs), pmOpt("%.3f", row.ExactNELL, row.Runs),
-				pmOpt("%.4f", row.RefitMSE, row.Runs), pmOpt("%.3f", row.RefitNELL, row.Runs),
-				pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter), riseCell(row)})
+				pm("%.3f", row.NELL, row.Runs), paperCell(pn)}
+			main.Rows = append(main.Rows, append(append(cells, row.ImputedSummary.cells(row.Runs)...),
+				pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter), riseCell(row)))
 		}
 		if !hasPaperRows(r.Rows) { // your own data: no paper columns, and no caption about them
 			main = withoutColumns(main, "paper -ELBO", "paper MSE", "paper NELL")

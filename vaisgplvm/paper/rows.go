@@ -26,20 +26,10 @@ type Row struct {
 	MSE        [2]float64  `json:"mse"`            // per entry, data units squared
 	NELL       [2]float64  `json:"nell_per_point"` // nats per point (per damaged image in tables 2, 3)
 	OneNNError *[2]float64 `json:"one_nn_error,omitempty"`
-	// PredMSE and PredNELL are MSE and NELL under the posterior predictive mixture over the
-	// reconstruction's particles (train.Predictive; MSE and NELL are at their weighted-mean
-	// latent); nil when a run's evaluation has none (stored before it existed).
-	PredMSE  *[2]float64 `json:"predictive_mse,omitempty"`
-	PredNELL *[2]float64 `json:"predictive_nell,omitempty"`
-	// ExactMSE and ExactNELL score the hidden pixels (Tables 2, 3) under the same mixture with
-	// the exact GP conditional on the complete images in place of the sparse one
-	// (train.Trainer.ScoreMissingExact) at the trained hyperparameters, RefitMSE and RefitNELL with
-	// them refitted (train.ExactOptions.Refit); nil when a run's training was stored before they existed.
-	ExactMSE   *[2]float64 `json:"exact_mse,omitempty"`
-	ExactNELL  *[2]float64 `json:"exact_nell,omitempty"`
-	RefitMSE   *[2]float64 `json:"exact_refit_mse,omitempty"`
-	RefitNELL  *[2]float64 `json:"exact_refit_nell,omitempty"`
-	SecPerIter float64     `json:"seconds_per_iteration"`
+	// ImputedSummary: the mixture's and the exact conditional's scores (Tables 1-3; nil where a
+	// run's evaluation has none: stored before they existed, or trained without --exact).
+	ImputedSummary
+	SecPerIter float64 `json:"seconds_per_iteration"`
 	// ESS and weight entropy of K weights per damaged image (Table 3 only).
 	ESS     *[2]float64 `json:"ess,omitempty"`
 	Entropy *[2]float64 `json:"weight_entropy,omitempty"`
@@ -68,14 +58,9 @@ type RunResult struct {
 	MSE        float64  `json:"mse"`
 	NELL       float64  `json:"nell_per_point"`
 	OneNNError *float64 `json:"one_nn_error,omitempty"`
-	PredMSE    *float64 `json:"predictive_mse,omitempty"`
-	PredNELL   *float64 `json:"predictive_nell,omitempty"`
-	ExactMSE   *float64 `json:"exact_mse,omitempty"`
-	ExactNELL  *float64 `json:"exact_nell,omitempty"`
-	RefitMSE   *float64 `json:"exact_refit_mse,omitempty"`
-	RefitNELL  *float64 `json:"exact_refit_nell,omitempty"`
-	ESS        *float64 `json:"ess,omitempty"`
-	Entropy    *float64 `json:"weight_entropy,omitempty"`
+	Imputed
+	ESS     *float64 `json:"ess,omitempty"`
+	Entropy *float64 `json:"weight_entropy,omitempty"`
 	// FinalRise is the run's curve's rise over its last tenth up to the row's iterations.
 	FinalRise *metrics.Rise `json:"final_rise,omitempty"`
 }
@@ -119,15 +104,7 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 	sumVar := 0.0
 	for i, e := range evs {
 		per[i] = RunResult{Seed: seeds[i], NegELBO: e.NegELBO, MSE: e.MSE, NELL: e.NELL, OneNNError: e.OneNNError}
-		if p := e.Predictive; p != nil {
-			per[i].PredMSE, per[i].PredNELL = &p.MSE, &p.NELL
-		}
-		if p := e.Exact; p != nil {
-			per[i].ExactMSE, per[i].ExactNELL = &p.MSE, &p.NELL
-		}
-		if p := e.ExactRefit; p != nil {
-			per[i].RefitMSE, per[i].RefitNELL = &p.MSE, &p.NELL
-		}
+		per[i].Imputed = imputedOf(e)
 		if e.NegELBOSE != nil {
 			per[i].NegELBOSE = *e.NegELBOSE
 			sumVar += *e.NegELBOSE * *e.NegELBOSE
@@ -142,52 +119,15 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 		PerRun:     per,
 		NegELBOSE:  math.Sqrt(sumVar) / float64(len(evs)),
 	}
-	row.PredMSE = optional(evs, func(e *train.Evaluation) *float64 { return predictive(e, true) })
-	row.PredNELL = optional(evs, func(e *train.Evaluation) *float64 { return predictive(e, false) })
-	row.ExactMSE = optional(evs, func(e *train.Evaluation) *float64 { return scores(e.Exact, true) })
-	row.ExactNELL = optional(evs, func(e *train.Evaluation) *float64 { return scores(e.Exact, false) })
-	row.RefitMSE = optional(evs, func(e *train.Evaluation) *float64 { return scores(e.ExactRefit, true) })
-	row.RefitNELL = optional(evs, func(e *train.Evaluation) *float64 { return scores(e.ExactRefit, false) })
+	imputed := make([]Imputed, len(per))
+	for i := range per {
+		imputed[i] = per[i].Imputed
+	}
+	row.ImputedSummary = summariseImputed(imputed)
 	if p, ok := Paper(ds, method, iters); ok {
 		row.Paper = &p
 	}
 	return row
-}
-
-// predictive returns e's posterior predictive MSE (mse) or NELL, nil when e has none.
-func predictive(e *train.Evaluation, mse bool) *float64 {
-	switch {
-	case e.Predictive == nil:
-		return nil
-	case mse:
-		return &e.Predictive.MSE
-	}
-	return &e.Predictive.NELL
-}
-
-// scores returns p's MSE (mse) or NELL, nil when p is nil.
-func scores(p *train.Predictive, mse bool) *float64 {
-	switch {
-	case p == nil:
-		return nil
-	case mse:
-		return &p.MSE
-	}
-	return &p.NELL
-}
-
-// optional summarises a value every evaluation may lack: nil when one does.
-func optional(evs []*train.Evaluation, f func(*train.Evaluation) *float64) *[2]float64 {
-	v := make([]float64, len(evs))
-	for i, e := range evs {
-		p := f(e)
-		if p == nil {
-			return nil
-		}
-		v[i] = *p
-	}
-	m := meanTwoSE(v)
-	return &m
 }
 
 // oneNN summarises the 1-NN errors, nil when the data has no labels.

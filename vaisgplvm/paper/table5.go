@@ -31,21 +31,14 @@ type Row5 struct {
 	TrainMSE   [2]float64  `json:"train_mse"`      // reconstruction of the training points
 	TrainNELL  [2]float64  `json:"train_nell"`     // per training point
 	OneNNError *[2]float64 `json:"one_nn_error,omitempty"`
-	// PredMSE and PredNELL score the held-out hidden entries under the posterior predictive
-	// mixture over the fitted points' particles (the Bayesian GPLVMs; train.Predictive), nil for
-	// the standard GPLVM, whose latents are points.
-	PredMSE  *[2]float64 `json:"predictive_mse,omitempty"`
-	PredNELL *[2]float64 `json:"predictive_nell,omitempty"`
-	// ExactMSE and ExactNELL score them under the same mixture with the exact GP conditional on
-	// the training points at their latents (train.Exact) in place of the sparse one, at the
-	// trained hyperparameters; RefitMSE and RefitNELL with them refitted.
-	ExactMSE   *[2]float64 `json:"exact_mse,omitempty"`
-	ExactNELL  *[2]float64 `json:"exact_nell,omitempty"`
-	RefitMSE   *[2]float64 `json:"exact_refit_mse,omitempty"`
-	RefitNELL  *[2]float64 `json:"exact_refit_nell,omitempty"`
-	SecPerIter float64     `json:"seconds_per_iteration"`
-	PerRun     []Run5      `json:"per_run"`         // every run's values, in seed order
-	Paper      *PaperRow5  `json:"paper,omitempty"` // the paper's row (10 runs)
+	// ImputedSummary: the held-out hidden entries under the posterior predictive mixture over
+	// the fitted points' particles (the Bayesian GPLVMs; nil for the standard GPLVM, whose
+	// latents are points) and, with --exact, under the exact GP conditional on the training
+	// points at their latents (trained and refitted hyperparameters).
+	ImputedSummary
+	SecPerIter float64    `json:"seconds_per_iteration"`
+	PerRun     []Run5     `json:"per_run"`         // every run's values, in seed order
+	Paper      *PaperRow5 `json:"paper,omitempty"` // the paper's row (10 runs)
 }
 
 // Run5 is one run's values in a Row5 (same units; the subset and held-out points depend on the seed).
@@ -56,12 +49,7 @@ type Run5 struct {
 	TrainMSE   float64  `json:"train_mse"`
 	TrainNELL  float64  `json:"train_nell"`
 	OneNNError *float64 `json:"one_nn_error,omitempty"`
-	PredMSE    *float64 `json:"predictive_mse,omitempty"`
-	PredNELL   *float64 `json:"predictive_nell,omitempty"`
-	ExactMSE   *float64 `json:"exact_mse,omitempty"`
-	ExactNELL  *float64 `json:"exact_nell,omitempty"`
-	RefitMSE   *float64 `json:"exact_refit_mse,omitempty"`
-	RefitNELL  *float64 `json:"exact_refit_nell,omitempty"`
+	Imputed
 }
 
 // Result5 is a reproduced Table 5.
@@ -304,18 +292,11 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o Options, b ba
 func row5(cell []job5, iters int) Row5 {
 	j0 := cell[0]
 	row := Row5{Dataset: j0.dataset, Method: j0.method, N: j0.n, Test: j0.test, Iterations: iters, Runs: len(cell)}
-	var mse, nell, trainMSE, trainNELL, nn, pmse, pnell, emse, enell, rmse, rnell []float64
+	var mse, nell, trainMSE, trainNELL, nn []float64
+	var imputed []Imputed
 	for _, j := range cell {
 		mse, nell = append(mse, j.run.MSE), append(nell, j.run.NELL)
-		if j.run.PredMSE != nil {
-			pmse, pnell = append(pmse, *j.run.PredMSE), append(pnell, *j.run.PredNELL)
-		}
-		if j.run.ExactMSE != nil {
-			emse, enell = append(emse, *j.run.ExactMSE), append(enell, *j.run.ExactNELL)
-		}
-		if j.run.RefitMSE != nil {
-			rmse, rnell = append(rmse, *j.run.RefitMSE), append(rnell, *j.run.RefitNELL)
-		}
+		imputed = append(imputed, j.run.Imputed)
 		trainMSE, trainNELL = append(trainMSE, j.run.TrainMSE), append(trainNELL, j.run.TrainNELL)
 		if j.run.OneNNError != nil {
 			nn = append(nn, *j.run.OneNNError)
@@ -329,18 +310,7 @@ func row5(cell []job5, iters int) Row5 {
 		m := meanTwoSE(nn)
 		row.OneNNError = &m
 	}
-	if len(pmse) == len(cell) {
-		a, b := meanTwoSE(pmse), meanTwoSE(pnell)
-		row.PredMSE, row.PredNELL = &a, &b
-	}
-	if len(emse) == len(cell) {
-		a, b := meanTwoSE(emse), meanTwoSE(enell)
-		row.ExactMSE, row.ExactNELL = &a, &b
-	}
-	if len(rmse) == len(cell) {
-		a, b := meanTwoSE(rmse), meanTwoSE(rnell)
-		row.RefitMSE, row.RefitNELL = &a, &b
-	}
+	row.ImputedSummary = summariseImputed(imputed)
 	if p, ok := Paper5(row.Dataset, row.Method); ok {
 		row.Paper = &p
 	}
@@ -390,11 +360,11 @@ func (r *Result5) Tables() []report.Table {
 		if row.Paper != nil {
 			pmse, pnll = &row.Paper.MSE, &row.Paper.NLL
 		}
-		t.Rows = append(t.Rows, []string{row.Dataset, row.Method, fmt.Sprint(row.N), fmt.Sprint(row.Test), fmt.Sprint(row.Iterations),
-			pm("%.4f", row.MSE, row.Runs), paperCell(pmse), pm("%.3f", row.NELL, row.Runs), paperCell(pnll),
-			pmOpt("%.4f", row.PredMSE, row.Runs), pmOpt("%.3f", row.PredNELL, row.Runs),
-			pmOpt("%.4f", row.ExactMSE, row.Runs), pmOpt("%.3f", row.ExactNELL, row.Runs),
-			pmOpt("%.4f", row.RefitMSE, row.Runs), pmOpt("%.3f", row.RefitNELL, row.Runs), pm("%.4f", row.TrainMSE, row.Runs), pm("%.3f", row.TrainNELL, row.Runs), pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter)})
+		cells := []string{row.Dataset, row.Method, fmt.Sprint(row.N), fmt.Sprint(row.Test), fmt.Sprint(row.Iterations),
+			pm("%.4f", row.MSE, row.Runs), paperCell(pmse), pm("%.3f", row.NELL, row.Runs), paperCell(pnll)}
+		cells = append(cells, row.ImputedSummary.cells(row.Runs)...)
+		t.Rows = append(t.Rows, append(cells, pm("%.4f", row.TrainMSE, row.Runs), pm("%.3f", row.TrainNELL, row.Runs),
+			pmOpt("%.3f", row.OneNNError, row.Runs), fmt.Sprintf("%.3f", row.SecPerIter)))
 	}
 	out := []report.Table{t}
 	if b := baselineTable(r.Baselines, fmt.Sprintf("MSE of the held-out hidden entries imputed from the training rows by their "+

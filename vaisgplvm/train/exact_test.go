@@ -21,17 +21,7 @@ import (
 // reference's, above the trained hyperparameters' and not beaten by 10% moves of any of its three;
 // bad shapes, NaN rows and a mask with no complete row are errors.
 func TestScoreMissingExact(t *testing.T) {
-	truth := toyData(30)
-	x := make([][]float64, len(truth))
-	mask := make([][]float64, len(truth))
-	for i := range truth {
-		x[i] = append([]float64(nil), truth[i]...)
-		mask[i] = []float64{1, 1, 1, 1}
-		if i%5 == 0 {
-			mask[i] = []float64{1, 0, 1, 0}
-			x[i][1], x[i][3] = math.NaN(), math.NaN()
-		}
-	}
+	truth, x, mask := hiddenToy()
 	cfg := model.DefaultConfig("iwvi", 2)
 	cfg.M, cfg.K, cfg.MeanBias = 6, 4, true
 	m, err := model.New(cfg, x, mask)

@@ -266,17 +266,7 @@ func TestDivergenceStopsWithIteration(t *testing.T) {
 // missing-entry NELL matches the likelihood's masked expected log-likelihood with the mask inverted
 // (a different code path: MaskedMarginals instead of per-output variances).
 func TestScoreMissing(t *testing.T) {
-	truth := toyData(30)
-	x := make([][]float64, len(truth))
-	mask := make([][]float64, len(truth))
-	for i := range truth {
-		x[i] = append([]float64(nil), truth[i]...)
-		mask[i] = []float64{1, 1, 1, 1}
-		if i%5 == 0 {
-			mask[i] = []float64{1, 0, 1, 0}
-			x[i][1], x[i][3] = math.NaN(), math.NaN()
-		}
-	}
+	truth, x, mask := hiddenToy()
 	cfg := model.DefaultConfig("mf", 2)
 	cfg.M = 6
 	m, err := model.New(cfg, x, mask)
