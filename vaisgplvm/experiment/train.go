@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
@@ -51,7 +52,7 @@ type Metrics struct {
 	// HiddenExact scores the same hidden pixels with the exact GP conditional on the complete rows
 	// at their latents (train.Trainer.ScoreMissingExact): every training image enters the
 	// prediction instead of the M inducing variables; at the trained hyperparameters and refitted
-	// (HiddenExactRefit, train.ExactOptions.Refit).
+	// with a validated predictive noise (HiddenExactRefit, infer.ValidatedExact).
 	HiddenExact      *train.MissingScores `json:"hidden_pixels_exact,omitempty"`
 	HiddenExactRefit *train.MissingScores `json:"hidden_pixels_exact_refit,omitempty"`
 	// Warnings says what looks wrong with a run that ended normally (data of an extreme scale, a
@@ -190,8 +191,9 @@ type TrainOptions struct {
 	// latent (the paper's) instead of the posterior predictive mixture's means (train.Predictive).
 	SingleLatent bool
 	// Exact also scores the hidden pixels under the exact GP conditional on the complete images,
-	// at the trained and at refitted hyperparameters (metrics.json hidden_pixels_exact and
-	// hidden_pixels_exact_refit; train.Exact): seconds to minutes.
+	// at the trained hyperparameters and refitted with a validated predictive noise (metrics.json
+	// hidden_pixels_exact and hidden_pixels_exact_refit; train.Exact, infer.ValidatedExact): tens
+	// of seconds to minutes.
 	Exact bool
 	// Observe, when not nil, sees every training step (train.Trainer.Run).
 	Observe func(train.Event)
@@ -332,12 +334,12 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 		}
 		if !opt.Exact {
 			// scored only on request
-		} else if hiddenExact, err = scoreExact(tr, td.Truth, ev, train.ExactOptions{}); err != nil {
+		} else if hiddenExact, err = scoreExact(tr, td.Truth, ev, false, opt.Seed); err != nil {
 			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact not computed: %v", err))
 		}
 		if !opt.Exact {
 			// scored only on request
-		} else if hiddenRefit, err = scoreExact(tr, td.Truth, ev, train.ExactOptions{Refit: true, Seed: opt.Seed}); err != nil {
+		} else if hiddenRefit, err = scoreExact(tr, td.Truth, ev, true, opt.Seed); err != nil {
 			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact_refit not computed: %v", err))
 		}
 		if hiddenBase, err = ImputeBaselines(td.Truth, td.X, td.Mask, tr.Model.Cfg.Q, src.HiddenSeed); err != nil {
@@ -377,9 +379,14 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 		Source: src, DataSHA256: data.ContentSHA256(td.X, td.Mask)}, nil
 }
 
-// scoreExact scores the hidden entries with the exact GP conditional on the complete rows.
-func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, o train.ExactOptions) (*train.MissingScores, error) {
-	ex, err := tr.CompleteExact(ev, o)
+// scoreExact scores the hidden entries with the exact GP conditional on the complete rows, at
+// the trained hyperparameters or (validated) refitted with a validated predictive noise
+// (infer.ValidatedComplete).
+func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, validated bool, seed uint64) (*train.MissingScores, error) {
+	ex, err := tr.CompleteExact(ev, train.ExactOptions{})
+	if validated {
+		ex, err = infer.ValidatedComplete(tr, ev, infer.ExactValidation{Hide: protocol.HiddenShare, Seed: seed})
+	}
 	if err != nil {
 		return nil, err
 	}

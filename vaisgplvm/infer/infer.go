@@ -30,6 +30,9 @@ type Options struct {
 	// SingleLatent makes Result.Recon the prediction at the single reconstruction latent (the
 	// weighted mean of the particles) instead of the posterior predictive mixture's mean.
 	SingleLatent bool `json:"single_latent,omitempty"`
+	// Init are the initial q0 means [N*, Q] (nil: the trained mean of each row's nearest training
+	// point on its observed entries).
+	Init [][]float64 `json:"-"`
 }
 
 // Result is the fit for N* new points.
@@ -97,6 +100,12 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 		nm.Cfg.LR = opt.LR
 	}
 	mean0, err := latent.Nearest(m.X, m.Mask, means, x, mask)
+	if opt.Init != nil {
+		if len(opt.Init) != len(x) || len(opt.Init[0]) != m.Cfg.Q {
+			return nil, fmt.Errorf("infer: %d initial means of %d dimensions for %d rows, want one of %d each", len(opt.Init), len(opt.Init[0]), len(x), m.Cfg.Q)
+		}
+		mean0 = opt.Init
+	}
 	if err != nil {
 		return nil, fmt.Errorf("infer: %w", err)
 	}

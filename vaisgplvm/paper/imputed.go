@@ -6,7 +6,8 @@ import "github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 // where the run did not compute them: under the posterior predictive mixture over the
 // reconstruction's particles (train.Predictive; Pred), and under that mixture with the exact GP
 // conditional in place of the sparse one (train.Exact) at the trained hyperparameters (Exact) and
-// refitted (Refit). Units as the row's MSE and NELL.
+// refitted with a validated predictive noise (Refit; infer.ValidatedExact). Units as the row's
+// MSE and NELL.
 type Imputed struct {
 	PredMSE   *float64 `json:"predictive_mse,omitempty"`
 	PredNELL  *float64 `json:"predictive_nell,omitempty"`

@@ -84,9 +84,10 @@ type Options struct {
 	// ReconIters is Table 5's number of Adam iterations fitting the held-out points' latents (0: 200).
 	ReconIters int
 	// Exact also scores the hidden entries of Tables 2, 3 (complete images) and 5 (training
-	// points) under the exact GP conditional, at the trained hyperparameters and refitted
-	// (train.Exact; the exact and refit columns): per snapshot a float64 Cholesky of those rows
-	// and a refit's up to 80 of ExactFitRows rows, seconds to minutes per training.
+	// points; Tables 2, 3: at the last row's iterations) under the exact GP conditional, at the trained hyperparameters and refitted with a
+	// validated predictive noise (train.Exact, infer.ValidatedExact; the exact and refit
+	// columns): per snapshot float64 Choleskys of those rows, a refit's up to 80 of ExactFitRows
+	// rows and a latent fit of the validation rows: tens of seconds to minutes per training.
 	Exact bool
 	// ExactFitRows is the refit's number of rows (0: train.DefaultExactFitRows).
 	ExactFitRows int

@@ -164,6 +164,16 @@ func imageNames(image bool) []string {
 	return out
 }
 
+// DamagedShare and HiddenShare are the missing-data protocol of Tables 2 and 3: the share of the
+// images damaged and the share of each damaged image's pixels hidden.
+const (
+	DamagedShare = 0.05
+	HiddenShare  = 0.75
+)
+
+// HeldOutHidden is the share of each held-out row's entries Split hides (Table 5).
+const HeldOutHidden = 0.5
+
 // HidePixels applies the paper's missing-data protocol of Tables 2 and 3 (5% of the images lose
 // 75% of their pixels, drawn with seed): a copy of x [N, D] with NaN at the hidden pixels, the
 // observation mask [N, D] (1 = observed) and the indices of the damaged images.
@@ -171,7 +181,7 @@ func HidePixels(x [][]float64, seed uint64) (hidden, mask [][]float64, damaged [
 	if err := data.CheckMatrix(x, nil); err != nil {
 		return nil, nil, nil, fmt.Errorf("protocol: HidePixels: %w", err)
 	}
-	mask, damaged, err = data.MissingMask(len(x), len(x[0]), 0.05, 0.75, seed)
+	mask, damaged, err = data.MissingMask(len(x), len(x[0]), DamagedShare, HiddenShare, seed)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -24,11 +24,8 @@ const MaxExactRows = 10000
 // new-point fit, conditioned on the training rows). Errors: those of ScoreMissing, an ex of a
 // model with other sizes.
 func (t *Trainer) ScoreMissingExact(truth [][]float64, ev *Evaluation, ex *Exact) (*MissingScores, error) {
-	if err := t.checkMissing(truth, ev); err != nil {
+	if err := t.checkExact(truth, ev, ex); err != nil {
 		return nil, err
-	}
-	if ex.t.Model.D != t.Model.D || ex.t.Model.Cfg.Q != t.Model.Cfg.Q {
-		return nil, fmt.Errorf("exact predictive: conditioned under a model of %d outputs and %d latent dimensions, want %d and %d", ex.t.Model.D, ex.t.Model.Cfg.Q, t.Model.D, t.Model.Cfg.Q)
 	}
 	sc, err := scoreHidden(truth, t.Model.Mask, ev, ex.predict)
 	if err != nil {
@@ -36,6 +33,17 @@ func (t *Trainer) ScoreMissingExact(truth [][]float64, ev *Evaluation, ex *Exact
 	}
 	sc.Conditional = ex
 	return sc, nil
+}
+
+// checkExact returns ScoreMissingExact's errors about its arguments.
+func (t *Trainer) checkExact(truth [][]float64, ev *Evaluation, ex *Exact) error {
+	if err := t.checkMissing(truth, ev); err != nil {
+		return err
+	}
+	if ex.t.Model.D != t.Model.D || ex.t.Model.Cfg.Q != t.Model.Cfg.Q {
+		return fmt.Errorf("exact predictive: conditioned under a model of %d outputs and %d latent dimensions, want %d and %d", ex.t.Model.D, ex.t.Model.Cfg.Q, t.Model.D, t.Model.Cfg.Q)
+	}
+	return nil
 }
 
 // CompleteExact is the exact GP conditional on the complete rows C of the model's data (no entry
@@ -96,7 +104,11 @@ type Exact struct {
 	LengthscaleFactor float64 `json:"lengthscale_factor"`
 	VarianceFactor    float64 `json:"variance_factor"`
 	Noise             float64 `json:"noise_variance"`
-	Refitted          bool    `json:"refitted"`
+	// PredictiveNoise is the noise variance of the predicted entries (NELL's s^2): Noise unless
+	// ValidateExactNoise chose it on rows damaged as the scored ones are, whose latents rest on
+	// part of their entries and so err more than a conditioning row's.
+	PredictiveNoise float64 `json:"predictive_noise_variance"`
+	Refitted        bool    `json:"refitted"`
 	// FitRows are the rows the refit's marginal likelihood used (0: no refit), and NegLogLik its
 	// -log p(X_S | H_S) per entry at the chosen hyperparameters (nats).
 	FitRows   int     `json:"fit_rows,omitempty"`
@@ -119,6 +131,9 @@ type ExactOptions struct {
 	Refit   bool
 	FitRows int    // 0 = DefaultExactFitRows
 	Seed    uint64 // 0 = 1
+	// From, when not nil, gives the hyperparameters (factors, noise and predictive noise) instead
+	// of the trained ones or a refit: the same conditional on other rows.
+	From *Exact
 }
 
 // DefaultExactFitRows is the refit's default number of rows: its Cholesky costs 0.3 GFLOP per
@@ -178,10 +193,18 @@ func (t *Trainer) NewExact(x, h [][]float64, o ExactOptions) (*Exact, error) {
 			y[i][j] = x[i][j] - bias[j]
 		}
 	}
-	if o.Refit {
+	switch {
+	case o.From != nil:
+		ex.LengthscaleFactor, ex.VarianceFactor, ex.Noise = o.From.LengthscaleFactor, o.From.VarianceFactor, o.From.Noise
+		ex.Refitted, ex.FitRows, ex.NegLogLik = o.From.Refitted, o.From.FitRows, o.From.NegLogLik
+	case o.Refit:
 		if err := ex.refit(y, o); err != nil {
 			return nil, err
 		}
+	}
+	ex.PredictiveNoise = ex.Noise
+	if o.From != nil {
+		ex.PredictiveNoise = o.From.PredictiveNoise
 	}
 	ex.chol, ex.alpha, err = ex.factorise(h, y, ex.LengthscaleFactor, ex.Noise/ex.VarianceFactor)
 	if err != nil {
@@ -266,7 +289,7 @@ func (ex *Exact) predict(h [][]float64) (*rowPredictive, error) {
 		return nil, fmt.Errorf("exact predictive: %w", err)
 	}
 	d := ex.t.Model.D
-	p := &rowPredictive{mean: make([][]float64, len(h)), vr: make([][]float64, len(h)), s2: ex.Noise}
+	p := &rowPredictive{mean: make([][]float64, len(h)), vr: make([][]float64, len(h)), s2: ex.PredictiveNoise}
 	for i := range h {
 		v := ex.VarianceFactor * (kdiag[i] - mat.Dot(k.RowView(i), w.ColView(i)))
 		v = max(v, 0) // rounding below the prior's floor

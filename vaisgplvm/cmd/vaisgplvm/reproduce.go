@@ -64,7 +64,7 @@ func runReproduce(args []string) error {
 	labels := fs.String("labels", "", "with --data: the header name of a class-label column")
 	subset := fs.Int("subset", 300, "table 5: points per data set (a seeded random subset; 0 = all)")
 	reconIters := fs.Int("recon-iters", 200, "table 5: Adam iterations fitting the latents of the held-out points")
-	exact := fs.Bool("exact", false, "tables 2, 3, 5: also score the hidden entries under the exact GP conditional on the complete rows, at the trained and at refitted hyperparameters (the exact and refit columns; seconds to minutes per training)")
+	exact := fs.Bool("exact", false, "tables 2, 3, 5: also score the hidden entries under the exact GP conditional on the complete rows, at the trained hyperparameters and refitted with a validated noise (the exact and refit columns; tens of seconds to minutes per training)")
 	ks := option.Ints{5, 10, 15, 20, 25}
 	fs.Var(&ks, "ks", "table 6: comma-separated K values")
 	reps := fs.Int("reps", 5, "table 6: timed iterations per cell after one warm-up (the median is reported)")

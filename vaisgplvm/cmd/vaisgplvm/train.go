@@ -40,7 +40,7 @@ func runTrain(args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
 	single := fs.Bool("single-latent", false, "reconstruction.csv from the prediction at the single reconstruction latent (the weighted mean of the particles, as the paper reconstructs) instead of the posterior predictive mixture over the particles (metrics.json has the scores of both)")
-	exact := fs.Bool("exact", false, "frey, mnist: also score the hidden pixels under the exact GP conditional on the complete images, at the trained and at refitted hyperparameters (metrics.json hidden_pixels_exact, hidden_pixels_exact_refit; seconds to minutes)")
+	exact := fs.Bool("exact", false, "frey, mnist: also score the hidden pixels under the exact GP conditional on the complete images, at the trained hyperparameters and refitted with a validated noise (metrics.json hidden_pixels_exact, hidden_pixels_exact_refit; tens of seconds to minutes)")
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier run in --out (without it such a directory is refused, unless --resume continues its checkpoint)")
 	set, err := parseSet(fs, args)
 	if err != nil {

@@ -1,0 +1,79 @@
+package infer_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// TestValidatedExact: on 80 points of a known curve (IWVI, 200 iterations), the validated exact
+// conditional is refitted, conditions on all 80 rows, and prices held-out rows with half their
+// entries hidden: its predictive noise is above the refit's in-sample noise (a latent fitted from
+// half a row errs more than a conditioning row's), and it imputes 12 new points' hidden entries
+// better than their column means; bad shares are refused.
+func TestValidatedExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	_, xTrain := sample(rng, 80)
+	_, xTest := sample(rng, 12)
+	cfg := model.DefaultConfig("iwvi", 2)
+	cfg.M, cfg.K, cfg.Batch = 12, 4, 0
+	m, err := model.New(cfg, xTrain, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := train.New(m, testutil.Backend())
+	if err := tr.Run(200, nil, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := tr.Evaluate(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := infer.ValidatedExact(tr, xTrain, ev.Latent, infer.ExactValidation{Hide: 0.5, Iters: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ex.Refitted || !(ex.PredictiveNoise > ex.Noise) {
+		t.Errorf("conditional %+v: want a refit and a predictive noise above the in-sample noise", *ex)
+	}
+	x, mask := make([][]float64, len(xTest)), make([][]float64, len(xTest))
+	for i, r := range xTest {
+		x[i], mask[i] = append([]float64(nil), r...), []float64{1, 1, 1, 1}
+		for _, j := range []int{i % 4, (i + 1) % 4} {
+			x[i][j], mask[i][j] = 0, 0
+		}
+	}
+	res, err := infer.Latents(tr, x, mask, infer.Options{Iters: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := res.ScoreMissingExact(xTest, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colMSE, n := 0.0, 0
+	for i := range xTest {
+		for j := range xTest[i] {
+			if mask[i][j] == 0 {
+				mean := 0.0
+				for _, r := range xTrain {
+					mean += r[j] / float64(len(xTrain))
+				}
+				colMSE += (xTest[i][j] - mean) * (xTest[i][j] - mean)
+				n++
+			}
+		}
+	}
+	if colMSE /= float64(n); !(sc.MSEPredictive < 0.5*colMSE) {
+		t.Errorf("held-out MSE %.4g, column means' %.4g: want under half", sc.MSEPredictive, colMSE)
+	}
+	for _, o := range []infer.ExactValidation{{Hide: 0}, {Hide: 1}, {Hide: 0.5, Share: 0.6}} {
+		if _, err := infer.ValidatedExact(tr, xTrain, ev.Latent, o); err == nil {
+			t.Errorf("%+v: want an error", o)
+		}
+	}
+}
