@@ -34,7 +34,9 @@ type InferSummary struct {
 	Baselines []string `json:"baseline_files,omitempty"`
 	// Options are the fit's settings (iterations, seed, learning rate); Provenance is
 	// InferOptions.Provenance.
-	Options    infer.Options  `json:"options"`
+	Options infer.Options `json:"options"`
+	// Exact is the exact GP conditional that made infer_reconstruction.csv (infer.Options.Exact).
+	Exact      *train.Exact   `json:"exact_conditional,omitempty"`
 	Provenance map[string]any `json:"provenance,omitempty"`
 }
 
@@ -92,7 +94,7 @@ func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*Inf
 		return nil, err
 	}
 	sum := &InferSummary{Checkpoint: opt.Checkpoint, Data: opt.Data, Points: len(x), Missing: pts.Missing(),
-		Options: opt.Options, Provenance: opt.Provenance,
+		Options: opt.Options, Provenance: opt.Provenance, Exact: res.Exact,
 		Iterations: opt.Iters, NegBound: res.NegELBO, NegBoundSE: res.NegELBOSE, MSEObs: mse, Standardized: td.Std != nil}
 	if td.Std != nil {
 		m, err := metrics.MSE(td.ToModelUnits(x), td.ToModelUnits(res.Recon), mask)

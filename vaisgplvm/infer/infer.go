@@ -30,6 +30,11 @@ type Options struct {
 	// SingleLatent makes Result.Recon the prediction at the single reconstruction latent (the
 	// weighted mean of the particles) instead of the posterior predictive mixture's mean.
 	SingleLatent bool `json:"single_latent,omitempty"`
+	// Exact predicts with the exact GP conditional on the training rows at their reconstruction
+	// latents, refitted, its predictive noise validated on training rows damaged as the new rows
+	// are (ValidatedComplete), instead of the sparse GP: Result.Recon are its mixture means and
+	// Result.Exact the conditional. Not with SingleLatent.
+	Exact bool `json:"exact,omitempty"`
 	// Init are the initial q0 means [N*, Q] (nil: the trained mean of each row's nearest training
 	// point on its observed entries).
 	Init [][]float64 `json:"-"`
@@ -45,6 +50,8 @@ type Result struct {
 	Recon [][]float64
 	// Predictive is the mixture (its particles, weights and scores on the observed entries).
 	Predictive *train.Predictive
+	// Exact is the exact GP conditional of Options.Exact (nil without it).
+	Exact *train.Exact
 	NegELBO    float64 // -(1/N*) sum_n L_n: minus the per-point bound terms (no KL(q(u)||p(u))), nats
 	// NegELBOSE is the Monte Carlo standard error of NegELBO over the evaluation's 3 noise draws
 	// (KL(q(u)||p(u)) is exact, so it is that of the full bound too).
@@ -82,6 +89,9 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 	}
 	if opt.Iters < 0 || !(opt.LR >= 0) || math.IsInf(opt.LR, 0) {
 		return nil, fmt.Errorf("infer: %d iterations at learning rate %g: want iterations >= 0 (0 = 500) and a finite rate >= 0 (0 = the model's)", opt.Iters, opt.LR)
+	}
+	if opt.Exact && opt.SingleLatent {
+		return nil, fmt.Errorf("infer: Exact predicts with the mixture over the particles, SingleLatent at one latent: choose one")
 	}
 	if opt.Iters == 0 {
 		opt.Iters = 500
@@ -130,7 +140,49 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 	if opt.SingleLatent {
 		res.Recon = ev.Recon
 	}
+	if opt.Exact {
+		if res.Exact, res.Recon, err = exactRecon(tr, ft, ev, mask, opt.Seed); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
+}
+
+// exactRecon returns the validated exact conditional on tr's complete rows (their latents from a
+// one-draw evaluation) for rows damaged as mask's are, and the mixture means of ft's points
+// under it.
+func exactRecon(tr, ft *train.Trainer, ev *train.Evaluation, mask [][]float64, seed uint64) (*train.Exact, [][]float64, error) {
+	trainEv, err := tr.Evaluate(1, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("infer: the training rows' latents: %w", err)
+	}
+	ex, err := ValidatedComplete(tr, trainEv, ExactValidation{Hide: hiddenShare(mask), Seed: seed})
+	if err != nil {
+		return nil, nil, err
+	}
+	recon, err := ft.ExactMeans(ev, ex)
+	return ex, recon, err
+}
+
+// hiddenShare is the mean share of hidden entries (mask 0) of the rows that have one, 0.5 when
+// none does.
+func hiddenShare(mask [][]float64) float64 {
+	hidden, rows := 0.0, 0
+	for _, r := range mask {
+		h := 0
+		for _, o := range r {
+			if o == 0 {
+				h++
+			}
+		}
+		if h > 0 {
+			hidden, rows = hidden+float64(h)/float64(len(r)), rows+1
+		}
+	}
+	if rows == 0 {
+		return 0.5
+	}
+	return hidden / float64(rows)
 }
 
 func check(m *model.Model, x, mask [][]float64) error {

@@ -1,6 +1,7 @@
 package infer_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -14,7 +15,8 @@ import (
 // conditional is refitted, conditions on all 80 rows, and prices held-out rows with half their
 // entries hidden: its predictive noise is above the refit's in-sample noise (a latent fitted from
 // half a row errs more than a conditioning row's), and it imputes 12 new points' hidden entries
-// better than their column means; bad shares are refused.
+// better than their column means; Latents with Exact reconstructs with it (its hidden entries'
+// MSE is the one ScoreMissingExact reports); bad shares and Exact with SingleLatent are refused.
 func TestValidatedExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	_, xTrain := sample(rng, 80)
@@ -70,6 +72,31 @@ func TestValidatedExact(t *testing.T) {
 	}
 	if colMSE /= float64(n); !(sc.MSEPredictive < 0.5*colMSE) {
 		t.Errorf("held-out MSE %.4g, column means' %.4g: want under half", sc.MSEPredictive, colMSE)
+	}
+	// Latents with Exact: its reconstruction of the hidden entries is the mixture ScoreMissingExact
+	// scores under the conditional it returns
+	ex2, err := infer.Latents(tr, x, mask, infer.Options{Iters: 100, Exact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc2, err := ex2.ScoreMissingExact(xTest, ex2.Exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sse, cnt := 0.0, 0
+	for i := range xTest {
+		for j := range xTest[i] {
+			if mask[i][j] == 0 {
+				sse += (xTest[i][j] - ex2.Recon[i][j]) * (xTest[i][j] - ex2.Recon[i][j])
+				cnt++
+			}
+		}
+	}
+	if got := sse / float64(cnt); math.Abs(got-sc2.MSEPredictive) > 1e-12 || ex2.Exact == nil || !ex2.Exact.Refitted {
+		t.Errorf("Latents with Exact: reconstruction MSE %.10g, scored %.10g (conditional %v)", got, sc2.MSEPredictive, ex2.Exact != nil)
+	}
+	if _, err := infer.Latents(tr, x, mask, infer.Options{Iters: 1, Exact: true, SingleLatent: true}); err == nil {
+		t.Error("Exact with SingleLatent should be refused")
 	}
 	for _, o := range []infer.ExactValidation{{Hide: 0}, {Hide: 1}, {Hide: 0.5, Share: 0.6}} {
 		if _, err := infer.ValidatedExact(tr, xTrain, ev.Latent, o); err == nil {

@@ -301,3 +301,35 @@ func (ex *Exact) predict(h [][]float64) (*rowPredictive, error) {
 	}
 	return p, nil
 }
+
+// ExactMeans returns the posterior predictive mixture's means [N, D] of every entry of t's points
+// under the exact conditional ex: sum_s w_ns E[f(h_ns)] over ev's particles (its single latent
+// when ev has none), E[f] as in Exact. Errors: ev or ex of other sizes, a failed prediction.
+func (t *Trainer) ExactMeans(ev *Evaluation, ex *Exact) ([][]float64, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if len(ev.Latent) != t.Model.N || ex.t.Model.D != t.Model.D || ex.t.Model.Cfg.Q != t.Model.Cfg.Q {
+		return nil, fmt.Errorf("exact predictive: %d latents for %d points, or a conditional of other sizes", len(ev.Latent), t.Model.N)
+	}
+	pred := ev.Predictive
+	if pred == nil || pred.Particles == nil {
+		pred = singleComponent(ev)
+	}
+	out := make([][]float64, t.Model.N)
+	for i := range out {
+		out[i] = make([]float64, t.Model.D)
+	}
+	for k, h := range pred.Particles {
+		p, err := ex.predict(h)
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			for j := range out[i] {
+				out[i][j] += pred.Weights[k][i] * p.mean[i][j]
+			}
+		}
+	}
+	return out, nil
+}

@@ -147,6 +147,8 @@ func TestHostileInputs(t *testing.T) {
 		{"reproduce table 6 with --subset", "", []string{"reproduce", "--table", "6", "--subset", "40", "--out", o("v")}, 2, []string{"--subset", "--table 5"}},
 		{"reproduce table 4", "", []string{"reproduce", "--table", "4", "--out", o("w")}, 2, []string{"table 4", "settings"}},
 		{"infer lr NaN", "", []string{"infer", "--checkpoint", filepath.Join(earlier, "checkpoint.gob"), "--data", base, "--lr", "NaN", "--out", o("x")}, 2, []string{"--lr"}},
+		{"infer --exact with --single-latent", "", []string{"infer", "--checkpoint", filepath.Join(earlier, "checkpoint.gob"), "--data", base, "--exact", "--single-latent", "--out", o("x1")}, 2, []string{"--exact", "--single-latent"}},
+		{"infer --exact", "", []string{"infer", "--checkpoint", filepath.Join(earlier, "checkpoint.gob"), "--data", base, "--iters", "2", "--exact", "--out", o("x2")}, 0, nil},
 		{"identical rows", "", []string{"train", "--data", same, "--m", "5", "--iters", "2", "--out", o("z1")}, 0, []string{"every data row is the same"}},
 		{"values times 1e-300", "", []string{"train", "--data", tiny, "--m", "5", "--iters", "2", "--out", o("z2")}, 0, []string{"extreme", "--standardize"}},
 		{"empty file", "", []string{"train", "--data", empty, "--out", o("z3")}, 1, []string{"is empty"}},
