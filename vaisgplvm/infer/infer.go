@@ -51,8 +51,8 @@ type Result struct {
 	// Predictive is the mixture (its particles, weights and scores on the observed entries).
 	Predictive *train.Predictive
 	// Exact is the exact GP conditional of Options.Exact (nil without it).
-	Exact *train.Exact
-	NegELBO    float64 // -(1/N*) sum_n L_n: minus the per-point bound terms (no KL(q(u)||p(u))), nats
+	Exact   *train.Exact
+	NegELBO float64 // -(1/N*) sum_n L_n: minus the per-point bound terms (no KL(q(u)||p(u))), nats
 	// NegELBOSE is the Monte Carlo standard error of NegELBO over the evaluation's 3 noise draws
 	// (KL(q(u)||p(u)) is exact, so it is that of the full bound too).
 	NegELBOSE float64
