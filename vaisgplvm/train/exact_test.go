@@ -214,17 +214,7 @@ func (r exactRef) negLogLik(c, a, noise float64) float64 {
 // closed form to 0.02 nats and is not beaten by 10% moves; the returned NELL is the one
 // ScoreMissingExact then reports; the conditioning noise is untouched.
 func TestValidateExactNoise(t *testing.T) {
-	truth, x, mask := hiddenToy()
-	cfg := model.DefaultConfig("mf", 2)
-	cfg.M = 6
-	m, err := model.New(cfg, x, mask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(40, nil, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	tr, truth := trainedToy(t, "mf", 1, 40)
 	ev, err := tr.Evaluate(1, nil)
 	if err != nil {
 		t.Fatal(err)
