@@ -56,7 +56,7 @@ func (t *Trainer) CompleteExact(ev *Evaluation, o ExactOptions) (*Exact, error) 
 	if len(ev.Latent) != t.Model.N {
 		return nil, fmt.Errorf("exact predictive: %d latents for %d rows", len(ev.Latent), t.Model.N)
 	}
-	cond := completeRows(t.Model.Mask)
+	cond := completeRows(t.Model.Mask, t.Model.N)
 	if len(cond) == 0 {
 		return nil, fmt.Errorf("exact predictive: no row has all its entries observed")
 	}
@@ -67,16 +67,15 @@ func (t *Trainer) CompleteExact(ev *Evaluation, o ExactOptions) (*Exact, error) 
 	return t.NewExact(x, h, o)
 }
 
-// completeRows returns the rows of mask with every entry observed (all rows when mask is nil).
-func completeRows(mask [][]float64) []int {
+// completeRows returns the rows of mask [n, D] with every entry observed (all n when mask is nil).
+func completeRows(mask [][]float64, n int) []int {
 	var rows []int
-	if mask == nil {
-		return nil
-	}
-	for i := range mask {
+	for i := range n {
 		full := true
-		for _, o := range mask[i] {
-			full = full && o != 0
+		if mask != nil {
+			for _, o := range mask[i] {
+				full = full && o != 0
+			}
 		}
 		if full {
 			rows = append(rows, i)
