@@ -332,15 +332,13 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 		if hidden, err = tr.ScoreMissing(td.Truth, ev); err != nil {
 			return nil, err
 		}
-		if !opt.Exact {
-			// scored only on request
-		} else if hiddenExact, err = scoreExact(tr, td.Truth, ev, false, opt.Seed); err != nil {
-			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact not computed: %v", err))
-		}
-		if !opt.Exact {
-			// scored only on request
-		} else if hiddenRefit, err = scoreExact(tr, td.Truth, ev, true, opt.Seed); err != nil {
-			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact_refit not computed: %v", err))
+		if opt.Exact { // scored only on request
+			hiddenExact, hiddenRefit, err = infer.ScoreExact(tr, td.Truth, ev, infer.ExactValidation{Hide: protocol.HiddenShare, Seed: opt.Seed})
+			if err != nil && hiddenExact == nil {
+				baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact and hidden_pixels_exact_refit not computed: %v", err))
+			} else if err != nil {
+				baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact_refit not computed: %v", err))
+			}
 		}
 		if hiddenBase, err = ImputeBaselines(td.Truth, td.X, td.Mask, tr.Model.Cfg.Q, src.HiddenSeed); err != nil {
 			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_baselines not computed: %v", err))
@@ -377,20 +375,6 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
 		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, HiddenExact: hiddenExact, HiddenExactRefit: hiddenRefit, HiddenBaselines: hiddenBase, Warnings: append(TrainWarnings(tr.Curve, chain), baseWarn...),
 		Source: src, DataSHA256: data.ContentSHA256(td.X, td.Mask)}, nil
-}
-
-// scoreExact scores the hidden entries with the exact GP conditional on the complete rows, at
-// the trained hyperparameters or (validated) refitted with a validated predictive noise
-// (infer.ValidatedComplete).
-func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, validated bool, seed uint64) (*train.MissingScores, error) {
-	ex, err := tr.CompleteExact(ev, train.ExactOptions{})
-	if validated {
-		ex, err = infer.ValidatedComplete(tr, ev, infer.ExactValidation{Hide: protocol.HiddenShare, Seed: seed})
-	}
-	if err != nil {
-		return nil, err
-	}
-	return tr.ScoreMissingExact(truth, ev, ex)
 }
 
 // writeMetrics writes metrics.json.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -49,12 +49,12 @@ func ValidatedExact(tr *train.Trainer, x, h [][]float64, o ExactValidation) (*tr
 	rng := rand.New(rand.NewPCG(o.Seed, 0xe7ac7))
 	perm := rng.Perm(len(x))
 	nv := max(5, int(o.Share*float64(len(x))))
-	xr, hr := pick(x, perm[nv:]), pick(h, perm[nv:])
+	xr, hr := data.Rows(x, perm[nv:]), data.Rows(h, perm[nv:])
 	fit, err := tr.NewExact(xr, hr, train.ExactOptions{Refit: true, FitRows: o.FitRows, Seed: o.Seed})
 	if err != nil {
 		return nil, err
 	}
-	truth := pick(x, perm[:nv])
+	truth := data.Rows(x, perm[:nv])
 	damaged, mask := hide(truth, o.Hide, rng)
 	init, err := latent.Nearest(xr, nil, hr, damaged, mask)
 	if err != nil {
@@ -74,22 +74,32 @@ func ValidatedExact(tr *train.Trainer, x, h [][]float64, o ExactValidation) (*tr
 // reconstruction latents ev.Latent [N, Q]: the conditional that imputes tr's own damaged rows.
 // Errors: those of ValidatedExact.
 func ValidatedComplete(tr *train.Trainer, ev *train.Evaluation, o ExactValidation) (*train.Exact, error) {
-	var x, h [][]float64
-	for i, r := range tr.Model.X {
-		if tr.Model.Mask == nil || !slices.Contains(tr.Model.Mask[i], 0) {
-			x, h = append(x, r), append(h, ev.Latent[i])
-		}
+	x, h, err := tr.CompleteRows(ev)
+	if err != nil {
+		return nil, err
 	}
 	return ValidatedExact(tr, x, h, o)
 }
 
-// pick returns the rows idx of v.
-func pick(v [][]float64, idx []int) [][]float64 {
-	out := make([][]float64, len(idx))
-	for i, r := range idx {
-		out[i] = v[r]
+// ScoreExact scores the entries tr's mask hides against truth [N, D] (train.Trainer.ScoreMissingExact,
+// ev's particles) under the exact GP conditional on tr's complete rows: at the trained
+// hyperparameters (trained) and refitted with a validated predictive noise (validated;
+// ValidatedComplete with o). When only the validation fails, the trained scores come back with
+// its error.
+func ScoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, o ExactValidation) (trained, validated *train.MissingScores, err error) {
+	ex, err := tr.CompleteExact(ev, train.ExactOptions{})
+	if err != nil {
+		return nil, nil, err
 	}
-	return out
+	if trained, err = tr.ScoreMissingExact(truth, ev, ex); err != nil {
+		return nil, nil, err
+	}
+	val, err := ValidatedComplete(tr, ev, o)
+	if err != nil {
+		return trained, nil, err
+	}
+	validated, err = tr.ScoreMissingExact(truth, ev, val)
+	return trained, validated, err
 }
 
 // hide returns copies of rows with round(share * D) entries of each hidden (NaN, mask 0), at

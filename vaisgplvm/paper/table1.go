@@ -271,27 +271,18 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 
 // jobData returns the data a training of table trains on for seed: ds's matrix and mask, with
 // Table 2 and 3's hidden pixels (HidePixels) and the damaged images' indices.
-// scoreExact scores the hidden entries under the exact GP conditional on the complete rows
-// (train.Trainer.ScoreMissingExact) at the trained hyperparameters, and refitted with its
-// predictive noise validated (infer.ValidatedExact): its mixture's MSE and NELL.
+// scoreExact scores the hidden entries under the exact GP conditional on the complete rows at
+// the trained hyperparameters, and refitted with its predictive noise validated
+// (infer.ScoreExact): its mixture's MSE and NELL.
 func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, seed uint64, fitRows int) (trained, refit *train.Predictive, err error) {
-	ex, err := tr.CompleteExact(ev, train.ExactOptions{})
+	ex, val, err := infer.ScoreExact(tr, truth, ev, infer.ExactValidation{Hide: protocol.HiddenShare, FitRows: fitRows, Seed: seed})
 	if err != nil {
 		return nil, nil, err
 	}
-	val, err := infer.ValidatedComplete(tr, ev, infer.ExactValidation{Hide: protocol.HiddenShare, FitRows: fitRows, Seed: seed})
-	if err != nil {
-		return nil, nil, err
+	mixture := func(sc *train.MissingScores) *train.Predictive {
+		return &train.Predictive{MSE: sc.MSEPredictive, NELL: sc.NELLPredictive, Components: sc.Components}
 	}
-	var out [2]*train.Predictive
-	for i, c := range []*train.Exact{ex, val} {
-		sc, err := tr.ScoreMissingExact(truth, ev, c)
-		if err != nil {
-			return nil, nil, err
-		}
-		out[i] = &train.Predictive{MSE: sc.MSEPredictive, NELL: sc.NELLPredictive, Components: sc.Components}
-	}
-	return out[0], out[1], nil
+	return mixture(ex), mixture(val), nil
 }
 
 func jobData(table int, ds *data.Dataset, seed uint64) (x, mask [][]float64, damaged []int, err error) {

@@ -8,6 +8,7 @@ import (
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
@@ -47,24 +48,30 @@ func (t *Trainer) checkExact(truth [][]float64, ev *Evaluation, ex *Exact) error
 }
 
 // CompleteExact is the exact GP conditional on the complete rows C of the model's data (no entry
-// hidden) at their reconstruction latents ev.Latent[C]: NewExact(X_C, ev.Latent[C]). Errors: no
-// complete row, and those of NewExact.
+// hidden) at their reconstruction latents ev.Latent[C]: NewExact(CompleteRows(ev)). Errors: those
+// of CompleteRows and NewExact.
 func (t *Trainer) CompleteExact(ev *Evaluation, o ExactOptions) (*Exact, error) {
-	if err := t.check(); err != nil {
+	x, h, err := t.CompleteRows(ev)
+	if err != nil {
 		return nil, err
 	}
+	return t.NewExact(x, h, o)
+}
+
+// CompleteRows returns the rows C of the model's data with no entry hidden, X_C [|C|, D], and their
+// reconstruction latents ev.Latent[C] [|C|, Q]. Errors: latents of another length, no complete row.
+func (t *Trainer) CompleteRows(ev *Evaluation) (x, h [][]float64, err error) {
+	if err := t.check(); err != nil {
+		return nil, nil, err
+	}
 	if len(ev.Latent) != t.Model.N {
-		return nil, fmt.Errorf("exact predictive: %d latents for %d rows", len(ev.Latent), t.Model.N)
+		return nil, nil, fmt.Errorf("exact predictive: %d latents for %d rows", len(ev.Latent), t.Model.N)
 	}
 	cond := completeRows(t.Model.Mask, t.Model.N)
 	if len(cond) == 0 {
-		return nil, fmt.Errorf("exact predictive: no row has all its entries observed")
+		return nil, nil, fmt.Errorf("exact predictive: no row has all its entries observed")
 	}
-	x, h := make([][]float64, len(cond)), make([][]float64, len(cond))
-	for i, r := range cond {
-		x[i], h[i] = t.Model.X[r], ev.Latent[r]
-	}
-	return t.NewExact(x, h, o)
+	return data.Rows(t.Model.X, cond), data.Rows(ev.Latent, cond), nil
 }
 
 // completeRows returns the rows of mask [n, D] with every entry observed (all n when mask is nil).
@@ -185,11 +192,10 @@ func (t *Trainer) NewExact(x, h [][]float64, o ExactOptions) (*Exact, error) {
 		return nil, err
 	}
 	ex.Noise, ex.bias = s2, bias
-	y := make([][]float64, len(x)) // X_C - b
+	y := mat.NewDense(len(x), m.D, nil) // X_C - b
 	for i := range x {
-		y[i] = make([]float64, m.D)
 		for j := range m.D {
-			y[i][j] = x[i][j] - bias[j]
+			y.Set(i, j, x[i][j]-bias[j])
 		}
 	}
 	switch {
@@ -214,7 +220,7 @@ func (t *Trainer) NewExact(x, h [][]float64, o ExactOptions) (*Exact, error) {
 
 // factorise returns the Cholesky factor of K + r I, K the trained kernel matrix at latents h with
 // lengthscales times c, and (K + r I)^-1 y.
-func (ex *Exact) factorise(h, y [][]float64, c, r float64) (mat.Cholesky, *mat.Dense, error) {
+func (ex *Exact) factorise(h [][]float64, y *mat.Dense, c, r float64) (mat.Cholesky, *mat.Dense, error) {
 	var chol mat.Cholesky
 	k, _, _, _, err := ex.kernels(h, h, c)
 	if err != nil {
@@ -231,12 +237,8 @@ func (ex *Exact) factorise(h, y [][]float64, c, r float64) (mat.Cholesky, *mat.D
 	if !chol.Factorize(a) {
 		return chol, nil, fmt.Errorf("exact predictive: K_CC + s^2 I (%d rows, noise-to-variance ratio %.3g) is not positive definite", n, r)
 	}
-	yd := mat.NewDense(n, len(y[0]), nil)
-	for i := range y {
-		yd.SetRow(i, y[i])
-	}
 	alpha := &mat.Dense{}
-	if err := chol.SolveTo(alpha, yd); err != nil {
+	if err := chol.SolveTo(alpha, y); err != nil {
 		return chol, nil, fmt.Errorf("exact predictive: solving for the weights: %w", err)
 	}
 	return chol, alpha, nil

@@ -7,6 +7,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 )
@@ -100,13 +101,6 @@ func scoreHidden(truth, mask [][]float64, ev *Evaluation, predict func(h [][]flo
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("score missing: the mask hides no entry")
 	}
-	pick := func(h [][]float64) [][]float64 {
-		out := make([][]float64, len(rows))
-		for i, r := range rows {
-			out[i] = h[r]
-		}
-		return out
-	}
 	pred := ev.Predictive
 	if pred == nil || pred.Particles == nil {
 		pred = singleComponent(ev)
@@ -116,7 +110,7 @@ func scoreHidden(truth, mask [][]float64, ev *Evaluation, predict func(h [][]flo
 		return -0.5*math.Log(2*math.Pi*s2) - ((x-mu)*(x-mu)+v)/(2*s2)
 	}
 	// the single latent
-	p, err := predict(pick(ev.Latent))
+	p, err := predict(data.Rows(ev.Latent, rows))
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +132,7 @@ func scoreHidden(truth, mask [][]float64, ev *Evaluation, predict func(h [][]flo
 		mix[i], logs[i] = make([]float64, len(truth[r])), make([]float64, len(pred.Particles))
 	}
 	for k, h := range pred.Particles {
-		p, err := predict(pick(h))
+		p, err := predict(data.Rows(h, rows))
 		if err != nil {
 			return nil, err
 		}
