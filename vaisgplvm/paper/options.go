@@ -77,6 +77,12 @@ type Options struct {
 	Store string
 	// Fresh trains every training again even when Store holds it (and replaces what it holds).
 	Fresh bool
+	// OnTrained, when set, is called once for every training of Tables 1-3 that this run trains
+	// (not those read back from Store), after its last evaluation and before it is stored, on the
+	// training's goroutine: trainings run Jobs at a time, so it must be safe for concurrent use.
+	// Its error stops the table. reproduce --checkpoints saves each training's checkpoint through
+	// it (experiment.CheckpointTrained), for the evidence command.
+	OnTrained func(Trained) error
 
 	// Subset is Table 5's number of points per dataset, a seeded random subset (0: 300; AllPoints:
 	// every point).

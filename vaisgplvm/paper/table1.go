@@ -48,7 +48,7 @@ func Table2(ctx context.Context, o Options) (*Result, error) { return snapshots(
 func Table3(ctx context.Context, o Options) (*Result, error) { return snapshots(ctx, 3, o) }
 
 func init() {
-	uses := []string{"Datasets", "Figures", "Store", "Jobs"}
+	uses := []string{"Datasets", "Figures", "Store", "OnTrained", "Jobs"}
 	for _, s := range []Spec{
 		{Number: 1, Title: "oilflow, wine", Datasets: []string{"oilflow", "wine"}, Methods: []string{"mf", "iwvi", "vais"},
 			Iters: 3000, Uses: append([]string{"Data"}, uses...), PaperFullBatch: true, Run: outputOf(Table1)},
@@ -241,6 +241,13 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 				return err
 			}
 			params = j.art.params
+		}
+		if o.OnTrained != nil {
+			done := Trained{Table: table, Dataset: j.dataset, Method: j.method, Seed: j.seed, Key: j.key,
+				HiddenPixels: damaged != nil, Pixels: cmp.Or(o.Pixels, "unit"), Standardize: o.Standardize, Trainer: tr}
+			if err := o.OnTrained(done); err != nil {
+				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
+			}
 		}
 		j.wall = time.Since(jobStart).Seconds()
 		if o.Store != "" {

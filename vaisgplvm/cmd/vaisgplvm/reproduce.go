@@ -31,6 +31,7 @@ import (
 var tableOnly = map[string]string{
 	"pixels": "Pixels", "data": "Data", "labels": "Data", "no-figures": "Figures", "fresh": "Store",
 	"subset": "Subset", "recon-iters": "ReconIters", "ks": "Ks", "reps": "Reps", "jobs": "Jobs", "datasets": "Datasets", "exact": "Exact",
+	"checkpoints": "OnTrained",
 }
 
 // tableHelp lists the registered tables for --table's help.
@@ -69,6 +70,7 @@ func runReproduce(args []string) error {
 	fs.Var(&ks, "ks", "table 6: comma-separated K values")
 	reps := fs.Int("reps", 5, "table 6: timed iterations per cell after one warm-up (the median is reported)")
 	overwrite := fs.Bool("overwrite", false, "replace a table in --out that another command made (a rerun of the same command replaces its own table)")
+	checkpoints := fs.String("checkpoints", "", "tables 1-3: also save each training this run trains as a checkpoint in this directory (DATASET-METHOD-seedS-KEY.checkpoint.gob, recording the data it saw), for evidence and infer; trainings read back from --out/jobs/ get none")
 	fresh := fs.Bool("fresh", false, "tables 1-3: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
 	mf.setDefaultBatch(fs, protocol.DefaultBatch)
 	set, err := parseSet(fs, args)
@@ -158,6 +160,13 @@ func runReproduce(args []string) error {
 		return err
 	}
 	defer dir.Close()
+	if *checkpoints != "" {
+		var own *experiment.Source
+		if *file != "" {
+			own = &ownSrc
+		}
+		opts.OnTrained = experiment.CheckpointTrained(*checkpoints, own)
+	}
 	if spec.UsesField("Store") {
 		opts.Store, opts.Fresh = filepath.Join(*out, "jobs"), *fresh
 	}
