@@ -173,6 +173,33 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 	return append(out, b), nil
 }
 
+// ImportanceWeighted evaluates, at the trainer's parameters (its q0 and global parameters,
+// whatever bound trained them), IWVI with each number of importance samples in ks (each >= 1):
+// the comparison at equal seconds per iteration, where ks are the K that cost what the model's own
+// bound costs (measured with bench). Each on all N points averaged over draws noise draws, with
+// its gap to ev as in Decompose. Errors: a K below 1, an evaluation that does not fit in memory.
+func ImportanceWeighted(tr *train.Trainer, ev *Result, draws int, ks []int) ([]BoundValue, error) {
+	if err := checkArgs(tr, draws); err != nil {
+		return nil, err
+	}
+	var out []BoundValue
+	for _, k := range ks {
+		if k < 1 {
+			return nil, fmt.Errorf("evidence: IWVI with %d samples: want at least 1", k)
+		}
+		t, err := withBound(tr, "iwvi", k)
+		if err != nil {
+			return nil, err
+		}
+		b, err := evaluate(t, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI, --iwvi-k)", k))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
 // Resampled evaluates, at the trainer's parameters, the trained annealed chain run as the smc
 // bound (bounds "smc": chains that resample across each other when their ESS falls below
 // threshold of them) with each count of chains per point in chains, the model's K, schedule and

@@ -43,3 +43,28 @@ func TestResampledAndLearnedBackward(t *testing.T) {
 		t.Error("0 fitting steps: want an error")
 	}
 }
+
+// TestImportanceWeighted: at a trained toy VAIS checkpoint, IWVI at the model's K is Decompose's
+// IWVI line draw for draw; with 8 times the samples it is no looser (beyond noise) and still below
+// the evidence; K 0 is an error.
+func TestImportanceWeighted(t *testing.T) {
+	tr := trained(t, 2, 25)
+	res, bs := decomposed(t, tr)
+	k := tr.Model.Cfg.K
+	iw, err := ImportanceWeighted(tr, res, 20, []int{k, 8 * k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(iw) != 2 || iw[0].NegELBO != bs[1].NegELBO || iw[0].Name != "iwvi" {
+		t.Fatalf("IWVI at K %d: %+v, want Decompose's %+v", k, iw, bs[1])
+	}
+	if se := math.Hypot(iw[0].SE, iw[1].SE); iw[1].NegELBO > iw[0].NegELBO+4*se {
+		t.Errorf("IWVI with %d samples %.4f, looser than with %d: %.4f (s.e. %.4f)", 8*k, iw[1].NegELBO, k, iw[0].NegELBO, se)
+	}
+	for _, b := range iw {
+		checkBelowEvidence(t, res, b)
+	}
+	if _, err := ImportanceWeighted(tr, res, 20, []int{0}); err == nil {
+		t.Error("0 samples: want an error")
+	}
+}

@@ -30,6 +30,9 @@ type EvidenceSummary struct {
 	// Underdamped are the underdamped chain at Dampings (and EtaScales) and IWVI at the chain's
 	// evaluations (evidence.Underdamped).
 	Underdamped []evidence.BoundValue `json:"underdamped,omitempty"`
+	// ImportanceWeighted is IWVI at the checkpoint's q0 with each of IWVIKs samples
+	// (evidence.ImportanceWeighted): the K of equal seconds per iteration.
+	ImportanceWeighted []evidence.BoundValue `json:"iwvi_at_k,omitempty"`
 	// Resampled are the trained chain resampling across Resample chains (the smc bound) and IWVI
 	// at the same evaluations (evidence.Resampled).
 	Resampled []evidence.BoundValue `json:"resampled,omitempty"`
@@ -74,6 +77,9 @@ type EvidenceOptions struct {
 	// 0 means bounds.DefaultESSThreshold).
 	Resample    []int
 	ResampleESS float64
+	// IWVIKs: also evaluate IWVI at the checkpoint's q0 with each of these numbers of samples
+	// (>= 1 each; any checkpoint), e.g. the K whose seconds per iteration equal the model's bound's.
+	IWVIKs []int
 	// LearnBackward > 0 fits a learned backward kernel (bounds "mcd") for this many Adam steps at
 	// the checkpoint's parameters, all frozen, and evaluates it (annealed checkpoints).
 	LearnBackward int
@@ -119,6 +125,11 @@ func (opt EvidenceOptions) Check() error {
 	for _, d := range opt.Dampings {
 		if !(d >= 0 && d < 1) {
 			return option.Of("Dampings", "Dampings %g: want dampings in [0, 1)", d)
+		}
+	}
+	for _, k := range opt.IWVIKs {
+		if k < 1 {
+			return option.Of("IWVIKs", "IWVIKs: %d samples is not a positive integer", k)
 		}
 	}
 	for _, c := range opt.Resample {
@@ -194,6 +205,14 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	if err := CheckChains(tr, slices.Concat(opt.Chains, opt.Resample)); err != nil { // refused now, not after the AIS runs
 		return nil, err
 	}
+	for _, k := range opt.IWVIKs { // refused now, not after the AIS runs
+		cfg := tr.Model.Cfg
+		cfg.Method, cfg.K, cfg.Samples, cfg.Batch = "iwvi", k, 1, 0
+		var me *option.Error
+		if err := cfg.CheckMemory(tr.Model.N, tr.Model.D); errors.As(err, &me) {
+			return nil, option.Memory(fmt.Sprintf("IWVIKs %d: IWVI with that many samples on all %d points", k, tr.Model.N), me.Need, me.Have, "IWVIKs")
+		}
+	}
 	o := opt.Options
 	n := tr.Model.N
 	switch {
@@ -232,6 +251,11 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	}
 	if opt.EtaScales != nil || opt.Chains != nil {
 		if sum.ChainVariants, err = evidence.ChainVariants(tr, res, opt.Draws, opt.EtaScales, opt.Chains); err != nil {
+			return nil, err
+		}
+	}
+	if opt.IWVIKs != nil {
+		if sum.ImportanceWeighted, err = evidence.ImportanceWeighted(tr, res, opt.Draws, opt.IWVIKs); err != nil {
 			return nil, err
 		}
 	}
@@ -277,9 +301,10 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	return sum, nil
 }
 
-// All returns every bound of the summary: Bounds, ChainVariants, Underdamped.
+// All returns every bound of the summary: Bounds, ImportanceWeighted, ChainVariants, Underdamped,
+// Resampled, LearnedBackward.
 func (s *EvidenceSummary) All() []evidence.BoundValue {
-	return slices.Concat(s.Bounds, s.ChainVariants, s.Underdamped, s.Resampled, s.LearnedBackward)
+	return slices.Concat(s.Bounds, s.ImportanceWeighted, s.ChainVariants, s.Underdamped, s.Resampled, s.LearnedBackward)
 }
 
 // Report writes the summary for a reader on w: the evidence estimate with its convergence check,

@@ -36,6 +36,7 @@ func runEvidence(args []string) error {
 	trainData := fs.String("train-data", "", trainDataHelp)
 	var opt experiment.EvidenceOptions
 	fs.Var(option.Floats{List: &opt.EtaScales, Positive: true}, "eta-scales", "VAIS checkpoints: also evaluate the trained chain with every eta_k multiplied by each of these factors, e.g. 0.5,2 (chain_variants in evidence.json)")
+	fs.Var((*option.Ints)(&opt.IWVIKs), "iwvi-k", "also evaluate IWVI at the checkpoint's q0 with each of these numbers of samples, e.g. 80 (the K whose seconds per iteration equal the checkpoint's bound's, from bench; iwvi_at_k in evidence.json)")
 	fs.Var((*option.Ints)(&opt.Chains), "chains", "VAIS checkpoints: also evaluate this many weighted chains per point with the trained eta_k, e.g. 4,16 (chain_variants)")
 	fs.Var((*option.Ints)(&opt.Resample), "resample", "annealed checkpoints: also evaluate the trained chain as this many chains per point that resample across each other when their ESS falls below --resample-ess of them (the smc bound), e.g. 4,16, each beside IWVI at the same likelihood evaluations (resampled in evidence.json)")
 	fs.Float64Var(&opt.ResampleESS, "resample-ess", bounds.DefaultESSThreshold, "with --resample: the ESS share below which chains resample, in (0, 1]")
