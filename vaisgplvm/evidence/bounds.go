@@ -5,20 +5,23 @@ import (
 	"math"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // BoundValue is one bound evaluated at a trained model's global parameters and q0: its -ELBO per
-// point and Monte Carlo standard error (train.Evaluation), and its gap to the evidence reference.
+// point on all N points and Monte Carlo standard error, and its gap to the evidence reference.
 type BoundValue struct {
 	Name    string  `json:"bound"`
 	NegELBO float64 `json:"neg_elbo_per_point"`
 	SE      float64 `json:"neg_elbo_mc_se"`
 	// KLU is KL(q(u) || p(u)) / N (nats per point), part of NegELBO and of the evidence alike.
 	KLU float64 `json:"kl_u_per_point"`
-	// Gap is NegELBO - NegLogEvidencePerPoint (nats per point) and GapSE its standard error
-	// sqrt(SE^2 + evidence SE^2); nil unless the evidence covers every point (the bounds do).
+	// Gap is the bound's distance below the evidence (nats per point) and GapSE its standard
+	// error: with every point estimated, NegELBO - NegLogEvidencePerPoint with s.e.
+	// sqrt(SE^2 + evidence SE^2); with some (Result.Points), the mean over them of log Z_n - L_n
+	// (gapTo). Nil when the bound was evaluated without an estimate.
 	Gap       *float64 `json:"gap_to_evidence,omitempty"`
 	GapSE     *float64 `json:"gap_to_evidence_se,omitempty"`
 	Reference string   `json:"what"` // what the bound keeps of the local approximation
@@ -243,22 +246,57 @@ func Resampled(tr *train.Trainer, ev *Result, draws int, chains []int, threshold
 	return out, nil
 }
 
-// evaluate is the bound of t's model at its parameters averaged over draws noise draws on all
-// points, named name and described by what, with its gap to ev when ev covers every point.
+// evaluate returns t's bound averaged over draws noise draws (train.Trainer.PointBounds: the
+// bound on all N points, split into its points' terms) with its gap to ev (gapTo); ev may be nil.
 func evaluate(t *train.Trainer, ev *Result, draws int, name, what string) (BoundValue, error) {
-	e, err := t.Evaluate(draws, nil)
+	pb, err := t.PointBounds(draws)
 	if err != nil {
 		return BoundValue{}, fmt.Errorf("evidence: evaluating %s: %w", what, err)
 	}
-	b := BoundValue{Name: name, NegELBO: e.NegELBO, KLU: e.KLUPerPoint, Reference: what}
-	if e.NegELBOSE != nil {
-		b.SE = *e.NegELBOSE
+	per := make([]float64, draws)
+	for k := range per {
+		per[k] = pb.NegELBO(k)
 	}
-	if ev != nil && len(ev.Points) == t.Model.N {
-		gap, se := b.NegELBO-ev.NegLogEvidencePerPoint, math.Hypot(b.SE, ev.SE)
+	mean, twoSE := metrics.MeanAndTwoSE(per)
+	b := BoundValue{Name: name, NegELBO: mean, SE: twoSE / 2, KLU: pb.KLU / float64(t.Model.N), Reference: what}
+	if ev != nil {
+		gap, se := gapTo(pb, ev, b.NegELBO, b.SE)
 		b.Gap, b.GapSE = &gap, &se
 	}
 	return b, nil
+}
+
+// gapTo returns the gap between the evidence ev and the bound of point terms pb (nats per point)
+// with its standard error. On all N points it is the distance of the bound's -ELBO per point
+// (negELBO, s.e. se) to -E / N, whose s.e. combines the bound's and the estimate's. On some of them (ev.Points) it is the mean over
+// those points of log Z_n - L_n, the KL terms cancelling, with the s.e. of the draws and of the
+// estimate; for a random sample of the points (ev.Sampled), which estimates the all-point gap, also
+// that of the sampling: the spread of the points' gaps over sqrt(points), finite-population
+// corrected.
+func gapTo(pb *train.PointBounds, ev *Result, negELBO, se float64) (gap, gapSE float64) {
+	n := len(pb.L[0])
+	if len(ev.Points) == n {
+		return negELBO - ev.NegLogEvidencePerPoint, math.Hypot(se, ev.SE)
+	}
+	draws := make([]float64, len(pb.L))
+	for k, l := range pb.L {
+		for i, p := range ev.Points {
+			draws[k] += (ev.LogZ[i] - l[p]) / float64(len(ev.Points))
+		}
+	}
+	gap, twoSE := metrics.MeanAndTwoSE(draws)
+	gapSE = math.Hypot(twoSE/2, ev.SE)
+	if ev.Sampled && len(ev.Points) > 1 {
+		perPoint := make([]float64, len(ev.Points))
+		for i, p := range ev.Points {
+			for _, l := range pb.L {
+				perPoint[i] += (ev.LogZ[i] - l[p]) / float64(len(pb.L))
+			}
+		}
+		_, twoSampling := metrics.MeanAndTwoSE(perPoint)
+		gapSE = math.Hypot(gapSE, twoSampling/2*math.Sqrt(1-float64(len(ev.Points))/float64(n)))
+	}
+	return gap, gapSE
 }
 
 // withBound returns a trainer that evaluates the bound method with K = k at tr's parameters (a

@@ -68,3 +68,37 @@ func TestImportanceWeighted(t *testing.T) {
 		t.Error("0 samples: want an error")
 	}
 }
+
+// TestGapOnSomePoints: the gaps of a bound on two halves of the points, weighted by their sizes,
+// add up to its gap on all of them (the KL(q(u)) terms cancel on a part; 1e-9 relative), and a
+// random sample's standard error adds the sampling's to the draws' and the estimate's.
+func TestGapOnSomePoints(t *testing.T) {
+	tr := trained(t, 2, 25)
+	res, bs := decomposed(t, tr)
+	all := bs[2] // the trained chain, 20 draws
+	part := func(lo, hi int, sampled bool) (*Result, BoundValue) {
+		r := &Result{Points: res.Points[lo:hi], LogZ: res.LogZ[lo:hi], LogZSE: res.LogZSE[lo:hi], KL: res.KL, N: res.N, Sampled: sampled}
+		v := 0.0
+		for _, se := range r.LogZSE {
+			v += se * se
+		}
+		r.SE = math.Sqrt(v) / float64(hi-lo)
+		b, err := evaluate(tr, r, 20, "vais", "the trained chain")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, b
+	}
+	_, a := part(0, 12, false)
+	_, b := part(12, 25, false)
+	if got, want := (12**a.Gap+13**b.Gap)/25, *all.Gap; math.Abs(got-want) > 1e-9*math.Abs(want) {
+		t.Errorf("gaps on the halves %.6f and %.6f average to %.12g; the gap on all points is %.12g", *a.Gap, *b.Gap, got, want)
+	}
+	if a.NegELBO != all.NegELBO {
+		t.Errorf("-ELBO with the gap on some points %.12g, on all %.12g: want the all-point bound", a.NegELBO, all.NegELBO)
+	}
+	_, s := part(0, 12, true)
+	if *s.Gap != *a.Gap || !(*s.GapSE > *a.GapSE) {
+		t.Errorf("a random sample's gap %.6f ± %.6f; the same points' %.6f ± %.6f: want the same gap, a larger s.e.", *s.Gap, *s.GapSE, *a.Gap, *a.GapSE)
+	}
+}

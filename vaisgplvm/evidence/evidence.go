@@ -68,6 +68,10 @@ type Result struct {
 	Temps      int     `json:"temperatures"`
 	Start      string  `json:"start"` // where the annealing path starts: prior or q0 (Options.Start)
 	Runs       int     `json:"runs"`
+	// Sampled reports that Points are a uniform random sample of the N points (the caller's draw,
+	// set by the caller): the bounds' gaps on them estimate the gaps on all points, and their
+	// standard errors include the sampling's.
+	Sampled bool `json:"random_sample,omitempty"`
 	// Check is the convergence check (nil when Options.CheckTemps < 0).
 	Check *Convergence `json:"convergence,omitempty"`
 }

@@ -24,7 +24,8 @@ func runEvidence(args []string) error {
 	runs := fs.Int("runs", 8, "independent AIS runs per point")
 	checkTemps := fs.Int("check-temps", 0, "temperatures of the convergence check, an independent estimate whose shift extrapolates the AIS bias (0 = temps/4, costing a quarter more; -1 = no check)")
 	tolerance := fs.Float64("tolerance", 0.05, "warn when the convergence check puts the estimate more than this many nats per point above its limit")
-	points := fs.Int("points", 0, "estimate the first this many points only (0 = all): faster, but the gaps to the bounds (which cover all points) are then not given")
+	points := fs.Int("points", 0, "estimate the first this many points only (0 = all): faster; the gaps are then those on these points")
+	sample := fs.Int("sample", 0, "estimate a random sample of this many points, drawn with --seed (0 = off): the gaps on them estimate the all-point gaps, their s.e. including the sampling's; cost falls with the sample")
 	damaged := fs.Bool("damaged", false, "estimate the points with missing entries only (the damaged images of Tables 2 and 3) instead of --points")
 	essK := fs.Int("ess", 0, "pair each estimated point's ESS of this many importance weights (Table 3: the model's K) with its gap to the evidence, for the method's own weights and for samples of q0 (ess_gap in evidence.json, ess_gap.csv, ess_gap.png, ess_hist.png; 0 = off)")
 	noFigures := fs.Bool("no-figures", false, "with --ess: do not write the PNG figures")
@@ -48,7 +49,7 @@ func runEvidence(args []string) error {
 	if *ckpt == "" || *out == "" {
 		return usagef("--checkpoint and --out are required")
 	}
-	opt.Checkpoint, opt.Points, opt.Damaged, opt.ESSK, opt.Draws, opt.Tolerance = *ckpt, *points, *damaged, *essK, *draws, *tolerance
+	opt.Checkpoint, opt.Points, opt.Sample, opt.Damaged, opt.ESSK, opt.Draws, opt.Tolerance = *ckpt, *points, *sample, *damaged, *essK, *draws, *tolerance
 	opt.Options = evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt,
 		Progress: progress.AIS(os.Stderr, 10*time.Second)}
 	if err := opt.Check(); err != nil {
