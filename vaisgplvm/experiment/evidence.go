@@ -189,9 +189,16 @@ func CheckChains(tr *train.Trainer, counts []int) error {
 // once, nil when it fits.
 func drawsTooBig(tr *train.Trainer, samples, n int) *option.Error {
 	cfg := tr.Model.Cfg
-	cfg.Samples, cfg.Batch = samples, 0
+	cfg.Samples = samples
+	return tooBig(cfg, n, tr.Model.D)
+}
+
+// tooBig returns the memory error of evaluating a model of configuration cfg on n points of d
+// dimensions at once (full batch), nil when it fits.
+func tooBig(cfg model.Config, n, d int) *option.Error {
+	cfg.Batch = 0
 	var me *option.Error
-	if err := cfg.CheckMemory(n, tr.Model.D); errors.As(err, &me) {
+	if err := cfg.CheckMemory(n, d); errors.As(err, &me) {
 		return me
 	}
 	return nil
@@ -212,9 +219,8 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	}
 	for _, k := range opt.IWVIKs { // refused now, not after the AIS runs
 		cfg := tr.Model.Cfg
-		cfg.Method, cfg.K, cfg.Samples, cfg.Batch = "iwvi", k, 1, 0
-		var me *option.Error
-		if err := cfg.CheckMemory(tr.Model.N, tr.Model.D); errors.As(err, &me) {
+		cfg.Method, cfg.K, cfg.Samples = "iwvi", k, 1
+		if me := tooBig(cfg, tr.Model.N, tr.Model.D); me != nil {
 			return nil, option.Memory(fmt.Sprintf("IWVIKs %d: IWVI with that many samples on all %d points", k, tr.Model.N), me.Need, me.Have, "IWVIKs")
 		}
 	}

@@ -276,8 +276,6 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 	return res, nil
 }
 
-// jobData returns the data a training of table trains on for seed: ds's matrix and mask, with
-// Table 2 and 3's hidden pixels (HidePixels) and the damaged images' indices.
 // scoreExact scores the hidden entries under the exact GP conditional on the complete rows at
 // the trained hyperparameters, and refitted with its predictive noise validated
 // (infer.ScoreExact): its mixture's MSE and NELL.
@@ -292,6 +290,8 @@ func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, seed
 	return mixture(ex), mixture(val), nil
 }
 
+// jobData returns the data a training of table trains on for seed: ds's matrix and mask, with
+// Table 2 and 3's hidden pixels (HidePixels) and the damaged images' indices.
 func jobData(table int, ds *data.Dataset, seed uint64) (x, mask [][]float64, damaged []int, err error) {
 	if table >= 2 {
 		return protocol.HidePixels(ds.X, seed)
