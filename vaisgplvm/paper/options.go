@@ -67,9 +67,10 @@ type Options struct {
 	Log io.Writer
 	// Figures keeps what WriteFigures needs (curves, latents, reconstructions of the first seed).
 	Figures bool
-	// Store, when set, is a directory where Tables 1-3 keep each finished training (its
-	// evaluations, curve and time; for seed 1 what the figures need), filed under a hash of
-	// everything that decides its results (table, data, method, seed, configuration, snapshots).
+	// Store, when set, is a directory where Tables 1-3 and 5 keep each finished training (its
+	// evaluations, curve and time; for seed 1 what the figures need; Table 5: each fit's scores),
+	// filed under a hash of everything that decides its results (table, data, method, seed,
+	// configuration, snapshots; Table 5: subset size and held-out fit too).
 	// A later run with the same options reads those back instead of training them again, so that
 	// a table stopped part way (Ctrl-C, the end of a sitting) continues where it stopped, per
 	// seed and method, and ends with the rows of one uninterrupted run. Code changes are not in

@@ -73,3 +73,65 @@ func TestStoreResumes(t *testing.T) {
 		t.Errorf("with other iterations %d trainings ran, want all 4 (other keys)", len(trained))
 	}
 }
+
+// TestTable5StoreResumes: Table 5 with a Store, one fit's file removed and one damaged, fits only
+// those two again the next time and ends with the uninterrupted run's per-run values; other
+// options (more held-out iterations) file under other keys. Without Exact the Bayesian rows still
+// carry their training-point scores, 1-NN error and seconds per iteration.
+func TestTable5StoreResumes(t *testing.T) {
+	store := t.TempDir()
+	o := small(5, 20)
+	o.Datasets, o.Subset, o.ReconIters, o.Runs, o.Store, o.Jobs = []string{"oilflow"}, 40, 3, 2, store, 1
+	first, err := Table5(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range first.Rows {
+		if !(r.TrainMSE[0] > 0) || r.OneNNError == nil || !(r.SecPerIter > 0) {
+			t.Errorf("%s: train MSE %v, 1-NN %v, s/iter %v: want them measured without Exact", r.Method, r.TrainMSE, r.OneNNError, r.SecPerIter)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(store, "*.json"))
+	if len(files) != 4 {
+		t.Fatalf("store holds %v, want 4 fits", files)
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(files[3], []byte("{damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	o.Log = &log
+	second, err := Table5(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "2 of 4 fits read back") || strings.Count(log.String(), " done (") != 2 ||
+		!strings.Contains(log.String(), "not used, fitting again") {
+		t.Errorf("log:\n%s\nwant 2 fits read back and the removed and the damaged one fitted again", log.String())
+	}
+	if len(first.Rows) != len(second.Rows) {
+		t.Fatalf("rows: %d then %d", len(first.Rows), len(second.Rows))
+	}
+	for i, a := range first.Rows {
+		b := second.Rows[i]
+		for s := range a.PerRun {
+			x, y := a.PerRun[s], b.PerRun[s]
+			if x.MSE != y.MSE || x.NELL != y.NELL || x.TrainMSE != y.TrainMSE || x.TrainNELL != y.TrainNELL {
+				t.Errorf("%s seed %d: resumed %+v, uninterrupted %+v", a.Method, x.Seed, y, x)
+			}
+		}
+		if a.MSE != b.MSE || a.NELL != b.NELL || a.N != b.N || a.Test != b.Test {
+			t.Errorf("row %d: resumed %+v, uninterrupted %+v", i, b, a)
+		}
+	}
+	log.Reset()
+	o.ReconIters = 4
+	if _, err := Table5(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "read back") || strings.Count(log.String(), " done (") != 4 {
+		t.Errorf("with other held-out iterations, log:\n%s\nwant all 4 fitted again (other keys)", log.String())
+	}
+}

@@ -71,7 +71,7 @@ func runReproduce(args []string) error {
 	reps := fs.Int("reps", 5, "table 6: timed iterations per cell after one warm-up (the median is reported)")
 	overwrite := fs.Bool("overwrite", false, "replace a table in --out that another command made (a rerun of the same command replaces its own table)")
 	checkpoints := fs.String("checkpoints", "", "tables 1-3: also save each training this run trains as a checkpoint in this directory (DATASET-METHOD-seedS-KEY.checkpoint.gob, recording the data it saw), for evidence and infer; trainings read back from --out/jobs/ get none")
-	fresh := fs.Bool("fresh", false, "tables 1-3: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
+	fresh := fs.Bool("fresh", false, "tables 1-3 and 5: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
 	mf.setDefaultBatch(fs, protocol.DefaultBatch)
 	set, err := parseSet(fs, args)
 	if err != nil {
