@@ -3,6 +3,7 @@ package paper
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,40 @@ func TestTable5StoreResumes(t *testing.T) {
 	}
 	if strings.Contains(log.String(), "read back") || strings.Count(log.String(), " done (") != 4 {
 		t.Errorf("with other held-out iterations, log:\n%s\nwant all 4 fitted again (other keys)", log.String())
+	}
+}
+
+// TestRunawayOnStoredCurves runs train.CheckRunaway over the stored 3000-iteration training curves
+// of docs/protocol (every table's jobs/): it stops exactly the three MNIST VAIS trainings with the
+// paper's gradient, which diverged with finite values (-ELBO up to 29738 per image), and none of
+// the others.
+func TestRunawayOnStoredCurves(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/protocol/*/jobs/*.gob")
+	deeper, _ := filepath.Glob("../../docs/protocol/*/*/jobs/*.gob")
+	files = append(files, deeper...)
+	checked, stopped := 0, []string{}
+	for _, f := range files {
+		buf, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s storedJob
+		if err := gob.NewDecoder(bytes.NewReader(buf)).Decode(&s); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if len(s.Curve) < 3000 {
+			continue
+		}
+		checked++
+		for n := 1; n <= len(s.Curve); n++ {
+			if err := train.CheckRunaway(s.Curve[:n], "vais", 0.02, false); err != nil {
+				stopped = append(stopped, filepath.Base(filepath.Dir(filepath.Dir(f)))+"/"+filepath.Base(f)[:16])
+				break
+			}
+		}
+	}
+	want := []string{"table2-mnist/mnist-vais-seed1", "table2-mnist/mnist-vais-seed2", "table2-mnist/mnist-vais-seed3"}
+	if checked < 60 || strings.Join(stopped, " ") != strings.Join(want, " ") {
+		t.Errorf("%d curves checked, stopped %v; want at least 60 checked and only %v stopped", checked, stopped, want)
 	}
 }

@@ -116,8 +116,9 @@ type gradientUpdater interface {
 }
 
 // Step runs one Adam iteration and returns the batch estimate of -ELBO per data point. A
-// non-finite value, or a bound above model.BoundCeiling, stops with an error naming the iteration
-// (the parameters are then unusable; the last checkpoint is untouched).
+// non-finite value, a bound above model.BoundCeiling, or a curve that gives back a quarter of its
+// progress (CheckRunaway) stops with an error naming the iteration (the parameters are then
+// unusable; the last checkpoint is untouched).
 func (t *Trainer) Step() (float64, error) {
 	if err := t.check(); err != nil {
 		return math.NaN(), err
@@ -155,6 +156,9 @@ func (t *Trainer) Step() (float64, error) {
 	}
 	t.Iter++
 	t.Curve = append(t.Curve, v)
+	if err := CheckRunaway(t.Curve, t.Model.Cfg.Method, t.Model.Cfg.LR, t.Model.Cfg.StopGrad); err != nil {
+		return v, err
+	}
 	return v, nil
 }
 

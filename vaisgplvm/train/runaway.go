@@ -1,0 +1,67 @@
+package train
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+)
+
+// RunawayBlock is the length, in iterations, of the blocks whose mean -ELBO the runaway check
+// compares (Trainer.Step checks at the end of every block, from the third on).
+const RunawayBlock = 100
+
+// RunawayShare is the share of a training's progress that its bound may give back before the run
+// counts as diverged: the progress is the median -ELBO per point of the first RunawayBlock
+// iterations minus the best (lowest) block mean so far, and the run stops when a block's mean
+// exceeds that best by more than RunawayShare times it. Calibrated on the 71 stored 3000-iteration
+// curves of docs/protocol (Frey, MNIST, oil flow, wine; every method): healthy runs give back at
+// most 0.021 of their progress, the three MNIST VAIS trainings that diverged with finite values
+// 0.63, 12.3 and 57.8.
+const RunawayShare = 0.25
+
+// CheckRunaway returns an *option.Failure naming the iteration when the block of RunawayBlock
+// iterations that ends at curve's end has given back more than RunawayShare of the training's
+// progress: a divergence with finite values, which the non-finite check does not see.
+// Trainer.Step calls it after every iteration. curve is the -ELBO per point of every iteration
+// so far [iterations] (Trainer.Curve, nats); it checks only at block ends from the third block
+// on, and returns nil elsewhere. method, lr and stopGrad (the model's Config) shape the advice.
+func CheckRunaway(curve []float64, method string, lr float64, stopGrad bool) error {
+	n := len(curve)
+	if n%RunawayBlock != 0 || n < 3*RunawayBlock {
+		return nil
+	}
+	first := slices.Clone(curve[:RunawayBlock])
+	slices.Sort(first)
+	start := first[RunawayBlock/2]
+	best, bestAt := blockMean(curve, 0), RunawayBlock
+	for end := 2 * RunawayBlock; end < n; end += RunawayBlock {
+		if m := blockMean(curve, end-RunawayBlock); m < best {
+			best, bestAt = m, end
+		}
+	}
+	last := blockMean(curve, n-RunawayBlock)
+	progress := start - best
+	if progress <= 0 || last-best <= RunawayShare*progress {
+		return nil
+	}
+	advice := fmt.Sprintf("lower the learning rate LR (now %g)", lr)
+	fields := []string{"LR"}
+	if method == "vais" && !stopGrad {
+		advice += " or train VAIS's chain with StopGrad (the gradient through every annealing step is the one that diverged on MNIST at 2000-3000 iterations)"
+		fields = append(fields, "StopGrad")
+	}
+	return option.Failf(fields, "diverged at iteration %d: -ELBO per point averaged %.4g over iterations %d-%d, %.4g above its best "+
+		"100-iteration mean (%.4g, iterations %d-%d): it gave back %.0f%% of the training's progress from %.4g (median of iterations "+
+		"1-%d), more than the %.0f%% a healthy run is allowed; %s", n, last, n-RunawayBlock+1, n, last-best, best,
+		bestAt-RunawayBlock+1, bestAt, 100*(last-best)/progress, start, RunawayBlock, 100*RunawayShare, advice)
+}
+
+// blockMean is the mean of curve[from : from+RunawayBlock].
+func blockMean(curve []float64, from int) float64 {
+	s := 0.0
+	for _, v := range curve[from : from+RunawayBlock] {
+		s += v
+	}
+	return s / RunawayBlock
+}

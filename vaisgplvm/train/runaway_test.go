@@ -1,0 +1,65 @@
+package train
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+)
+
+// healthyCurve is a noisy training curve [n]: from 1000 down toward -500 per point, with batch
+// noise of 20 and a slow rise of 30 at the end (as MF's Frey curve has at 3000 iterations).
+func healthyCurve(n int) []float64 {
+	c := make([]float64, n)
+	for i := range c {
+		t := float64(i)
+		c[i] = -500 + 1500*math.Exp(-t/150) + 20*math.Sin(1.7*t) + 30*math.Max(0, t-2000)/1000
+	}
+	return c
+}
+
+// TestCheckRunaway: a healthy curve passes at every length; one whose last block climbs back by
+// 40% of the progress fails at that block's end, naming the iteration, the block and the advice
+// (StopGrad for VAIS with the full gradient only); by 20% it passes; off block ends and before the
+// third block nothing is checked.
+func TestCheckRunaway(t *testing.T) {
+	c := healthyCurve(3000)
+	for n := 1; n <= len(c); n++ {
+		if err := CheckRunaway(c[:n], "vais", 0.02, false); err != nil {
+			t.Fatalf("healthy curve stopped at %d: %v", n, err)
+		}
+	}
+	up := func(share float64) []float64 {
+		d := append([]float64(nil), c[:2000]...)
+		start := d[50] // about the first block's median
+		best := blockMean(d, 1900)
+		for i := range 100 {
+			d = append(d, best+share*(start-best)+20*math.Sin(1.7*float64(i)))
+		}
+		return d
+	}
+	err := CheckRunaway(up(0.4), "vais", 0.02, false)
+	var f *option.Failure
+	if !errors.As(err, &f) || !strings.Contains(err.Error(), "diverged at iteration 2100") ||
+		!strings.Contains(err.Error(), "iterations 2001-2100") || !strings.Contains(f.Error(), "StopGrad") {
+		t.Fatalf("a curve giving back 40%% of its progress: %v; want an option.Failure at iteration 2100 advising StopGrad", err)
+	}
+	if err := CheckRunaway(up(0.4), "iwvi", 0.02, false); err == nil || strings.Contains(err.Error(), "StopGrad") {
+		t.Errorf("IWVI: %v; want the stop, advising the learning rate only", err)
+	}
+	if err := CheckRunaway(up(0.2), "vais", 0.02, false); err != nil {
+		t.Errorf("a curve giving back 20%% of its progress stopped: %v", err)
+	}
+	if err := CheckRunaway(up(0.4)[:2099], "vais", 0.02, false); err != nil {
+		t.Errorf("checked off a block end: %v", err)
+	}
+	short := []float64{}
+	for i := range 2 * RunawayBlock { // the second block far above the first
+		short = append(short, float64(-i)+1e6*float64(i/RunawayBlock))
+	}
+	if err := CheckRunaway(short, "vais", 0.02, false); err != nil {
+		t.Errorf("checked before the third block: %v", err)
+	}
+}
