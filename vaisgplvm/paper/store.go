@@ -63,13 +63,18 @@ func jobKey(table int, j *job, fp string, snaps []int, o Options) (string, error
 	if err != nil {
 		return "", err
 	}
-	id, err := json.Marshal(map[string]any{"format": storeFormat, "table": table, "dataset": j.dataset, "data": fp,
+	return hashID(map[string]any{"format": storeFormat, "table": table, "dataset": j.dataset, "data": fp,
 		"method": j.method, "seed": j.seed, "config": json.RawMessage(cfg), "snapshots": snaps,
 		"pixels": pixelsName(o.Pixels), "standardize": o.Standardize, "config_version": model.ConfigVersion})
+}
+
+// hashID returns the hex sha256 of id's JSON: a store key.
+func hashID(id map[string]any) (string, error) {
+	buf, err := json.Marshal(id)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(id)
+	sum := sha256.Sum256(buf)
 	return hex.EncodeToString(sum[:]), nil
 }
 

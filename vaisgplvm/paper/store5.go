@@ -1,8 +1,6 @@
 package paper
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,15 +33,10 @@ func job5Key(j *job5, fp string, subset int, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id, err := json.Marshal(map[string]any{"format": storeFormat, "table": 5, "dataset": j.dataset, "data": fp,
+	return hashID(map[string]any{"format": storeFormat, "table": 5, "dataset": j.dataset, "data": fp,
 		"subset": subset, "method": j.method, "seed": j.seed, "config": json.RawMessage(cfg), "iters": o.Iters,
 		"recon_iters": o.ReconIters, "exact": o.Exact, "exact_fit_rows": o.ExactFitRows,
 		"standardize": o.Standardize, "config_version": model.ConfigVersion})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(id)
-	return hex.EncodeToString(sum[:]), nil
 }
 
 // store5Path is the file of a Table 5 fit in the store directory: readable names, then the key.
