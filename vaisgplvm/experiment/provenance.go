@@ -8,19 +8,38 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Provenance says how a result was made, for its JSON: the command line (args, after the program
 // name), the source commit (the build's VCS stamp; in a `go run` build, which has none, the
 // working tree's `git rev-parse HEAD`, marked "+modified" when `git status` lists changes) and the
-// machine (OS, architecture, CPU model, logical CPUs, Go version and experiments).
+// machine (OS, architecture, CPU model, logical CPUs, Go version and experiments). The commit is
+// read once per process, at the first Provenance or PinProvenance call.
 func Provenance(args []string) map[string]any {
 	return map[string]any{
 		"command": "vaisgplvm " + strings.Join(args, " "),
-		"commit":  commit(),
+		"commit":  startCommit(),
 		"machine": machine(),
 	}
 }
+
+// startCommit returns readCommit's answer, read once per process.
+func startCommit() string {
+	pinOnce.Do(func() { pinned = readCommit() })
+	return pinned
+}
+
+var (
+	pinOnce    sync.Once
+	pinned     string
+	readCommit = commit // replaced by the test
+)
+
+// PinProvenance reads the source revision now, so that a long run's Provenance names the commit it
+// started from: a `go run` build reads it from the working tree, which may move on while the run
+// lasts. Commands call it before any work.
+func PinProvenance() { startCommit() }
 
 // commit returns the source revision ("unknown" when neither the build nor git says).
 func commit() string {

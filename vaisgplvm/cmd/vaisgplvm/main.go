@@ -19,6 +19,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"io"
 	"os"
 	"strings"
@@ -61,6 +62,7 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "vaisgplvm: no command: "+usageLine)
 		return 2
 	}
+	experiment.PinProvenance()
 	var err error
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
