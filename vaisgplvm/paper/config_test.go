@@ -25,4 +25,20 @@ func TestTableConfig(t *testing.T) {
 			t.Errorf("table %d, %s on %s: StopGrad %v (%v), want %v", c.table, c.method, c.dataset, cfg.StopGrad, err, c.want)
 		}
 	}
+	// At the paper's protocol (Paper) VAIS on MNIST trains with the stop-gradient chain too (its
+	// gradient diverges by 3000 iterations), unless Configure says otherwise; Table 6 still times
+	// the paper's gradient, and IWVI has no chain.
+	for _, c := range []struct {
+		method, dataset string
+		table           int
+		configure       func(*model.Config) error
+		want            bool
+	}{{"vais", "mnist", 2, nil, true}, {"vais", "mnist", 5, nil, true}, {"vais", "frey", 2, nil, true}, {"vais", "oilflow", 1, nil, false},
+		{"iwvi", "mnist", 2, nil, false}, {"vais", "frey", 6, nil, false},
+		{"vais", "mnist", 2, func(c *model.Config) error { c.StopGrad = false; return nil }, false}} {
+		cfg, err := Options{Paper: true, Configure: c.configure}.config(c.table, c.method, c.dataset, 1)
+		if err != nil || cfg.StopGrad != c.want {
+			t.Errorf("--paper, table %d, %s on %s: StopGrad %v (%v), want %v", c.table, c.method, c.dataset, cfg.StopGrad, err, c.want)
+		}
+	}
 }

@@ -259,6 +259,9 @@ func (o Options) config(table int, method, dataset string, seed uint64) (model.C
 	if o.Paper && spec.PaperFullBatch {
 		c.Batch = 0
 	}
+	if o.Paper && c.Method == "vais" && protocol.PaperStopGradVAIS(dataset) {
+		c.StopGrad = true // the paper's gradient diverges at its own length on MNIST
+	}
 	if spec.PaperGradient {
 		c.StopGrad = false // e.g. Table 6 times the paper's estimator: gradients through every step
 	}
