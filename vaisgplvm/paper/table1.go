@@ -264,7 +264,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Settings["wall_seconds"] = math.Round(time.Since(start).Seconds())
-	res.Settings["training_seconds"] = trainingSeconds(res.jobs)
+	res.Settings["training_seconds"] = trainingSeconds(res.jobs, func(j *job) float64 { return j.wall })
 	if o.Store != "" {
 		res.Settings["trainings_stored"] = fmt.Sprintf("%d of %d read back from an earlier run's store", len(res.jobs)-toTrain, len(res.jobs))
 	}
@@ -299,12 +299,12 @@ func jobData(table int, ds *data.Dataset, seed uint64) (x, mask [][]float64, dam
 	return ds.X, ds.Mask, nil, nil // your own data may have missing entries
 }
 
-// trainingSeconds is the wall-clock seconds of the jobs' trainings and evaluations, summed (those
-// read back from the store with their own).
-func trainingSeconds(jobs []job) float64 {
+// trainingSeconds is the wall-clock seconds of the jobs' trainings and evaluations (wall gives one
+// job's), summed and rounded (those read back from the store with their own).
+func trainingSeconds[T any](jobs []T, wall func(*T) float64) float64 {
 	t := 0.0
-	for _, j := range jobs {
-		t += j.wall
+	for i := range jobs {
+		t += wall(&jobs[i])
 	}
 	return math.Round(t)
 }

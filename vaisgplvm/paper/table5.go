@@ -122,11 +122,12 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	if err != nil {
 		return nil, err
 	}
-	sets := map[string]*data.Dataset{}
+	sets, fingerprints := map[string]*data.Dataset{}, map[string]string{}
 	for _, name := range o.Datasets {
 		if sets[name], err = o.load(5, name); err != nil {
 			return nil, err
 		}
+		fingerprints[name] = data.ContentSHA256(sets[name].X, sets[name].Mask)
 	}
 	sizeOf := func(name string) int {
 		if o.Subset == AllPoints || (o.Paper && !protocol.IsImage(name)) {
@@ -137,8 +138,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	toFit := len(list)
 	for i := range list {
 		j := &list[i]
-		ds := sets[j.dataset]
-		if j.key, err = job5Key(j, data.ContentSHA256(ds.X, ds.Mask), sizeOf(j.dataset), o); err != nil {
+		if j.key, err = job5Key(j, fingerprints[j.dataset], sizeOf(j.dataset), o); err != nil {
 			return nil, err
 		}
 		if o.Store == "" || o.Fresh {
@@ -208,11 +208,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	if o.Store != "" {
 		res.Settings["trainings_stored"] = fmt.Sprintf("%d of %d read back from an earlier run's store", len(list)-toFit, len(list))
 	}
-	var fitted float64 // wall-clock seconds of every fit, this run's and the stored ones'
-	for _, j := range list {
-		fitted += j.wall
-	}
-	res.Settings["training_seconds"] = math.Round(fitted)
+	res.Settings["training_seconds"] = trainingSeconds(list, func(j *job5) float64 { return j.wall })
 	if sg := stopGradCells(len(list), func(i int) (string, string, bool) {
 		return list[i].dataset, list[i].method, list[i].cfg.StopGrad
 	}); sg != "" {

@@ -19,11 +19,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
