@@ -100,4 +100,26 @@ func TestClaimsSayTheirProtocol(t *testing.T) {
 	if md := r.Markdown(); !strings.Contains(md, "reflect the paper's protocol") {
 		t.Errorf("claims of a paper-protocol run:\n%s", md)
 	}
+	r.Settings = map[string]any{"iters": 3000, "runs": 5, "paper": true}
+	if md := r.Markdown(); !strings.Contains(md, "paper's protocol on 5 of its 10 seeds") {
+		t.Errorf("claims of a paper-protocol run on 5 seeds:\n%s", md)
+	}
+	r.Settings = map[string]any{"iters": 3000, "runs": 5}
+	if md := r.Markdown(); !strings.Contains(md, "this run's protocol (3000 iterations, 5 seeds)") {
+		t.Errorf("claims of a 3000-iteration run on 5 seeds:\n%s", md)
+	}
+}
+
+// TestPaperRunsFewerSeeds: Paper runs the paper's 10 seeds unless Runs asks for fewer (a table
+// made from a store still being filled); more than 10 is capped at the paper's 10.
+func TestPaperRunsFewerSeeds(t *testing.T) {
+	for _, c := range []struct{ runs, want int }{{0, 10}, {5, 5}, {10, 10}, {12, 10}} {
+		o, err := Options{Paper: true, Runs: c.runs}.withDefaults(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Runs != c.want || o.Iters != 3000 {
+			t.Errorf("Paper with Runs %d: %d seeds, %d iterations; want %d, 3000", c.runs, o.Runs, o.Iters, c.want)
+		}
+	}
 }

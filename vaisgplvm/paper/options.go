@@ -27,7 +27,8 @@ type Options struct {
 	// Methods to compare: "mf", "iwvi", "vais" (nil: all three; Tables 3 and 6: iwvi, vais).
 	// Table 5 always compares "standard" with "vais".
 	Methods []string
-	// Runs is the number of seeds per cell, seeds 1..Runs (0: 1; Paper: 10).
+	// Runs is the number of seeds per cell, seeds 1..Runs (0: 1; Paper: 10, or fewer when set: the
+	// first Runs of the paper's seeds, e.g. to make a table from a store still being filled).
 	Runs int
 	// Iters is the number of training iterations (0: Table 1 3000, Tables 2 and 3 300, Table 5
 	// 400; Paper: 3000). Tables 1-3 report rows at Iters/3, 2 Iters/3 and Iters.
@@ -152,7 +153,10 @@ func (o Options) withDefaults(table int) (Options, error) {
 		o.Methods = slices.Clone(def.Methods)
 	}
 	if o.Paper {
-		o.Iters, o.Runs = 3000, 10
+		o.Iters = 3000
+		if o.Runs == 0 || o.Runs > 10 {
+			o.Runs = 10
+		}
 		if def.PaperReps > 0 {
 			o.Reps = def.PaperReps
 		}

@@ -220,6 +220,9 @@ func protocolNote(s map[string]any) string {
 	if it == 3000 && runs == 10 {
 		return "These claims reflect the paper's protocol (3000 iterations, 10 seeds)."
 	}
+	if s["paper"] == true && it == 3000 {
+		return fmt.Sprintf("These claims reflect the paper's protocol on %v of its 10 seeds.", runs)
+	}
 	return fmt.Sprintf("These claims reflect this run's protocol (%v iterations, %v seeds), not the paper's (3000, 10): "+
 		"docs/protocol holds the runs at the paper's.", it, runs)
 }

@@ -426,7 +426,7 @@ func stopGradCells(n int, cell func(i int) (dataset, method string, stopGrad boo
 func (o Options) settings(table int, c model.Config, backendName string) map[string]any {
 	s := map[string]any{"table": table, "iters": o.Iters, "runs": o.Runs, "batch": c.Batch, "backend": backendName,
 		"k": c.K, "m": c.M, "kernel": cmp.Or(c.Kernel, "se"), "whitened": c.Whitened, "samples": c.Samples, "dtype": cmp.Or(c.DType, "float64"), "eta": etaSetting(c), "lr": c.LR, "standardized": o.Standardize,
-		"precondition": c.Precondition, "schedule": c.Schedule, "parallel_jobs": o.Jobs, "shared_q_sqrt": c.SharedQSqrt}
+		"precondition": c.Precondition, "schedule": c.Schedule, "parallel_jobs": o.Jobs, "shared_q_sqrt": c.SharedQSqrt, "paper": o.Paper}
 	if c.ClipGrad > 0 {
 		s["clip_grad"] = c.ClipGrad
 	}
