@@ -108,6 +108,10 @@ func TestClaimsSayTheirProtocol(t *testing.T) {
 	if md := r.Markdown(); !strings.Contains(md, "this run's protocol (3000 iterations, 5 seeds)") {
 		t.Errorf("claims of a 3000-iteration run on 5 seeds:\n%s", md)
 	}
+	r5 := &Result5{Claims: []Claim{{Subject: "x", Paper: "a", Ours: "b"}}, Settings: map[string]any{"iters": 400, "runs": 1}}
+	if md := r5.Markdown(); !strings.Contains(md, "this run's protocol (400 iterations, 1 seed)") {
+		t.Errorf("Table 5's claims of a 400-iteration run:\n%s", md)
+	}
 }
 
 // TestPaperRunsFewerSeeds: Paper runs the paper's 10 seeds unless Runs asks for fewer (a table

@@ -203,11 +203,7 @@ func (r *Result) Tables() []report.Table {
 	} else {
 		out = append(out, essDefinitionsTable(r.Rows))
 	}
-	out = withClaims(out, r.Claims)
-	if n := len(out); n > 0 && len(r.Claims) > 0 {
-		out[n-1].Title += " " + protocolNote(r.Settings)
-	}
-	return out
+	return withClaims(out, r.Claims, r.Settings)
 }
 
 // protocolNote says which protocol a table's claims reflect: its iterations and seeds against the
@@ -223,8 +219,12 @@ func protocolNote(s map[string]any) string {
 	if s["paper"] == true && it == 3000 {
 		return fmt.Sprintf("These claims reflect the paper's protocol on %v of its 10 seeds.", runs)
 	}
-	return fmt.Sprintf("These claims reflect this run's protocol (%v iterations, %v seeds), not the paper's (3000, 10): "+
-		"docs/protocol holds the runs at the paper's.", it, runs)
+	seeds := fmt.Sprintf("%v seeds", runs)
+	if runs == 1 {
+		seeds = "1 seed"
+	}
+	return fmt.Sprintf("These claims reflect this run's protocol (%v iterations, %s), not the paper's (3000, 10): "+
+		"docs/protocol holds the runs at the paper's.", it, seeds)
 }
 
 // claimsTable renders checked claims, nil when there are none.
@@ -247,9 +247,13 @@ func claimsTable(claims []Claim) *report.Table {
 	return t
 }
 
-// withClaims appends the table of claims, when there are any, to tables.
-func withClaims(tables []report.Table, claims []Claim) []report.Table {
+// withClaims appends the table of claims, when there are any, to tables, its title saying which
+// protocol they reflect (protocolNote of the run's settings; nil: none).
+func withClaims(tables []report.Table, claims []Claim, settings map[string]any) []report.Table {
 	if c := claimsTable(claims); c != nil {
+		if note := protocolNote(settings); note != "" {
+			c.Title += " " + note
+		}
 		tables = append(tables, *c)
 	}
 	return tables

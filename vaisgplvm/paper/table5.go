@@ -420,7 +420,7 @@ func (r *Result5) Tables() []report.Table {
 		"columns.", protocol.KNN, baselines.KNNKs)); b != nil {
 		out = append(out, *b)
 	}
-	return withClaims(out, r.Claims)
+	return withClaims(out, r.Claims, r.Settings)
 }
 
 // Markdown renders Table 5 (Tables) as Markdown.

@@ -190,7 +190,7 @@ func (r *Result6) Tables() []report.Table {
 		t.Rows = append(t.Rows, []string{row.Method, k, fmt.Sprintf("%.3f", row.MedianSecs), fmt.Sprintf("%.4f", row.HostSecs),
 			fmt.Sprintf("%.2f", row.EpochSecs), fmt.Sprintf("%.1f", row.FirstSecs), p})
 	}
-	return withClaims([]report.Table{t}, r.Claims)
+	return withClaims([]report.Table{t}, r.Claims, nil) // Table 6 times iterations: no protocol of iterations and seeds
 }
 
 // Markdown renders Table 6 (Tables) as Markdown.
