@@ -180,8 +180,8 @@ func (ev *Evaluation) checkFinite(iter int) error {
 	default:
 		return nil
 	}
-	return option.Failf([]string{"LR", "Eta"}, "diverged by iteration %d: the model's %s on the data is not finite (bound %g per point); "+
-		"train again with a lower learning rate LR or step size Eta", iter, what, ev.NegELBO)
+	return diverged(iter, option.Failf([]string{"LR", "Eta"}, "diverged by iteration %d: the model's %s on the data is not finite (bound %g per point); "+
+		"train again with a lower learning rate LR or step size Eta", iter, what, ev.NegELBO))
 }
 
 // finite reports whether every value is neither NaN nor infinite.

@@ -51,10 +51,10 @@ func CheckRunaway(curve []float64, method string, lr float64, stopGrad bool) err
 		advice += " or train VAIS's chain with StopGrad (the gradient through every annealing step is the one that diverged on MNIST at 2000-3000 iterations)"
 		fields = append(fields, "StopGrad")
 	}
-	return option.Failf(fields, "diverged at iteration %d: -ELBO per point averaged %.4g over iterations %d-%d, %.4g above its best "+
+	return diverged(n, option.Failf(fields, "diverged at iteration %d: -ELBO per point averaged %.4g over iterations %d-%d, %.4g above its best "+
 		"100-iteration mean (%.4g, iterations %d-%d): it gave back %.0f%% of the training's progress from %.4g (median of iterations "+
 		"1-%d), more than the %.0f%% a healthy run is allowed; %s", n, last, n-RunawayBlock+1, n, last-best, best,
-		bestAt-RunawayBlock+1, bestAt, 100*(last-best)/progress, start, RunawayBlock, 100*RunawayShare, advice)
+		bestAt-RunawayBlock+1, bestAt, 100*(last-best)/progress, start, RunawayBlock, 100*RunawayShare, advice))
 }
 
 // blockMean is the mean of curve[from : from+RunawayBlock].

@@ -46,6 +46,9 @@ func TestCheckRunaway(t *testing.T) {
 		!strings.Contains(err.Error(), "iterations 2001-2100") || !strings.Contains(f.Error(), "StopGrad") {
 		t.Fatalf("a curve giving back 40%% of its progress: %v; want an option.Failure at iteration 2100 advising StopGrad", err)
 	}
+	if d := AsDiverged(err); d == nil || d.Iteration != 2100 {
+		t.Errorf("the stop is %#v; want a Diverged at iteration 2100", d)
+	}
 	if err := CheckRunaway(up(0.4), "iwvi", 0.02, false); err == nil || strings.Contains(err.Error(), "StopGrad") {
 		t.Errorf("IWVI: %v; want the stop, advising the learning rate only", err)
 	}
@@ -61,5 +64,28 @@ func TestCheckRunaway(t *testing.T) {
 	}
 	if err := CheckRunaway(short, "vais", 0.02, false); err != nil {
 		t.Errorf("checked before the third block: %v", err)
+	}
+}
+
+// TestCheckBoundDiverged: a non-finite bound after the first iteration, or one below the model's
+// ceiling, is a Diverged at its iteration; a non-finite bound at the first iteration is a setting
+// (ErrNotFiniteAtStart), not a divergence; a finite bound is no error.
+func TestCheckBoundDiverged(t *testing.T) {
+	for _, c := range []struct {
+		iter int
+		v    float64
+		want int // the Diverged's iteration; 0: none
+	}{{5, math.NaN(), 5}, {7, math.Inf(1), 7}, {9, -1e9, 9}, {1, math.NaN(), 0}, {3, 12.5, 0}} {
+		err := checkBound(c.iter, c.v, 1e6, "float64")
+		d := AsDiverged(err)
+		switch {
+		case c.want == 0 && d != nil:
+			t.Errorf("iteration %d, bound %g: %v is a Diverged", c.iter, c.v, err)
+		case c.want != 0 && (d == nil || d.Iteration != c.want):
+			t.Errorf("iteration %d, bound %g: %v; want a Diverged at %d", c.iter, c.v, err, c.want)
+		}
+	}
+	if err := checkBound(1, math.NaN(), 1e6, "float64"); !errors.Is(err, ErrNotFiniteAtStart) {
+		t.Errorf("a non-finite first bound: %v; want ErrNotFiniteAtStart", err)
 	}
 }

@@ -151,8 +151,8 @@ func (t *Trainer) Step() (float64, error) {
 			advice, fields = "the bound was already extreme before the first update, which no learning rate changes: "+
 				"the data's scale is extreme; standardise it (Standardize; infer takes new points in the training data's units)", []string{"Standardize"}
 		}
-		return v, option.Failf(fields, "diverged at iteration %d: the update left %s with non-finite values (the bound before it "+
-			"was %g per point); %s", t.Iter+1, t.nonFiniteNames(), v, advice)
+		return v, diverged(t.Iter+1, option.Failf(fields, "diverged at iteration %d: the update left %s with non-finite values (the bound before it "+
+			"was %g per point); %s", t.Iter+1, t.nonFiniteNames(), v, advice))
 	}
 	t.Iter++
 	t.Curve = append(t.Curve, v)
@@ -219,17 +219,17 @@ func checkBound(iter int, v, ceiling float64, dtype string) error {
 			"(the q0 scale, the initial noise variance, the step size eta)", ErrNotFiniteAtStart, v)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("diverged at iteration %d: -ELBO per point is %g (a non-finite bound: a Kuu that is "+
-			"not positive definite after jitter, or a too large step size eta or learning rate)", iter, v)
+		return diverged(iter, fmt.Errorf("diverged at iteration %d: -ELBO per point is %g (a non-finite bound: a Kuu that is "+
+			"not positive definite after jitter, or a too large step size eta or learning rate)", iter, v))
 	}
 	if -v > ceiling {
 		fix, fields := "try DType float64", []string{"DType"}
 		if dtype != "float32" {
 			fix, fields = "standardise the data (Standardize) or lower the learning rate (LR)", []string{"Standardize", "LR"}
 		}
-		return option.Failf(fields, "diverged at iteration %d: -ELBO per point is %g, below -%.4g, the lowest any correctly "+
+		return diverged(iter, option.Failf(fields, "diverged at iteration %d: -ELBO per point is %g, below -%.4g, the lowest any correctly "+
 			"computed bound of this model can reach (noise variance >= %g); a numerical failure that the optimiser "+
-			"exploits (%s), not a fit", iter, v, ceiling, gp.NoiseVarianceFloor, fix)
+			"exploits (%s), not a fit", iter, v, ceiling, gp.NoiseVarianceFloor, fix))
 	}
 	return nil
 }
