@@ -38,11 +38,16 @@ func pairedDifferences(rows []Row) *report.Table {
 		}
 		for _, other := range []string{"iwvi", "mf"} {
 			o, ok := at[ds][other]
-			if !ok || !sameSeeds(vais.PerRun, o.PerRun) {
+			if !ok {
 				continue
 			}
-			t.Title = fmt.Sprintf("Seed-paired differences at the last snapshot: VAIS minus the other method on the same seed, "+
-				"mean ± 2 s.e. over the %d seeds (negative favours VAIS); wins: seeds on which VAIS is lower.", len(vais.PerRun))
+			a, b := commonSeeds(vais.PerRun, o.PerRun)
+			if len(a) < 2 {
+				continue
+			}
+			t.Title = "Seed-paired differences at the last snapshot: VAIS minus the other method on the same seed, " +
+				"mean ± 2 s.e. over the seeds both reached it on (a diverged training has no pair; negative favours VAIS); " +
+				"wins: seeds on which VAIS is lower, of those."
 			cells := []string{ds, fmt.Sprint(vais.Iterations), other}
 			for _, c := range []struct {
 				format string
@@ -52,10 +57,10 @@ func pairedDifferences(rows []Row) *report.Table {
 				{"%.4f ± %.4f", func(r RunResult) float64 { return r.MSE }},
 				{"%.3f ± %.3f", func(r RunResult) float64 { return r.NELL }},
 			} {
-				d := make([]float64, len(vais.PerRun))
+				d := make([]float64, len(a))
 				wins := 0
 				for i := range d {
-					d[i] = c.value(vais.PerRun[i]) - c.value(o.PerRun[i])
+					d[i] = c.value(a[i]) - c.value(b[i])
 					if d[i] < 0 {
 						wins++
 					}
@@ -72,15 +77,16 @@ func pairedDifferences(rows []Row) *report.Table {
 	return t
 }
 
-// sameSeeds reports whether two rows' runs used the same seeds in the same order.
-func sameSeeds(a, b []RunResult) bool {
-	if len(a) != len(b) {
-		return false
+// commonSeeds returns the runs of a and of b on the seeds both have, paired in a's order.
+func commonSeeds(a, b []RunResult) (pa, pb []RunResult) {
+	bySeed := map[uint64]RunResult{}
+	for _, r := range b {
+		bySeed[r.Seed] = r
 	}
-	for i := range a {
-		if a[i].Seed != b[i].Seed {
-			return false
+	for _, r := range a {
+		if o, ok := bySeed[r.Seed]; ok {
+			pa, pb = append(pa, r), append(pb, o)
 		}
 	}
-	return true
+	return pa, pb
 }

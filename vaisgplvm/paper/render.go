@@ -133,7 +133,7 @@ func (r *Result) Tables() []report.Table {
 			if v, ok := PaperTable3[row.Method]; ok && row.Dataset == "frey" && row.Iterations == last[row.Dataset] {
 				p, pe = fmt.Sprint(v.ESS), fmt.Sprint(v.Entropy)
 			}
-			cells := []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
+			cells := []string{row.Dataset, methodCell(row), fmt.Sprint(row.Iterations),
 				pmOpt("%.2f", row.ESS, row.Runs), p, pmOpt("%.3f", row.Entropy, row.Runs), pe,
 				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.4f", row.MSE, row.Runs), pm("%.3f", row.NELL, row.Runs)}
 			main.Rows = append(main.Rows, append(append(cells, row.ImputedSummary.cells(row.Runs)...), riseCell(row)))
@@ -157,7 +157,7 @@ func (r *Result) Tables() []report.Table {
 			if p := row.Paper; p != nil {
 				pe, pmse, pn = &p.NegELBO, &p.MSE, &p.NELL
 			}
-			cells := []string{row.Dataset, row.Method, fmt.Sprint(row.Iterations),
+			cells := []string{row.Dataset, methodCell(row), fmt.Sprint(row.Iterations),
 				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.3f", row.KLU, row.Runs), paperCell(pe), pm("%.4f", row.MSE, row.Runs), paperCell(pmse),
 				pm("%.3f", row.NELL, row.Runs), paperCell(pn)}
 			main.Rows = append(main.Rows, append(append(cells, row.ImputedSummary.cells(row.Runs)...),
@@ -184,6 +184,9 @@ func (r *Result) Tables() []report.Table {
 		main.Title += " " + refitCaption
 	}
 	out := []report.Table{main}
+	if d := divergedTable(r.Diverged); d != nil {
+		out = append(out, *d)
+	}
 	what := "1-NN error of the data itself and of PCA scores with 2 components and with the GPLVM's Q; PCA's reconstruction MSE from those components over the observed entries."
 	if r.Table == 2 {
 		what = fmt.Sprintf("MSE of the hidden pixels imputed by their column's mean over the observed pixels, or by the mean of the %d images "+

@@ -46,6 +46,9 @@ type Row struct {
 	// PerRun holds every run's values, in seed order, so that methods can be compared seed by
 	// seed (run r of every method uses seed r: the same noise for the data's hidden pixels).
 	PerRun []RunResult `json:"per_run"`
+	// DivergedSeeds are the seeds of the cell whose training diverged before this row's
+	// iterations (Result.Diverged has where and why); Runs and PerRun leave them out.
+	DivergedSeeds []uint64 `json:"diverged_seeds,omitempty"`
 	// Paper is the paper's row for this dataset, method and iteration count (nil: none printed).
 	Paper *PaperRow `json:"paper,omitempty"`
 }

@@ -37,6 +37,9 @@ type storedJob struct {
 	// of the damaged images the image grid shows (figureRows); the others nil, so a store of the
 	// image tables stays small enough to keep in the repository.
 	Recon [][]float64
+	// Diverged is set for a training that diverged (its Evals are the snapshots before it); nil in
+	// files written before trainings could diverge without stopping the table.
+	Diverged *DivergedRun
 }
 
 // figureRows are the rows of a reconstruction the figures show: the first 8 damaged images
@@ -103,7 +106,7 @@ func loadJob(dir string, j *job, key string, figures bool, mask [][]float64, dam
 	if s.Format != storeFormat || s.Key != key {
 		return false, fmt.Errorf("%s: format %d, key %.16s: not this training's (format %d, key %.16s)", path, s.Format, s.Key, storeFormat, key)
 	}
-	if figures && j.seed == 1 && (s.Params == nil || s.Recon == nil) {
+	if figures && j.seed == 1 && s.Diverged == nil && (s.Params == nil || s.Recon == nil) {
 		return false, fmt.Errorf("%s: stored without the figures' values", path)
 	}
 	if countRows(s.Recon) > len(figureRows(damaged)) {
@@ -113,8 +116,8 @@ func loadJob(dir string, j *job, key string, figures bool, mask [][]float64, dam
 		}
 	}
 	j.evals, j.weights, j.breakdowns, j.secs, j.wall, j.curve = s.Evals, s.Weights, s.Breakdowns, s.Secs, s.Wall, s.Curve
-	j.stored = true
-	if figures && j.seed == 1 {
+	j.stored, j.diverged = true, s.Diverged
+	if figures && j.seed == 1 && j.diverged == nil {
 		j.art = &artefacts{curve: s.Curve, params: s.Params, recon: s.Recon, mask: mask, damaged: damaged}
 		if len(s.Weights) > 0 {
 			j.art.ess = s.Weights[len(s.Weights)-1].PerPointESS
@@ -133,7 +136,7 @@ func saveJob(dir string, j *job, key string, params *train.Params, damaged []int
 		return err
 	}
 	s := storedJob{Format: storeFormat, Key: key, Weights: j.weights, Breakdowns: j.breakdowns,
-		Secs: j.secs, Wall: j.wall, Curve: j.curve}
+		Secs: j.secs, Wall: j.wall, Curve: j.curve, Diverged: j.diverged}
 	for _, ev := range j.evals {
 		e := *ev
 		e.Latent, e.Recon = nil, nil

@@ -27,6 +27,9 @@ type Result struct {
 	// Baselines are the simple methods beside the GPLVMs: PCA and data-space 1-NN (Table 1),
 	// column-mean and k-NN imputation of the hidden pixels (Table 2).
 	Baselines []Baseline `json:"baselines,omitempty"`
+	// Diverged are the trainings that diverged (nil: none); the rows leave them out from the first
+	// snapshot they did not reach.
+	Diverged []DivergedRun `json:"diverged,omitempty"`
 
 	jobs []job                    // for WriteFigures
 	sets map[string]*data.Dataset // the datasets, by name
@@ -34,7 +37,9 @@ type Result struct {
 
 // Table1 reproduces the paper's Table 1: MF, IWVI and VAIS on oilflow and wine (or on Options.Data),
 // -ELBO, reconstruction MSE and NELL per point and the latents' 1-NN error, at Iters/3, 2 Iters/3
-// and Iters iterations. Errors: an *option.Error for bad options, else the first failed training.
+// and Iters iterations. Errors: an *option.Error for bad options, else the first failed training;
+// a training that diverges (train.Diverged) is not an error but a result (Result.Diverged), and the
+// table goes on without it.
 func Table1(ctx context.Context, o Options) (*Result, error) { return snapshots(ctx, 1, o) }
 
 // Table2 reproduces the paper's Table 2: MF, IWVI and VAIS on Frey faces and MNIST 1s and 7s with
@@ -97,6 +102,7 @@ type job struct {
 	wall            float64               // wall-clock seconds of the training and its evaluations
 	stored          bool                  // read back from Options.Store, not trained in this run
 	key             string                // jobKey: what the store files it under
+	diverged        *DivergedRun          // the training diverged: evals holds the snapshots before it
 }
 
 // snapshots runs Tables 1-3: every dataset x method x seed trained to Iters, evaluated at Iters/3,
@@ -199,50 +205,22 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		tr.Stop = ctx.Done()
 		observe := o.observer(j.dataset, j.method, j.seed, snaps[len(snaps)-1])
 		draws := protocol.EvaluationOf(j.dataset, 3, tr)
-		for _, it := range snaps {
-			if err := tr.Run(it, observe, 0, nil); err != nil {
+		if err := o.trainSnapshots(table, j, tr, ds, damaged, snaps, draws, observe); err != nil {
+			d := train.AsDiverged(err)
+			if d == nil {
 				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 			}
-			ev, err := tr.Evaluate(draws, ds.Labels)
-			if err != nil {
-				return err
-			}
-			if damaged != nil && o.Exact && it == snaps[len(snaps)-1] { // the last row only: its cost is minutes
-				if ev.Exact, ev.ExactRefit, err = scoreExact(tr, ds.X, ev, j.seed, o.ExactFitRows); err != nil {
-					return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
-				}
-			}
-			if damaged != nil { // tables 2, 3: score the hidden pixels against their true values
-				sc, err := tr.ScoreMissing(ds.X, ev)
-				if err != nil {
-					return err
-				}
-				ev.MSE, ev.NELL = sc.MSE, sc.NELL // the table's columns: scores of the hidden pixels
-				if ev.Predictive != nil {
-					ev.Predictive.MSE, ev.Predictive.NELL = sc.MSEPredictive, sc.NELLPredictive
-				}
-			}
-			j.evals = append(j.evals, ev)
-			if table == 3 {
-				e, err := tr.ESSBreakdown(damaged, j.cfg.K, j.seed) // its Own are Weights(damaged, K, seed)
-				if err != nil {
-					return err
-				}
-				if e.Own == nil {
-					return fmt.Errorf("weights: method %q has no importance weights", j.method)
-				}
-				j.weights, j.breakdowns = append(j.weights, e.Own), append(j.breakdowns, e)
-			}
+			j.diverged = &DivergedRun{Dataset: j.dataset, Method: j.method, Seed: j.seed, Iteration: d.Iteration, Reason: d.Error()}
 		}
 		j.secs, j.curve = tr.SecondsPerIter(), slices.Clone(tr.Curve)
 		var params *train.Params
-		if j.seed == 1 && (o.Figures || o.Store != "") {
+		if j.diverged == nil && j.seed == 1 && (o.Figures || o.Store != "") {
 			if j.art, err = newArtefacts(tr, j, mask, damaged); err != nil {
 				return err
 			}
 			params = j.art.params
 		}
-		if o.OnTrained != nil {
+		if j.diverged == nil && o.OnTrained != nil {
 			done := Trained{Table: table, Dataset: j.dataset, Method: j.method, Seed: j.seed, Key: j.key,
 				HiddenPixels: damaged != nil, Pixels: cmp.Or(o.Pixels, "unit"), Standardize: o.Standardize, Trainer: tr}
 			if err := o.OnTrained(done); err != nil {
@@ -255,7 +233,10 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 				return err
 			}
 		}
-		if o.Log != nil {
+		if o.Log != nil && j.diverged != nil {
+			fmt.Fprintf(o.Log, "%s %s seed %d diverged at iteration %d; recorded in the table, which goes on (%.0f s elapsed): %s\n",
+				j.dataset, j.method, j.seed, j.diverged.Iteration, time.Since(start).Seconds(), j.diverged.Reason)
+		} else if o.Log != nil {
 			fmt.Fprintf(o.Log, "%s %s seed %d done (%.0f s elapsed)\n", j.dataset, j.method, j.seed, time.Since(start).Seconds())
 		}
 		return nil
@@ -269,11 +250,55 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		res.Settings["trainings_stored"] = fmt.Sprintf("%d of %d read back from an earlier run's store", len(res.jobs)-toTrain, len(res.jobs))
 	}
 	res.Rows = rowsOf(res.jobs, o.Runs, snaps, table)
+	res.Diverged = divergedRuns(res.jobs)
 	res.Claims = claims(res)
 	if res.Baselines, err = o.snapshotBaselines(table, res); err != nil {
 		return nil, fmt.Errorf("baselines: %w", err)
 	}
 	return res, nil
+}
+
+// trainSnapshots trains j to each of snaps in turn and evaluates it there (Tables 2 and 3: the
+// hidden pixels' scores; Table 3: the weights), appending to j's evaluations. A divergence is
+// returned as the train.Diverged it is, after the snapshots it reached.
+func (o Options) trainSnapshots(table int, j *job, tr *train.Trainer, ds *data.Dataset, damaged []int, snaps []int,
+	draws int, observe func(train.Event)) error {
+	for _, it := range snaps {
+		if err := tr.Run(it, observe, 0, nil); err != nil {
+			return err
+		}
+		ev, err := tr.Evaluate(draws, ds.Labels)
+		if err != nil {
+			return err
+		}
+		if damaged != nil && o.Exact && it == snaps[len(snaps)-1] { // the last row only: its cost is minutes
+			if ev.Exact, ev.ExactRefit, err = scoreExact(tr, ds.X, ev, j.seed, o.ExactFitRows); err != nil {
+				return err
+			}
+		}
+		if damaged != nil { // tables 2, 3: score the hidden pixels against their true values
+			sc, err := tr.ScoreMissing(ds.X, ev)
+			if err != nil {
+				return err
+			}
+			ev.MSE, ev.NELL = sc.MSE, sc.NELL // the table's columns: scores of the hidden pixels
+			if ev.Predictive != nil {
+				ev.Predictive.MSE, ev.Predictive.NELL = sc.MSEPredictive, sc.NELLPredictive
+			}
+		}
+		if table == 3 {
+			e, err := tr.ESSBreakdown(damaged, j.cfg.K, j.seed) // its Own are Weights(damaged, K, seed)
+			if err != nil {
+				return err
+			}
+			if e.Own == nil {
+				return fmt.Errorf("weights: method %q has no importance weights", j.method)
+			}
+			j.weights, j.breakdowns = append(j.weights, e.Own), append(j.breakdowns, e)
+		}
+		j.evals = append(j.evals, ev)
+	}
+	return nil
 }
 
 // scoreExact scores the hidden entries under the exact GP conditional on the complete rows at
@@ -357,12 +382,25 @@ func jobQ(jobs []job, dataset string) int {
 	return 0
 }
 
-// rowsOf summarises the jobs, runs consecutive jobs per cell, into one row per cell and snapshot.
+// rowsOf summarises the jobs, runs consecutive jobs per cell, into one row per cell and snapshot,
+// over the runs that reached it (none reached it: no row).
 func rowsOf(jobs []job, runs int, snaps []int, table int) []Row {
 	var rows []Row
 	for i := 0; i < len(jobs); i += runs {
-		cell := jobs[i : i+runs]
+		all := jobs[i : i+runs]
 		for s, it := range snaps {
+			var cell []job // the runs that reached snapshot s: all but those that diverged before it
+			var lost []uint64
+			for _, j := range all {
+				if len(j.evals) > s {
+					cell = append(cell, j)
+				} else {
+					lost = append(lost, j.seed)
+				}
+			}
+			if len(cell) == 0 {
+				continue // every run diverged before it: Result.Diverged says so
+			}
 			var evs []*train.Evaluation
 			var seeds []uint64
 			secs := 0.0
@@ -371,6 +409,7 @@ func rowsOf(jobs []job, runs int, snaps []int, table int) []Row {
 				secs += j.secs / float64(len(cell))
 			}
 			row := summarise(cell[0].dataset, cell[0].method, it, evs, seeds, secs)
+			row.DivergedSeeds = lost
 			curves := make([][]float64, len(cell))
 			for r, j := range cell {
 				curves[r] = j.curve

@@ -1,0 +1,54 @@
+package paper
+
+import (
+	"fmt"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
+)
+
+// DivergedRun is a training of Tables 1-3 that diverged (train.Diverged): a result of the table,
+// not a failure of it. The table goes on with the other trainings; this one is left out of every
+// row from the first snapshot it did not reach (its rows before that keep it), and the store keeps
+// it, so a rerun of the same command does not train it again (training is deterministic by seed).
+type DivergedRun struct {
+	Dataset   string `json:"dataset"`
+	Method    string `json:"method"`
+	Seed      uint64 `json:"seed"`
+	Iteration int    `json:"iteration"` // where the divergence was found
+	Reason    string `json:"reason"`    // train.Diverged's message, with the setting to change
+}
+
+// divergedRuns lists the jobs that diverged, in the table's order.
+func divergedRuns(jobs []job) []DivergedRun {
+	var out []DivergedRun
+	for _, j := range jobs {
+		if j.diverged != nil {
+			out = append(out, *j.diverged)
+		}
+	}
+	return out
+}
+
+// divergedTable renders the diverged trainings, nil when none diverged.
+func divergedTable(runs []DivergedRun) *report.Table {
+	if len(runs) == 0 {
+		return nil
+	}
+	t := &report.Table{Title: "Trainings that diverged: results of the table, left out of the rows from the first snapshot " +
+		"they did not reach (those rows' method says how many seeds remain). The same command reads them back instead of " +
+		"training them again.",
+		Header: []string{"dataset", "method", "seed", "iteration", "reason"}}
+	for _, r := range runs {
+		t.Rows = append(t.Rows, []string{r.Dataset, r.Method, fmt.Sprint(r.Seed), fmt.Sprint(r.Iteration), r.Reason})
+	}
+	return t
+}
+
+// methodCell is a row's method, with the seeds left when some diverged before the row's iterations:
+// "vais (2 of 3 seeds; 1 diverged)".
+func methodCell(row Row) string {
+	if len(row.DivergedSeeds) == 0 {
+		return row.Method
+	}
+	return fmt.Sprintf("%s (%d of %d seeds; %d diverged)", row.Method, row.Runs, row.Runs+len(row.DivergedSeeds), len(row.DivergedSeeds))
+}
