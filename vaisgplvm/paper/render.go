@@ -222,12 +222,12 @@ func protocolNote(s map[string]any) string {
 	if s["paper"] == true && it == 3000 {
 		return fmt.Sprintf("These claims reflect the paper's protocol on %v of its 10 seeds.", runs)
 	}
-	seeds := fmt.Sprintf("%v seeds", runs)
-	if runs == 1 {
-		seeds = "1 seed"
+	n := fmt.Sprintf("%v seeds", runs)
+	if r, ok := runs.(int); ok {
+		n = seeds(r)
 	}
 	return fmt.Sprintf("These claims reflect this run's protocol (%v iterations, %s), not the paper's (3000, 10): "+
-		"docs/protocol holds the runs at the paper's.", it, seeds)
+		"docs/protocol holds the runs at the paper's.", it, n)
 }
 
 // claimsTable renders checked claims, nil when there are none.
