@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,5 +74,47 @@ func TestDivergedTrainingIsRecorded(t *testing.T) {
 	}
 	if trained != 0 || len(again.Diverged) != 1 || again.Diverged[0] != res.Diverged[0] {
 		t.Errorf("rerun trained %d, diverged %+v; want all read back, the same divergence", trained, again.Diverged)
+	}
+}
+
+// TestTable5DivergedFitIsRecorded: in Table 5 a diverged fit (VAIS's seed 2 at a learning rate of
+// 1e8) is recorded and left out of its row while the other fits finish, and a rerun reads it back.
+func TestTable5DivergedFitIsRecorded(t *testing.T) {
+	o := small(5, 20)
+	o.Datasets, o.Subset, o.ReconIters, o.Runs, o.Store, o.Iters = []string{"oilflow"}, 40, 3, 3, t.TempDir(), 4
+	o.Configure = func(c *model.Config) error {
+		c.M, c.Batch = 5, 20
+		if c.Method == "vais" && c.Seed == 2 {
+			c.LR = 1e8
+		}
+		return nil
+	}
+	res, err := Table5(context.Background(), o)
+	if err != nil {
+		t.Fatalf("a diverged fit stopped Table 5: %v", err)
+	}
+	// The standard GPLVM takes VAIS's configuration (its LR too), so its seed 2 may diverge as well.
+	for _, d := range res.Diverged {
+		if d.Seed != 2 || d.Iteration < 1 || !strings.Contains(d.Reason, "diverged") {
+			t.Errorf("diverged %+v; want seed 2 only, with its iteration and reason", d)
+		}
+	}
+	if !slices.ContainsFunc(res.Diverged, func(d DivergedRun) bool { return d.Method == "vais" }) {
+		t.Fatalf("diverged %+v; want VAIS's seed 2 among them", res.Diverged)
+	}
+	for _, row := range res.Rows {
+		lost := slices.ContainsFunc(res.Diverged, func(d DivergedRun) bool { return d.Method == row.Method })
+		if want := 3 - len(row.DivergedSeeds); row.Runs != want || lost != (len(row.DivergedSeeds) == 1) || len(row.PerRun) != want {
+			t.Errorf("%s: %d runs, diverged seeds %v", row.Method, row.Runs, row.DivergedSeeds)
+		}
+	}
+	if md := res.Markdown(); !strings.Contains(md, "Trainings that diverged") || !strings.Contains(md, "vais (2 of 3 seeds; 1 diverged)") {
+		t.Errorf("Markdown:\n%s", md)
+	}
+	var fitted int
+	o.ObserveJob = func(string) func(train.Event) { fitted++; return nil }
+	again, err := Table5(context.Background(), o)
+	if err != nil || fitted != 0 || len(again.Diverged) != len(res.Diverged) {
+		t.Errorf("rerun: %v, %d fitted, diverged %+v; want all read back", err, fitted, again.Diverged)
 	}
 }

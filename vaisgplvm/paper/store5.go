@@ -22,6 +22,8 @@ type stored5 struct {
 	Test   int     `json:"test"` // held-out points
 	Secs   float64 `json:"seconds_per_iteration"`
 	Wall   float64 `json:"wall_seconds"` // the fit, its held-out latents and its scores
+	// Diverged is set for a fit that diverged (Run then holds only its seed).
+	Diverged *DivergedRun `json:"diverged,omitempty"`
 }
 
 // job5Key returns the hex sha256 of everything that decides a Table 5 fit's results: the dataset
@@ -63,7 +65,7 @@ func loadJob5(dir string, j *job5) (bool, error) {
 	if s.Format != storeFormat || s.Key != j.key {
 		return false, fmt.Errorf("%s: format %d, key %.16s: not this fit's (format %d, key %.16s)", path, s.Format, s.Key, storeFormat, j.key)
 	}
-	j.run, j.n, j.test, j.secs, j.wall, j.stored = s.Run, s.N, s.Test, s.Secs, s.Wall, true
+	j.run, j.n, j.test, j.secs, j.wall, j.stored, j.diverged = s.Run, s.N, s.Test, s.Secs, s.Wall, true, s.Diverged
 	return true, nil
 }
 
@@ -72,7 +74,8 @@ func saveJob5(dir string, j *job5) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	buf, err := json.MarshalIndent(stored5{Format: storeFormat, Key: j.key, Run: j.run, N: j.n, Test: j.test, Secs: j.secs, Wall: j.wall}, "", " ")
+	buf, err := json.MarshalIndent(stored5{Format: storeFormat, Key: j.key, Run: j.run, N: j.n, Test: j.test, Secs: j.secs, Wall: j.wall,
+		Diverged: j.diverged}, "", " ")
 	if err != nil {
 		return err
 	}

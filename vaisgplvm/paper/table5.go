@@ -2,6 +2,7 @@ package paper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -37,9 +38,12 @@ type Row5 struct {
 	// latents are points) and, with --exact, under the exact GP conditional on the training
 	// points at their latents (trained and refitted hyperparameters).
 	ImputedSummary
-	SecPerIter float64    `json:"seconds_per_iteration"`
-	PerRun     []Run5     `json:"per_run"`         // every run's values, in seed order
-	Paper      *PaperRow5 `json:"paper,omitempty"` // the paper's row (10 runs)
+	SecPerIter float64 `json:"seconds_per_iteration"`
+	PerRun     []Run5  `json:"per_run"` // every run's values, in seed order
+	// DivergedSeeds are the cell's seeds whose fit diverged (Result5.Diverged); Runs and PerRun
+	// leave them out.
+	DivergedSeeds []uint64   `json:"diverged_seeds,omitempty"`
+	Paper         *PaperRow5 `json:"paper,omitempty"` // the paper's row (10 runs)
 }
 
 // Run5 is one run's values in a Row5 (same units; the subset and held-out points depend on the seed).
@@ -61,6 +65,8 @@ type Result5 struct {
 	// Baselines impute the same held-out hidden entries from the training rows: each column's
 	// mean, and the mean of the KNN training rows nearest over the observed entries.
 	Baselines []Baseline `json:"baselines,omitempty"`
+	// Diverged are the fits that diverged (nil: none), left out of the rows.
+	Diverged []DivergedRun `json:"diverged,omitempty"`
 }
 
 func init() {
@@ -90,13 +96,15 @@ type job5 struct {
 	wall            float64 // wall-clock seconds of the fit, its held-out latents and scores
 	stored          bool    // read back from Options.Store, not fitted in this run
 	key             string  // job5Key: what the store files it under
+	diverged        *DivergedRun
 }
 
 // Table5 reproduces the paper's Table 5: the standard GPLVM (Lawrence 2003: MAP point latents, the
 // exact GP marginal likelihood) against VAIS-GPLVM on seeded subsets of oilflow, wine, Frey and
 // MNIST. Each subset is split by HoldOut; both models are trained on the training part, then each
 // held-out point's latent is fitted from its observed half with the model frozen, and MSE and NELL
-// score the hidden half. Errors: an *option.Error for bad options, else the first failed fit.
+// score the hidden half. Errors: an *option.Error for bad options, else the first failed fit; a
+// fit that diverges is a result (Result5.Diverged), left out of its row, and the table goes on.
 func Table5(ctx context.Context, o Options) (*Result5, error) {
 	o, err := o.withDefaults(5)
 	if err != nil {
@@ -185,7 +193,11 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 			err = fitBayesian(ctx, j, s, o, b)
 		}
 		if err != nil {
-			return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
+			d := train.AsDiverged(err)
+			if d == nil {
+				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
+			}
+			j.diverged = &DivergedRun{Dataset: j.dataset, Method: j.method, Seed: j.seed, Iteration: d.Iteration, Reason: d.Error()}
 		}
 		j.wall = time.Since(jobStart).Seconds()
 		if o.Store != "" {
@@ -193,7 +205,10 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 				return err
 			}
 		}
-		if o.Log != nil {
+		if o.Log != nil && j.diverged != nil {
+			fmt.Fprintf(o.Log, "%s %s seed %d diverged at iteration %d; recorded in the table, which goes on (%.0f s elapsed): %s\n",
+				j.dataset, j.method, j.seed, j.diverged.Iteration, time.Since(start).Seconds(), j.diverged.Reason)
+		} else if o.Log != nil {
 			fmt.Fprintf(o.Log, "%s %s seed %d done (%.0f s elapsed)\n", j.dataset, j.method, j.seed, time.Since(start).Seconds())
 		}
 		return nil
@@ -215,7 +230,20 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 		res.Settings["stop_grad"] = sg
 	}
 	for i := 0; i < len(list); i += o.Runs {
-		res.Rows = append(res.Rows, row5(list[i:i+o.Runs], o.Iters))
+		var cell []job5
+		var lost []uint64
+		for _, j := range list[i : i+o.Runs] {
+			if j.diverged != nil {
+				lost, res.Diverged = append(lost, j.seed), append(res.Diverged, *j.diverged)
+			} else {
+				cell = append(cell, j)
+			}
+		}
+		if len(cell) > 0 {
+			row := row5(cell, o.Iters)
+			row.DivergedSeeds = lost
+			res.Rows = append(res.Rows, row)
+		}
 	}
 	res.Claims = claims5(res.Rows)
 	for _, name := range o.Datasets {
@@ -260,6 +288,9 @@ func fitStandard(j *job5, s protocol.Split, o Options, b backends.Backend) error
 		return err
 	}
 	if err := m.Run(o.Iters, nil); err != nil {
+		if errors.Is(err, standard.ErrDiverged) {
+			return &train.Diverged{Iteration: m.Iter, Err: err}
+		}
 		return err
 	}
 	ev, err := m.Evaluate(s.TrainLabels)
@@ -372,6 +403,9 @@ func claims5(rows []Row5) []Claim {
 		}
 		names := []string{a.Method, b.Method}
 		at := fmt.Sprintf(" at %d iterations, mean of %s", a.Iterations, seeds(a.Runs))
+		if a.Runs != b.Runs {
+			at = fmt.Sprintf(" at %d iterations, means of %d and %d seeds (some diverged)", a.Iterations, a.Runs, b.Runs)
+		}
 		out = append(out,
 			orderClaim(a.Dataset+" held-out MSE", names, []float64{a.Paper.MSE.Mean, b.Paper.MSE.Mean},
 				[]float64{a.MSE[0], b.MSE[0]}, true, "%.4g", " (10 runs)", at),
@@ -405,7 +439,8 @@ func (r *Result5) Tables() []report.Table {
 		if row.Paper != nil {
 			pmse, pnll = &row.Paper.MSE, &row.Paper.NLL
 		}
-		cells := []string{row.Dataset, row.Method, fmt.Sprint(row.N), fmt.Sprint(row.Test), fmt.Sprint(row.Iterations),
+		cells := []string{row.Dataset, methodCell(Row{Method: row.Method, Runs: row.Runs, DivergedSeeds: row.DivergedSeeds}),
+			fmt.Sprint(row.N), fmt.Sprint(row.Test), fmt.Sprint(row.Iterations),
 			pm("%.4f", row.MSE, row.Runs), paperCell(pmse), pm("%.3f", row.NELL, row.Runs), paperCell(pnll)}
 		cells = append(cells, row.ImputedSummary.cells(row.Runs)...)
 		t.Rows = append(t.Rows, append(cells, pm("%.4f", row.TrainMSE, row.Runs), pm("%.3f", row.TrainNELL, row.Runs),
@@ -419,6 +454,9 @@ func (r *Result5) Tables() []report.Table {
 		"NELL as the GPLVMs' (per held-out point); mean ± 2 s.e. over the seeds. Compare with the held-out MSE and NELL "+
 		"columns.", protocol.KNN, baselines.KNNKs)); b != nil {
 		out = append(out, *b)
+	}
+	if d := divergedTable(r.Diverged); d != nil {
+		out = append(out, *d)
 	}
 	return withClaims(out, r.Claims, r.Settings)
 }

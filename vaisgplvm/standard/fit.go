@@ -1,6 +1,7 @@
 package standard
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -102,9 +103,12 @@ func (m *Model) latents(ctx *mlmodel.Scope, g *Graph) *Node {
 	return vars.New(ctx.At("standard"), "latent", m.h0).ValueGraph(g)
 }
 
+// ErrDiverged is wrapped by Run's error when the objective became non-finite.
+var ErrDiverged = errors.New("the fit diverged")
+
 // Run takes iters Adam steps on -log p(X, H) / N, calling observe (when not nil) after each with
 // the iterations done and that step's objective (nats per point). A non-finite objective stops
-// the run with an error naming the iteration.
+// the run with an error naming the iteration (wrapping ErrDiverged).
 func (m *Model) Run(iters int, observe func(iter int, objective float64)) error {
 	x := m.X
 	for i := 0; i < iters; i++ {
@@ -117,7 +121,7 @@ func (m *Model) Run(iters int, observe func(iter int, objective float64)) error 
 		m.Seconds += time.Since(start).Seconds()
 		m.Iter++
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("standard: iteration %d: objective is %g (kernel matrix not positive definite after jitter?)", m.Iter, v)
+			return fmt.Errorf("standard: iteration %d: objective is %g (kernel matrix not positive definite after jitter?): %w", m.Iter, v, ErrDiverged)
 		}
 		m.Curve = append(m.Curve, v)
 		if observe != nil {
