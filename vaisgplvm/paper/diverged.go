@@ -2,8 +2,10 @@ package paper
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // DivergedRun is a training of Tables 1-3 that diverged (train.Diverged): a result of the table,
@@ -51,4 +53,26 @@ func methodCell(row Row) string {
 		return row.Method
 	}
 	return fmt.Sprintf("%s (%d of %d seeds; %d diverged)", row.Method, row.Runs, row.Runs+len(row.DivergedSeeds), len(row.DivergedSeeds))
+}
+
+// divergedFrom returns the DivergedRun of a training whose error is err, nil when err is not a
+// divergence (train.Diverged).
+func divergedFrom(err error, dataset, method string, seed uint64) *DivergedRun {
+	d := train.AsDiverged(err)
+	if d == nil {
+		return nil
+	}
+	return &DivergedRun{Dataset: dataset, Method: method, Seed: seed, Iteration: d.Iteration, Reason: d.Error()}
+}
+
+// logFinished writes a training's end to the log (when set): done, or diverged and recorded.
+func (o Options) logFinished(dataset, method string, seed uint64, diverged *DivergedRun, start time.Time) {
+	switch {
+	case o.Log == nil:
+	case diverged != nil:
+		fmt.Fprintf(o.Log, "%s %s seed %d diverged at iteration %d; recorded in the table, which goes on (%.0f s elapsed): %s\n",
+			dataset, method, seed, diverged.Iteration, time.Since(start).Seconds(), diverged.Reason)
+	default:
+		fmt.Fprintf(o.Log, "%s %s seed %d done (%.0f s elapsed)\n", dataset, method, seed, time.Since(start).Seconds())
+	}
 }

@@ -206,11 +206,9 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		observe := o.observer(j.dataset, j.method, j.seed, snaps[len(snaps)-1])
 		draws := protocol.EvaluationOf(j.dataset, 3, tr)
 		if err := o.trainSnapshots(table, j, tr, ds, damaged, snaps, draws, observe); err != nil {
-			d := train.AsDiverged(err)
-			if d == nil {
+			if j.diverged = divergedFrom(err, j.dataset, j.method, j.seed); j.diverged == nil {
 				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 			}
-			j.diverged = &DivergedRun{Dataset: j.dataset, Method: j.method, Seed: j.seed, Iteration: d.Iteration, Reason: d.Error()}
 		}
 		j.secs, j.curve = tr.SecondsPerIter(), slices.Clone(tr.Curve)
 		var params *train.Params
@@ -233,12 +231,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 				return err
 			}
 		}
-		if o.Log != nil && j.diverged != nil {
-			fmt.Fprintf(o.Log, "%s %s seed %d diverged at iteration %d; recorded in the table, which goes on (%.0f s elapsed): %s\n",
-				j.dataset, j.method, j.seed, j.diverged.Iteration, time.Since(start).Seconds(), j.diverged.Reason)
-		} else if o.Log != nil {
-			fmt.Fprintf(o.Log, "%s %s seed %d done (%.0f s elapsed)\n", j.dataset, j.method, j.seed, time.Since(start).Seconds())
-		}
+		o.logFinished(j.dataset, j.method, j.seed, j.diverged, start)
 		return nil
 	})
 	if err != nil {

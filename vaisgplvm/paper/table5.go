@@ -193,11 +193,9 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 			err = fitBayesian(ctx, j, s, o, b)
 		}
 		if err != nil {
-			d := train.AsDiverged(err)
-			if d == nil {
+			if j.diverged = divergedFrom(err, j.dataset, j.method, j.seed); j.diverged == nil {
 				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 			}
-			j.diverged = &DivergedRun{Dataset: j.dataset, Method: j.method, Seed: j.seed, Iteration: d.Iteration, Reason: d.Error()}
 		}
 		j.wall = time.Since(jobStart).Seconds()
 		if o.Store != "" {
@@ -205,12 +203,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 				return err
 			}
 		}
-		if o.Log != nil && j.diverged != nil {
-			fmt.Fprintf(o.Log, "%s %s seed %d diverged at iteration %d; recorded in the table, which goes on (%.0f s elapsed): %s\n",
-				j.dataset, j.method, j.seed, j.diverged.Iteration, time.Since(start).Seconds(), j.diverged.Reason)
-		} else if o.Log != nil {
-			fmt.Fprintf(o.Log, "%s %s seed %d done (%.0f s elapsed)\n", j.dataset, j.method, j.seed, time.Since(start).Seconds())
-		}
+		o.logFinished(j.dataset, j.method, j.seed, j.diverged, start)
 		return nil
 	})
 	if err != nil {
