@@ -127,3 +127,19 @@ func TestPaperRunsFewerSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsLeaveOutUnprintedMethods: a table with uha beside MF, IWVI and VAIS still checks the
+// paper's orderings of the methods it prints (uha is left out of them, not a reason to drop all).
+func TestClaimsLeaveOutUnprintedMethods(t *testing.T) {
+	row := func(m string, elbo float64) Row {
+		return Row{Dataset: "frey", Method: m, Iterations: 3000, Runs: 2, NegELBO: [2]float64{elbo, 1}, MSE: [2]float64{0.003, 0}, NELL: [2]float64{-500, 1}}
+	}
+	r := &Result{Table: 2, Rows: []Row{row("mf", -600), row("iwvi", -700), row("vais", -650), row("uha", -660)}}
+	cs := claims(r)
+	if len(cs) != 3 {
+		t.Fatalf("claims %+v; want -ELBO, MSE and NELL of MF, IWVI and VAIS", cs)
+	}
+	if strings.Contains(cs[0].Ours, "UHA") || !strings.HasPrefix(cs[0].Ours, "IWVI < VAIS < MF") {
+		t.Errorf("-ELBO claim %q; want IWVI < VAIS < MF without uha", cs[0].Ours)
+	}
+}
