@@ -61,7 +61,8 @@ func (m *GP) factor(ctx *mlmodel.Scope, h *Node) (l, s2 *Node) {
 // d log p / dA = (alpha alpha^T - D A^-1) / 2 (Rasmussen & Williams 2006, Eq. 5.9), built from the
 // factor's inverse W = L^-1 (A^-1 = W^T W) and carried to the kernel's parameters, the noise and H
 // by autodiff of A alone. This costs one N x N product where the factor's own gradient (linalg)
-// costs three, and the value is the same.
+// costs three, and the value is the same. First derivatives only: the attached gradient is a
+// constant of the graph, so a gradient of the gradient would be wrong (the MAP fit needs none).
 func (m *GP) LogMarginal(ctx *mlmodel.Scope, x, h *Node) *Node {
 	n, d := x.Shape().Dim(0), x.Shape().Dim(1)
 	a, _ := m.covariance(ctx, h)
