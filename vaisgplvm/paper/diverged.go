@@ -8,7 +8,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
-// DivergedRun is a training of Tables 1-3 that diverged (train.Diverged): a result of the table,
+// DivergedRun is a training of Tables 1-3 or a fit of Table 5 that diverged (train.Diverged): a result of the table,
 // not a failure of it. The table goes on with the other trainings; this one is left out of every
 // row from the first snapshot it did not reach (its rows before that keep it), and the store keeps
 // it, so a rerun of the same command does not train it again (training is deterministic by seed).
@@ -46,13 +46,13 @@ func divergedTable(runs []DivergedRun) *report.Table {
 	return t
 }
 
-// methodCell is a row's method, with the seeds left when some diverged before the row's iterations:
-// "vais (2 of 3 seeds; 1 diverged)".
-func methodCell(row Row) string {
-	if len(row.DivergedSeeds) == 0 {
-		return row.Method
+// methodCell is a row's method with its runs, saying how many seeds are left when some diverged
+// before the row's iterations: "vais (2 of 3 seeds; 1 diverged)".
+func methodCell(method string, runs int, diverged []uint64) string {
+	if len(diverged) == 0 {
+		return method
 	}
-	return fmt.Sprintf("%s (%d of %d seeds; %d diverged)", row.Method, row.Runs, row.Runs+len(row.DivergedSeeds), len(row.DivergedSeeds))
+	return fmt.Sprintf("%s (%d of %d seeds; %d diverged)", method, runs, runs+len(diverged), len(diverged))
 }
 
 // divergedFrom returns the DivergedRun of a training whose error is err, nil when err is not a

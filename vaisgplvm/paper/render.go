@@ -133,7 +133,7 @@ func (r *Result) Tables() []report.Table {
 			if v, ok := PaperTable3[row.Method]; ok && row.Dataset == "frey" && row.Iterations == last[row.Dataset] {
 				p, pe = fmt.Sprint(v.ESS), fmt.Sprint(v.Entropy)
 			}
-			cells := []string{row.Dataset, methodCell(row), fmt.Sprint(row.Iterations),
+			cells := []string{row.Dataset, methodCell(row.Method, row.Runs, row.DivergedSeeds), fmt.Sprint(row.Iterations),
 				pmOpt("%.2f", row.ESS, row.Runs), p, pmOpt("%.3f", row.Entropy, row.Runs), pe,
 				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.4f", row.MSE, row.Runs), pm("%.3f", row.NELL, row.Runs)}
 			main.Rows = append(main.Rows, append(append(cells, row.ImputedSummary.cells(row.Runs)...), riseCell(row)))
@@ -157,7 +157,7 @@ func (r *Result) Tables() []report.Table {
 			if p := row.Paper; p != nil {
 				pe, pmse, pn = &p.NegELBO, &p.MSE, &p.NELL
 			}
-			cells := []string{row.Dataset, methodCell(row), fmt.Sprint(row.Iterations),
+			cells := []string{row.Dataset, methodCell(row.Method, row.Runs, row.DivergedSeeds), fmt.Sprint(row.Iterations),
 				pm("%.3f", row.NegELBO, row.Runs), fmt.Sprintf("%.3f", row.NegELBOSE), pm("%.3f", row.KLU, row.Runs), paperCell(pe), pm("%.4f", row.MSE, row.Runs), paperCell(pmse),
 				pm("%.3f", row.NELL, row.Runs), paperCell(pn)}
 			main.Rows = append(main.Rows, append(append(cells, row.ImputedSummary.cells(row.Runs)...),

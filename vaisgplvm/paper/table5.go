@@ -432,7 +432,7 @@ func (r *Result5) Tables() []report.Table {
 		if row.Paper != nil {
 			pmse, pnll = &row.Paper.MSE, &row.Paper.NLL
 		}
-		cells := []string{row.Dataset, methodCell(Row{Method: row.Method, Runs: row.Runs, DivergedSeeds: row.DivergedSeeds}),
+		cells := []string{row.Dataset, methodCell(row.Method, row.Runs, row.DivergedSeeds),
 			fmt.Sprint(row.N), fmt.Sprint(row.Test), fmt.Sprint(row.Iterations),
 			pm("%.4f", row.MSE, row.Runs), paperCell(pmse), pm("%.3f", row.NELL, row.Runs), paperCell(pnll)}
 		cells = append(cells, row.ImputedSummary.cells(row.Runs)...)
