@@ -14,7 +14,8 @@ import (
 // Start starts the backend named by spec for graphs of dtype ("float64" or "float32"; "" is
 // float64) and total trainings run jobs at a time (ForDType, then OpenShared), and writes one line
 // on log (when not nil) saying which backend and why; for XLA the line also names the PJRT plugin,
-// its C API version and the device count. Errors are *option.Error about the setting "Backend",
+// its C API version and the device count; for the pure-Go backend it names the matrix kernels
+// (MatMulKernels), with a second line when SIMDNote has advice. Errors are *option.Error about the setting "Backend",
 // naming $VAISGPLVM_BACKEND instead when spec is "" and that variable chose the backend.
 func Start(spec, dtype string, jobs, total int, log io.Writer) (backends.Backend, error) {
 	if dtype == "" {
@@ -27,12 +28,17 @@ func Start(spec, dtype string, jobs, total int, log io.Writer) (backends.Backend
 		}
 		return nil, option.Of("Backend", "Backend: %v", err)
 	}
-	desc := ""
+	desc, note := "", ""
 	if strings.HasPrefix(c.Spec, "xla") {
 		desc = "; " + c.Backend.Description()
+	} else {
+		desc, note = "; matrix kernels: "+MatMulKernels(), SIMDNote()
 	}
 	if log != nil {
 		fmt.Fprintf(log, "backend: %s (%s%s)\n", c.Spec, c.Reason, desc)
+		if note != "" {
+			fmt.Fprintf(log, "backend: note: %s\n", note)
+		}
 	}
 	return c.Backend, nil
 }

@@ -8,6 +8,7 @@ import (
 	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
@@ -31,10 +32,13 @@ type BenchResult struct {
 	HostSecs float64 `json:"host_seconds_per_iteration"`
 	// Prefetch: each step's inputs were prepared on another goroutine while the previous step ran
 	// (the default; false builds them in the step).
-	Prefetch      bool    `json:"prefetch"`
-	Iterations    int     `json:"timed_iterations"`
-	Backend       string  `json:"backend"`
-	NumCPU        int     `json:"num_cpu"`
+	Prefetch   bool   `json:"prefetch"`
+	Iterations int    `json:"timed_iterations"`
+	Backend    string `json:"backend"`
+	NumCPU     int    `json:"num_cpu"`
+	// MatMulKernels: the pure-Go backend's matrix-product kernels in this process
+	// (backend.MatMulKernels: avx512, avx2, portable or generic); timings compare only within one.
+	MatMulKernels string  `json:"matmul_kernels,omitempty"`
 	NegELBOAtLast float64 `json:"neg_elbo_per_point_last"`
 	// CompiledGraphs counts the training graphs built over all the iterations (1: compiled once).
 	CompiledGraphs int `json:"compiled_graphs"`
@@ -86,7 +90,7 @@ func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Bac
 	}
 	r := &BenchResult{Method: cfg.Method, Dataset: dataset, K: cfg.K, Batch: m.BatchSize(), StopGrad: cfg.StopGrad && m.Method.Annealed(),
 		CompileSecs: first, MedianSecs: times[len(times)/2], MinSecs: times[0], HostSecs: host, Prefetch: opt.Prefetch,
-		Iterations: opt.Iters, Backend: b.Name(), NumCPU: runtime.NumCPU(), NegELBOAtLast: tr.Curve[len(tr.Curve)-1],
+		Iterations: opt.Iters, Backend: b.Name(), NumCPU: runtime.NumCPU(), MatMulKernels: backend.KernelsOf(b), NegELBOAtLast: tr.Curve[len(tr.Curve)-1],
 		CompiledGraphs: tr.CompiledGraphs(), Fit: "means"}
 	r.GraphOps, r.MatMuls = tr.GraphOps()
 	if bt := train.Inputs(m, cfg.Seed, 0); m.UsesProjectedFit(r.Batch, len(bt.Mask)) {

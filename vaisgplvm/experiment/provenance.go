@@ -9,12 +9,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 )
 
 // Provenance says how a result was made, for its JSON: the command line (args, after the program
 // name), the source commit (the build's VCS stamp; in a `go run` build, which has none, the
 // working tree's `git rev-parse HEAD`, marked "+modified" when `git status` lists changes) and the
-// machine (OS, architecture, CPU model, logical CPUs, Go version and experiments). The commit is
+// machine (OS, architecture, CPU model, logical CPUs, Go version and experiments, the pure-Go
+// backend's matrix kernels: backend.MatMulKernels). The commit is
 // read once per process, at the first Provenance or PinProvenance call.
 func Provenance(args []string) map[string]any {
 	return map[string]any{
@@ -90,5 +93,5 @@ func machine() string {
 			}
 		}
 	}
-	return strings.Join([]string{runtime.GOOS + "/" + runtime.GOARCH, cpu, strconv.Itoa(runtime.NumCPU()) + " logical CPUs", runtime.Version() + exp}, ", ")
+	return strings.Join([]string{runtime.GOOS + "/" + runtime.GOARCH, cpu, strconv.Itoa(runtime.NumCPU()) + " logical CPUs", runtime.Version() + exp, "pure-Go matrix kernels " + backend.MatMulKernels()}, ", ")
 }
