@@ -48,7 +48,7 @@ func simdNote(kernels string) string {
 	if kernels != "avx2" {
 		return ""
 	}
-	return "this CPU has AVX2 but not AVX-512, where a GOEXPERIMENT=simd build's matrix kernels make a step about 2x slower than the portable ones: set " + AVX2Env + "=false (or build without GOEXPERIMENT=simd)"
+	return "the GOEXPERIMENT=simd build's AVX2 matrix kernels run here (no AVX-512); they make a step about 2x slower than the portable ones: set " + AVX2Env + "=false (or build without GOEXPERIMENT=simd)"
 }
 
 // matMulKernels is MatMulKernels with the build, the CPU and the environment given.
