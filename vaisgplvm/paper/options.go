@@ -79,6 +79,11 @@ type Options struct {
 	Store string
 	// Fresh trains every training again even when Store holds it (and replaces what it holds).
 	Fresh bool
+	// StoreOnly reads every training from Store and trains none, writing nothing there: the table
+	// so far of a run that is still filling Store (reproduce --from). Trainings that Store lacks
+	// are an error (ErrNotStored) that names the first of them; StoreOnly needs Store and excludes
+	// Fresh and OnTrained.
+	StoreOnly bool
 	// OnTrained, when set, is called once for every training of Tables 1-3 that this run trains
 	// (not those read back from Store), after its last evaluation and before it is stored, on the
 	// training's goroutine: trainings run Jobs at a time, so it must be safe for concurrent use.
@@ -134,6 +139,12 @@ func (o Options) withDefaults(table int) (Options, error) {
 	def, err := Lookup(table)
 	if err != nil {
 		return o, err
+	}
+	if err := checkStoreOnlyOptions(o); err != nil {
+		return o, err
+	}
+	if o.StoreOnly && !def.UsesField("Store") {
+		return o, fmt.Errorf("paper: StoreOnly works with table %s, which keep their trainings in a Store", TablesUsing("Store"))
 	}
 	if o.Data != nil {
 		if !def.UsesField("Data") {

@@ -20,6 +20,27 @@ import (
 // Raise it when a stored value changes meaning (an evaluation computed differently).
 const storeFormat = 1
 
+// ErrNotStored: with Options.StoreOnly, a training the table needs is not in Options.Store.
+var ErrNotStored = errors.New("not in the store")
+
+// checkStoreOnly is the error of a StoreOnly run that lacks missing of its total trainings (first
+// named), nil when it lacks none or is not StoreOnly.
+func checkStoreOnly(o Options, missing, total int, first string) error {
+	if !o.StoreOnly || missing == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d trainings are %w %s (the first: %s): the run filling it has not finished them; ask for fewer seeds (--runs) or train them without --from",
+		missing, total, ErrNotStored, o.Store, first)
+}
+
+// checkStoreOnlyOptions refuses a StoreOnly run without a Store, or with Fresh or OnTrained.
+func checkStoreOnlyOptions(o Options) error {
+	if o.StoreOnly && (o.Store == "" || o.Fresh || o.OnTrained != nil) {
+		return fmt.Errorf("paper: StoreOnly reads a Store and trains nothing: it needs Store, and excludes Fresh and OnTrained")
+	}
+	return nil
+}
+
 // storedJob is one finished training of Tables 1-3 as Options.Store keeps it: everything its rows,
 // claims and (seed 1) figures need, so that a table run stopped part way continues with the
 // trainings it has not finished, and the rows it builds are those of one uninterrupted run.

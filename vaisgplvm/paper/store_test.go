@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,5 +170,50 @@ func TestRunawayOnStoredCurves(t *testing.T) {
 	want := []string{"table2-mnist/mnist-vais-seed1", "table2-mnist/mnist-vais-seed2", "table2-mnist/mnist-vais-seed3"}
 	if checked < 60 || strings.Join(stopped, " ") != strings.Join(want, " ") {
 		t.Errorf("%d curves checked, stopped %v; want at least 60 checked and only %v stopped", checked, stopped, want)
+	}
+}
+
+// TestStoreOnly: StoreOnly makes the table of what a Store holds, training nothing and writing
+// nothing there (the rows of the run that filled it), and refuses, naming a missing training, when
+// the table needs one the Store lacks; it refuses Fresh and a table without a Store.
+func TestStoreOnly(t *testing.T) {
+	store := t.TempDir()
+	o := small(8, 20)
+	o.Datasets, o.Runs, o.Methods, o.Store = []string{"oilflow"}, 1, []string{"mf", "iwvi"}, store
+	first, err := Table1(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(store, "*"))
+	o.StoreOnly, o.Jobs = true, 1
+	var trained []string
+	o.ObserveJob = func(name string) func(train.Event) { trained = append(trained, name); return nil }
+	again, err := Table1(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trained) != 0 || len(again.Rows) != len(first.Rows) {
+		t.Fatalf("StoreOnly trained %v, %d rows (want none, %d)", trained, len(again.Rows), len(first.Rows))
+	}
+	for i, a := range first.Rows {
+		if b := again.Rows[i]; a.NegELBO != b.NegELBO || a.MSE != b.MSE || a.NELL != b.NELL {
+			t.Errorf("row %d: StoreOnly %+v, the run that filled the store %+v", i, b, a)
+		}
+	}
+	o.Runs = 2
+	_, err = Table1(context.Background(), o)
+	if !errors.Is(err, ErrNotStored) || !strings.Contains(err.Error(), "2 of 4 trainings") || !strings.Contains(err.Error(), "seed 2") {
+		t.Errorf("StoreOnly with a seed the store lacks: %v, want ErrNotStored naming 2 of 4 and seed 2", err)
+	}
+	if after, _ := filepath.Glob(filepath.Join(store, "*")); len(after) != len(before) || len(trained) != 0 {
+		t.Errorf("StoreOnly changed the store (%d files, then %d) or trained %v", len(before), len(after), trained)
+	}
+	o.Runs, o.Fresh = 1, true
+	if _, err := Table1(context.Background(), o); err == nil {
+		t.Error("StoreOnly with Fresh: no error")
+	}
+	o.Fresh, o.Store = false, ""
+	if _, err := Table1(context.Background(), o); err == nil {
+		t.Error("StoreOnly without a Store: no error")
 	}
 }

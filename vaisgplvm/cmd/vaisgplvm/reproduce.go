@@ -29,7 +29,7 @@ import (
 // tableOnly maps the reproduce flags that apply to some tables only to the paper.Options field
 // they set (paper.Spec.Uses says which tables read it).
 var tableOnly = map[string]string{
-	"pixels": "Pixels", "data": "Data", "labels": "Data", "no-figures": "Figures", "fresh": "Store",
+	"pixels": "Pixels", "data": "Data", "labels": "Data", "no-figures": "Figures", "fresh": "Store", "from": "Store",
 	"subset": "Subset", "recon-iters": "ReconIters", "ks": "Ks", "reps": "Reps", "jobs": "Jobs", "datasets": "Datasets", "exact": "Exact",
 	"checkpoints": "OnTrained",
 }
@@ -72,6 +72,7 @@ func runReproduce(args []string) error {
 	overwrite := fs.Bool("overwrite", false, "replace a table in --out that another command made (a rerun of the same command replaces its own table)")
 	checkpoints := fs.String("checkpoints", "", "tables 1-3: also save each training this run trains as a checkpoint in this directory (DATASET-METHOD-seedS-KEY.checkpoint.gob, recording the data it saw), for evidence and infer; trainings read back from --out/jobs/ get none")
 	fresh := fs.Bool("fresh", false, "tables 1-3 and 5: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
+	from := fs.String("from", "", "tables 1-3 and 5: make the table from the trainings that another run's --out DIR holds (DIR/jobs/), training none and writing nothing there: the table so far of a run that is still going, written to --out (another directory); an error when a training it needs is not there yet")
 	mf.setDefaultBatch(fs, protocol.DefaultBatch)
 	set, err := parseSet(fs, args)
 	if err != nil {
@@ -95,6 +96,9 @@ func runReproduce(args []string) error {
 	}
 	if *labels != "" && *file == "" {
 		return usagef("--labels names a column of --data")
+	}
+	if *from != "" && (*fresh || *checkpoints != "") {
+		return usagef("--from reads another run's trainings and trains none: leave out --fresh and --checkpoints")
 	}
 	if *file != "" && set["datasets"] {
 		return usagef("--data and --datasets exclude each other")
@@ -130,6 +134,14 @@ func runReproduce(args []string) error {
 	name := fmt.Sprintf("table%d", *tab)
 	if *out == "" {
 		*out = filepath.Join("out", name)
+	}
+	if *from != "" {
+		if same, err := sameDir(*from, *out); err != nil || same {
+			return usagef("--from %s is the run whose trainings the table reads: give --out another directory", *from)
+		}
+		if _, err := os.Stat(filepath.Join(*from, "jobs")); err != nil {
+			return fmt.Errorf("--from %s: no trainings there (%v): give the --out of a reproduce run of tables 1-3 or 5", *from, err)
+		}
 	}
 	var ownSrc experiment.Source
 	if *file != "" {
@@ -172,6 +184,9 @@ func runReproduce(args []string) error {
 	}
 	if spec.UsesField("Store") {
 		opts.Store, opts.Fresh = filepath.Join(*out, "jobs"), *fresh
+	}
+	if *from != "" {
+		opts.Store, opts.StoreOnly = filepath.Join(*from, "jobs"), true
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -217,4 +232,22 @@ func runReproduce(args []string) error {
 func openTableDir(out string, table int, file string) (*rundir.Dir, error) {
 	return rundir.Open(out, paper.TableOutputs(table),
 		rundir.Options{Run: fmt.Sprintf("table%d", table), Overwrite: true, Inputs: map[string]string{"--data": file}})
+}
+
+// sameDir reports whether a and b name the same directory (b need not exist yet).
+func sameDir(a, b string) (bool, error) {
+	pa, err := filepath.Abs(a)
+	if err != nil {
+		return false, err
+	}
+	pb, err := filepath.Abs(b)
+	if err != nil {
+		return false, err
+	}
+	if pa == pb {
+		return true, nil
+	}
+	ia, errA := os.Stat(pa)
+	ib, errB := os.Stat(pb)
+	return errA == nil && errB == nil && os.SameFile(ia, ib), nil
 }
