@@ -32,7 +32,8 @@ func Start(spec, dtype string, jobs, total int, log io.Writer) (backends.Backend
 	if strings.HasPrefix(c.Spec, "xla") {
 		desc = "; " + c.Backend.Description()
 	} else {
-		desc, note = "; matrix kernels: "+MatMulKernels(), SIMDNote()
+		kernels := MatMulKernels()
+		desc, note = "; matrix kernels: "+kernels, simdNote(kernels)
 	}
 	if log != nil {
 		fmt.Fprintf(log, "backend: %s (%s%s)\n", c.Spec, c.Reason, desc)

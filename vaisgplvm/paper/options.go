@@ -314,6 +314,11 @@ func (o Options) plan(n int) {
 	}
 }
 
+// trainingName names a training in logs and errors: "oilflow vais seed 1".
+func trainingName(dataset, method string, seed uint64) string {
+	return fmt.Sprintf("%s %s seed %d", dataset, method, seed)
+}
+
 // observer returns the observer of the training of method on dataset with seed, trained to
 // iteration total in one or more Runs (the tables' snapshots): ObserveJob's for it, else Observe
 // when trainings run one at a time, else nil. Its events carry total, not the snapshot's target.
@@ -321,7 +326,7 @@ func (o Options) observer(dataset, method string, seed uint64, total int) func(t
 	var f func(train.Event)
 	switch {
 	case o.ObserveJob != nil:
-		f = o.ObserveJob(fmt.Sprintf("%s %s seed %d", dataset, method, seed))
+		f = o.ObserveJob(trainingName(dataset, method, seed))
 	case o.Jobs == 1:
 		f = o.Observe
 	}

@@ -23,14 +23,27 @@ const storeFormat = 1
 // ErrNotStored: with Options.StoreOnly, a training the table needs is not in Options.Store.
 var ErrNotStored = errors.New("not in the store")
 
-// checkStoreOnly is the error of a StoreOnly run that lacks missing of its total trainings (first
-// named), nil when it lacks none or is not StoreOnly.
-func checkStoreOnly(o Options, missing, total int, first string) error {
-	if !o.StoreOnly || missing == 0 {
+// checkStoreOnly is the error (ErrNotStored) of a StoreOnly run whose Store lacks some of its n
+// trainings, job(i) giving the i-th's name and whether it was read back; nil when Store holds them
+// all or the run is not StoreOnly.
+func checkStoreOnly(o Options, n int, job func(i int) (name string, stored bool)) error {
+	if !o.StoreOnly {
+		return nil
+	}
+	missing, first := 0, ""
+	for i := range n {
+		if name, stored := job(i); !stored {
+			if missing == 0 {
+				first = name
+			}
+			missing++
+		}
+	}
+	if missing == 0 {
 		return nil
 	}
 	return fmt.Errorf("%d of %d trainings are %w %s (the first: %s): the run filling it has not finished them; ask for fewer seeds (--runs) or train them without --from",
-		missing, total, ErrNotStored, o.Store, first)
+		missing, n, ErrNotStored, o.Store, first)
 }
 
 // checkStoreOnlyOptions refuses a StoreOnly run without a Store, or with Fresh or OnTrained.

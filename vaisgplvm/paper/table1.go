@@ -157,17 +157,11 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 			toTrain--
 		}
 	}
-	if o.StoreOnly {
-		first := ""
-		for _, j := range res.jobs {
-			if !j.stored {
-				first = fmt.Sprintf("%s %s seed %d", j.dataset, j.method, j.seed)
-				break
-			}
-		}
-		if err := checkStoreOnly(o, toTrain, len(res.jobs), first); err != nil {
-			return nil, err
-		}
+	if err := checkStoreOnly(o, len(res.jobs), func(i int) (string, bool) {
+		j := &res.jobs[i]
+		return trainingName(j.dataset, j.method, j.seed), j.stored
+	}); err != nil {
+		return nil, err
 	}
 	for i := range res.jobs { // every training's step must fit before any graph is built
 		j := &res.jobs[i]

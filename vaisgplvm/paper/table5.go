@@ -160,17 +160,10 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 			toFit--
 		}
 	}
-	if o.StoreOnly {
-		first := ""
-		for _, j := range list {
-			if !j.stored {
-				first = fmt.Sprintf("%s %s seed %d", j.dataset, j.method, j.seed)
-				break
-			}
-		}
-		if err := checkStoreOnly(o, toFit, len(list), first); err != nil {
-			return nil, err
-		}
+	if err := checkStoreOnly(o, len(list), func(i int) (string, bool) {
+		return trainingName(list[i].dataset, list[i].method, list[i].seed), list[i].stored
+	}); err != nil {
+		return nil, err
 	}
 	if o.Log != nil && toFit < len(list) {
 		fmt.Fprintf(o.Log, "%d of %d fits read back from %s (finished in an earlier run); %d to fit\n",

@@ -234,7 +234,7 @@ func (d *Dir) checkInputs() error {
 		if in == "" || d.resumed(in) {
 			continue
 		}
-		if !sameFile(filepath.Dir(in), d.Path) || !d.isOutput(filepath.Base(in)) {
+		if !SameFile(filepath.Dir(in), d.Path) || !d.isOutput(filepath.Base(in)) {
 			continue
 		}
 		return option.Errorf([]string{flag, d.opt.Flag}, "%s %s is in %s %s under one of this run's output names, and writing the outputs would replace it: "+
@@ -278,7 +278,7 @@ func (d *Dir) owned(name string) bool {
 
 // resumed reports whether path is the checkpoint this run resumes.
 func (d *Dir) resumed(path string) bool {
-	return d.opt.Resume && d.opt.ResumeFile != "" && sameFile(path, d.opt.ResumeFile)
+	return d.opt.Resume && d.opt.ResumeFile != "" && SameFile(path, d.opt.ResumeFile)
 }
 
 // isOutput reports whether name is one of the run's output names or matches one of their patterns.
@@ -422,7 +422,7 @@ func (d *Dir) place(names []string) error {
 			}
 		}
 		for flag, in := range d.opt.Inputs {
-			if in != "" && sameFile(in, dst) && !d.resumed(in) {
+			if in != "" && SameFile(in, dst) && !d.resumed(in) {
 				return fmt.Errorf("%s %s is now %s in %s: not replaced; this run's outputs are in %s", flag, in, n, d.Path, d.Stage)
 			}
 		}
@@ -566,9 +566,9 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// sameFile reports whether paths a and b name the same existing file or directory (os.SameFile:
-// symbolic and hard links included), or the same absolute path.
-func sameFile(a, b string) bool {
+// SameFile reports whether paths a and b name the same existing file or directory (os.SameFile:
+// symbolic and hard links included), or the same absolute path (for a path not made yet).
+func SameFile(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	if errA == nil && errB == nil {

@@ -136,7 +136,7 @@ func runReproduce(args []string) error {
 		*out = filepath.Join("out", name)
 	}
 	if *from != "" {
-		if same, err := sameDir(*from, *out); err != nil || same {
+		if rundir.SameFile(*from, *out) {
 			return usagef("--from %s is the run whose trainings the table reads: give --out another directory", *from)
 		}
 		if _, err := os.Stat(filepath.Join(*from, "jobs")); err != nil {
@@ -232,22 +232,4 @@ func runReproduce(args []string) error {
 func openTableDir(out string, table int, file string) (*rundir.Dir, error) {
 	return rundir.Open(out, paper.TableOutputs(table),
 		rundir.Options{Run: fmt.Sprintf("table%d", table), Overwrite: true, Inputs: map[string]string{"--data": file}})
-}
-
-// sameDir reports whether a and b name the same directory (b need not exist yet).
-func sameDir(a, b string) (bool, error) {
-	pa, err := filepath.Abs(a)
-	if err != nil {
-		return false, err
-	}
-	pb, err := filepath.Abs(b)
-	if err != nil {
-		return false, err
-	}
-	if pa == pb {
-		return true, nil
-	}
-	ia, errA := os.Stat(pa)
-	ib, errB := os.Stat(pb)
-	return errA == nil && errB == nil && os.SameFile(ia, ib), nil
 }
