@@ -53,7 +53,7 @@ func TestDivergedTrainingIsRecorded(t *testing.T) {
 		}
 	}
 	md := res.Markdown()
-	for _, want := range []string{"Trainings that diverged", "| oilflow | iwvi | 2 |", "iwvi (2 of 3 seeds; 1 diverged)", "| oilflow | 9 | iwvi |",
+	for _, want := range []string{"Trainings that diverged", "| oilflow | iwvi | 2 |", "iwvi (2 of 3 seeds; 1 diverged)", "| oilflow | 9 | vais | iwvi |",
 		"mean of each method's 2-3 seeds (some diverged)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)

@@ -6,69 +6,42 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
 
-// pairedDifferences returns, for tables run with two or more seeds, a table of VAIS's seed-paired
-// differences to each other method at the last snapshot of every dataset: for each of -ELBO, MSE
-// and NELL (lower is better for all three), the mean ± 2 s.e. over the seeds of VAIS's value minus
-// the other method's on the same seed, and on how many seeds VAIS was lower. Run r of every method
-// uses seed r (the same hidden pixels in tables 2 and 3), so the paired differences are a sharper
-// comparison than the two rows' error bars. It returns nil when there is nothing to pair (one
-// seed, no VAIS, or no other method).
+// pairedDifferences returns, for tables run with two or more seeds, a table of each annealed
+// method's seed-paired differences (Pair) to each method that is not annealed, at the last snapshot
+// of every dataset: for each of -ELBO, MSE and NELL (lower is better for all three), the mean ± 2
+// s.e. over the seeds of the annealed method's value minus the other's on the same seed, and on
+// how many seeds the annealed method was lower. Run r of every method uses seed r (the same hidden
+// pixels in tables 2 and 3), so the paired differences are a sharper comparison than the two rows'
+// error bars. It returns nil when there is nothing to pair (one seed, no annealed method, or no
+// other method).
 func pairedDifferences(rows []Row) *report.Table {
 	last := map[string]int{} // dataset -> its last snapshot
 	for _, r := range rows {
 		last[r.Dataset] = max(last[r.Dataset], r.Iterations)
 	}
-	var datasets []string
-	at := map[string]map[string]Row{} // dataset -> method -> row at the last snapshot
+	var at []Row // the rows at their dataset's last snapshot, in table order
 	for _, r := range rows {
-		if r.Iterations != last[r.Dataset] || len(r.PerRun) < 2 {
-			continue
+		if r.Iterations == last[r.Dataset] {
+			at = append(at, r)
 		}
-		if at[r.Dataset] == nil {
-			at[r.Dataset] = map[string]Row{}
-			datasets = append(datasets, r.Dataset)
-		}
-		at[r.Dataset][r.Method] = r
 	}
-	t := &report.Table{Header: []string{"dataset", "iters", "vs", "Δ -ELBO", "wins", "Δ MSE", "wins", "Δ NELL", "wins"}}
-	for _, ds := range datasets {
-		vais, ok := at[ds]["vais"]
-		if !ok {
+	t := &report.Table{
+		Title: "Seed-paired differences at the last snapshot: each annealed method minus each other method on the same seed, " +
+			"mean ± 2 s.e. over the seeds both reached it on (a diverged training has no pair; negative favours the annealed method); " +
+			"wins: seeds on which the annealed method is lower, of those.",
+		Header: []string{"dataset", "iters", "method", "vs", "Δ -ELBO", "wins", "Δ MSE", "wins", "Δ NELL", "wins"},
+	}
+	for _, a := range at {
+		if !annealed(a.Method) {
 			continue
 		}
-		for _, other := range []string{"iwvi", "mf"} {
-			o, ok := at[ds][other]
-			if !ok {
+		for _, b := range at {
+			if b.Dataset != a.Dataset || annealed(b.Method) {
 				continue
 			}
-			a, b := commonSeeds(vais.PerRun, o.PerRun)
-			if len(a) < 2 {
-				continue
+			if p, ok := Pair(a, b); ok {
+				t.Rows = append(t.Rows, append([]string{p.Dataset, fmt.Sprint(p.Iterations), p.A, p.B}, p.cells()...))
 			}
-			t.Title = "Seed-paired differences at the last snapshot: VAIS minus the other method on the same seed, " +
-				"mean ± 2 s.e. over the seeds both reached it on (a diverged training has no pair; negative favours VAIS); " +
-				"wins: seeds on which VAIS is lower, of those."
-			cells := []string{ds, fmt.Sprint(vais.Iterations), other}
-			for _, c := range []struct {
-				format string
-				value  func(RunResult) float64
-			}{
-				{"%.3f ± %.3f", func(r RunResult) float64 { return r.NegELBO }},
-				{"%.4f ± %.4f", func(r RunResult) float64 { return r.MSE }},
-				{"%.3f ± %.3f", func(r RunResult) float64 { return r.NELL }},
-			} {
-				d := make([]float64, len(a))
-				wins := 0
-				for i := range d {
-					d[i] = c.value(a[i]) - c.value(b[i])
-					if d[i] < 0 {
-						wins++
-					}
-				}
-				m := meanTwoSE(d)
-				cells = append(cells, fmt.Sprintf(c.format, m[0], m[1]), fmt.Sprintf("%d/%d", wins, len(d)))
-			}
-			t.Rows = append(t.Rows, cells)
 		}
 	}
 	if len(t.Rows) == 0 {

@@ -8,6 +8,7 @@
 //	vaisgplvm infer --checkpoint FILE --data NEW.csv --out DIR
 //	vaisgplvm evidence --checkpoint FILE --out DIR [--temps 1000] [--runs 8] [--points N]
 //	vaisgplvm cmf --dataset frey|mnist [--latent-dim 5] [--families cmf,meanfield,amortised] [--out DIR]
+//	vaisgplvm pair --a DIR[:METHOD] --b DIR[:METHOD] [--iters N]
 //
 // Exit status: 0 success; 2 the command line is wrong (a flag value or combination, a size that
 // does not fit the data or memory, an unusable output directory), checked before any training; 1
@@ -27,7 +28,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
-const usageLine = "usage: vaisgplvm train|reproduce|bench|infer|evidence|cmf [flags]; vaisgplvm COMMAND -h lists a command's flags"
+const usageLine = "usage: vaisgplvm train|reproduce|bench|infer|evidence|cmf|pair [flags]; vaisgplvm COMMAND -h lists a command's flags"
 
 // helpText is what vaisgplvm -h, --help and help print.
 const helpText = `vaisgplvm: Bayesian GPLVMs trained with the MF, IWVI and VAIS bounds (Xu et al., UAI 2025).
@@ -39,6 +40,7 @@ Commands:
   infer      latents and reconstructions of new, partly observed points under a trained checkpoint
   evidence   the AIS estimate of a checkpoint's evidence and each bound's gap to it
   cmf        GP-LVM-CMF beside mean-field and amortised baselines on held-out points
+  pair       seed-paired differences between a method of one reproduced table and one of another
 
 vaisgplvm COMMAND -h lists a command's flags. Exit status: 0 success, 1 a failure while running
 (data, checkpoint, divergence), 2 a wrong command line (checked before any work), 130 interrupted.
@@ -80,8 +82,10 @@ func run(args []string, stderr io.Writer) int {
 		err = runEvidence(args[1:])
 	case "cmf":
 		err = runCMF(args[1:])
+	case "pair":
+		err = runPair(args[1:])
 	default:
-		err = usagef("unknown command %q: want train, reproduce, bench, infer, evidence or cmf", args[0])
+		err = usagef("unknown command %q: want train, reproduce, bench, infer, evidence, cmf or pair", args[0])
 	}
 	if errors.Is(err, errHelp) { // COMMAND -h: the flags were printed on stdout
 		return 0
