@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
 
 // TestPairProtocolTables runs pair on two of the tables on record in docs/protocol (Frey, VAIS
@@ -30,14 +32,7 @@ func TestPairProtocolTables(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("pair: exit %d: %s", code, printed)
 	}
-	var got []struct {
-		Dataset string     `json:"dataset"`
-		A       string     `json:"a"`
-		B       string     `json:"b"`
-		Seeds   int        `json:"seeds"`
-		NegELBO [2]float64 `json:"neg_elbo"`
-		Lower   [3]int     `json:"a_lower"`
-	}
+	var got []paper.Pairing
 	buf, _ := os.ReadFile(out)
 	if err := json.Unmarshal(buf, &got); err != nil || len(got) != 1 {
 		t.Fatalf("pair --json: %v, %d pairings:\n%s", err, len(got), buf)
