@@ -17,11 +17,14 @@ import (
 
 // BenchResult is one configuration's timing of training iterations.
 type BenchResult struct {
-	Method      string  `json:"method"`
-	Dataset     string  `json:"dataset"`
-	K           int     `json:"k"`
-	Batch       int     `json:"batch"`
-	StopGrad    bool    `json:"stop_grad,omitempty"` // an annealed bound without gradients through the chain's scores
+	Method   string `json:"method"`
+	Dataset  string `json:"dataset"`
+	K        int    `json:"k"`
+	Batch    int    `json:"batch"`
+	StopGrad bool   `json:"stop_grad,omitempty"` // an annealed bound without gradients through the chain's scores
+	// Samples is the number of MF samples or independent annealed chains per point (config.Samples;
+	// omitted when 1).
+	Samples     int     `json:"samples,omitempty"`
 	CompileSecs float64 `json:"first_iteration_seconds"`
 	MedianSecs  float64 `json:"median_iteration_seconds"`
 	MinSecs     float64 `json:"min_iteration_seconds"`
@@ -93,6 +96,9 @@ func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Bac
 		Iterations: opt.Iters, Backend: b.Name(), NumCPU: runtime.NumCPU(), MatMulKernels: backend.KernelsOf(b), NegELBOAtLast: tr.Curve[len(tr.Curve)-1],
 		CompiledGraphs: tr.CompiledGraphs(), Fit: "means"}
 	r.GraphOps, r.MatMuls = tr.GraphOps()
+	if cfg.Samples > 1 {
+		r.Samples = cfg.Samples
+	}
 	if bt := train.Inputs(m, cfg.Seed, 0); m.UsesProjectedFit(r.Batch, len(bt.Mask)) {
 		r.Fit = "projected"
 	}

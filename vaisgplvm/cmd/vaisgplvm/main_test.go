@@ -471,4 +471,21 @@ func TestBenchFreyJSON(t *testing.T) {
 	if rows[1].GraphOps <= rows[0].GraphOps {
 		t.Errorf("VAIS K=2 graph (%d ops) should be larger than MF's (%d)", rows[1].GraphOps, rows[0].GraphOps)
 	}
+	if rows[0].Samples != 0 || rows[1].Samples != 0 {
+		t.Errorf("one sample or chain per point: want no samples field, got %d, %d", rows[0].Samples, rows[1].Samples)
+	}
+	// Several chains are recorded: a 3-chain VAIS row must not read as a one-chain one.
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout = w
+	code = run([]string{"bench", "--dataset", "frey", "--methods", "vais", "--k", "2", "--samples", "3", "--m", "5", "--batch", "20", "--iters", "2"}, &stderr)
+	os.Stdout = stdout
+	w.Close()
+	out, _ = io.ReadAll(r)
+	rows = nil
+	if err := json.Unmarshal(out, &rows); code != 0 || err != nil || len(rows) != 1 || rows[0].Samples != 3 {
+		t.Errorf("bench --samples 3: exit %d, %v, rows %+v; want one row with samples 3", code, err, rows)
+	}
 }

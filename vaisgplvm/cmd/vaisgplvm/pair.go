@@ -53,7 +53,8 @@ func runPair(args []string) error {
 	return nil
 }
 
-// readSide reads PATH[:METHOD] and labels it "METHOD K k (folder)" from the table's settings.
+// readSide reads PATH[:METHOD] and labels it "METHOD K k (folder)" from the table's settings ("K k x s
+// chains" where it ran several chains or samples per point).
 func readSide(spec string) (*paper.Result, string, string, error) {
 	path, method := spec, ""
 	if i := strings.LastIndex(spec, ":"); i > 0 {
@@ -71,6 +72,9 @@ func readSide(spec string) (*paper.Result, string, string, error) {
 	}
 	if k, ok := r.Settings["k"]; ok {
 		label += fmt.Sprintf(" K %v", k)
+	}
+	if s, ok := r.Settings["samples"].(float64); ok && s > 1 {
+		label += fmt.Sprintf(" x %v chains", s)
 	}
 	dir := filepath.Clean(path)
 	if strings.HasSuffix(dir, ".json") {
