@@ -98,7 +98,11 @@ func kernelEnv(t *testing.T) (string, []string) {
 		t.Fatalf("building gonb and goimports from go.mod's tool lines: %v\n%s", err, out)
 	}
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"JUPYTER_DATA_DIR="+filepath.Join(tmp, "jupyter"), "VAISGPLVM_QUICK=1")
+		"JUPYTER_DATA_DIR="+filepath.Join(tmp, "jupyter"), "VAISGPLVM_QUICK=1",
+		// As README's jupyter line: with GoMLX's AVX-512 matrix kernels notebook 02's lab never
+		// redraws after its slider moves (TestScheduleLabWidgets times out on an AVX-512 CPU; it
+		// passes in 31 s without them). Not yet understood; the kernels stay off for the notebooks.
+		"GOMLX_SIMD_AVX512=false")
 	install := exec.Command(filepath.Join(bin, "gonb"), "--install", "--force_deps")
 	install.Env = env
 	if out, err := install.CombinedOutput(); err != nil {
