@@ -436,24 +436,7 @@ func latentsWithLabels(t *testing.T, path, column string, names []string) [][]fl
 // dataset, K, graph size, one compiled graph, the host-side share of an iteration and how the data
 // fit was evaluated.
 func TestBenchFreyJSON(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout := os.Stdout
-	os.Stdout = w
-	var stderr bytes.Buffer
-	code := run([]string{"bench", "--dataset", "frey", "--methods", "mf,vais", "--k", "2", "--m", "5", "--batch", "20", "--iters", "2"}, &stderr)
-	os.Stdout = stdout
-	w.Close()
-	out, _ := io.ReadAll(r)
-	if code != 0 {
-		t.Fatalf("bench exited %d: %s", code, stderr.String())
-	}
-	var rows []experiment.BenchResult
-	if err := json.Unmarshal(out, &rows); err != nil {
-		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
-	}
+	rows := benchRows(t, "--methods", "mf,vais", "--k", "2", "--m", "5", "--batch", "20", "--iters", "2")
 	if len(rows) != 2 || rows[0].Method != "mf" || rows[1].Method != "vais" {
 		t.Fatalf("want rows mf, vais; got %+v", rows)
 	}
@@ -475,17 +458,32 @@ func TestBenchFreyJSON(t *testing.T) {
 		t.Errorf("one sample or chain per point: want no samples field, got %d, %d", rows[0].Samples, rows[1].Samples)
 	}
 	// Several chains are recorded: a 3-chain VAIS row must not read as a one-chain one.
-	r, w, err = os.Pipe()
+	if rows := benchRows(t, "--methods", "vais", "--k", "2", "--samples", "3", "--m", "5", "--batch", "20", "--iters", "2"); len(rows) != 1 || rows[0].Samples != 3 {
+		t.Errorf("bench --samples 3: rows %+v; want one row with samples 3", rows)
+	}
+}
+
+// benchRows runs bench on Frey with args and returns the rows of its JSON on stdout, failing the
+// test when it does not exit 0 or prints no JSON.
+func benchRows(t *testing.T, args ...string) []experiment.BenchResult {
+	t.Helper()
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdout := os.Stdout
 	os.Stdout = w
-	code = run([]string{"bench", "--dataset", "frey", "--methods", "vais", "--k", "2", "--samples", "3", "--m", "5", "--batch", "20", "--iters", "2"}, &stderr)
+	var stderr bytes.Buffer
+	code := run(append([]string{"bench", "--dataset", "frey"}, args...), &stderr)
 	os.Stdout = stdout
 	w.Close()
-	out, _ = io.ReadAll(r)
-	rows = nil
-	if err := json.Unmarshal(out, &rows); code != 0 || err != nil || len(rows) != 1 || rows[0].Samples != 3 {
-		t.Errorf("bench --samples 3: exit %d, %v, rows %+v; want one row with samples 3", code, err, rows)
+	out, _ := io.ReadAll(r)
+	if code != 0 {
+		t.Fatalf("bench %v exited %d: %s", args, code, stderr.String())
 	}
+	var rows []experiment.BenchResult
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatalf("bench output is not JSON: %v\n%s", err, out)
+	}
+	return rows
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -42,12 +41,7 @@ func runPair(args []string) error {
 		return err
 	}
 	if *asJSON {
-		buf, err := json.MarshalIndent(ps, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Println(string(buf))
-		return nil
+		return printJSON(ps)
 	}
 	fmt.Print(paper.PairingTable(ps).Text())
 	return nil
