@@ -128,6 +128,21 @@ func TestPaperRunsFewerSeeds(t *testing.T) {
 	}
 }
 
+// TestPaperKeepsSetIters: Paper's 3000 iterations are a default, not an override: Iters set beside
+// it runs the paper's protocol longer (the convergence rows at 6000 and 10000), for Table 1 (full
+// batch) as for Table 2.
+func TestPaperKeepsSetIters(t *testing.T) {
+	for _, c := range []struct{ table, iters, want int }{{1, 0, 3000}, {1, 6000, 6000}, {2, 0, 3000}, {2, 10000, 10000}, {2, 300, 300}} {
+		o, err := Options{Paper: true, Iters: c.iters, Runs: 3}.withDefaults(c.table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Iters != c.want {
+			t.Errorf("table %d, Paper with Iters %d: %d iterations, want %d", c.table, c.iters, o.Iters, c.want)
+		}
+	}
+}
+
 // TestClaimsLeaveOutUnprintedMethods: a table with uha beside MF, IWVI and VAIS still checks the
 // paper's orderings of the methods it prints (uha is left out of them, not a reason to drop all).
 func TestClaimsLeaveOutUnprintedMethods(t *testing.T) {

@@ -53,7 +53,7 @@ func runReproduce(args []string) error {
 	pixels := fs.String("pixels", "unit", "tables 2, 3: pixel scale, unit ([0, 1]) or raw (0-255)")
 	runs := fs.Int("runs", 1, "seeds per cell, seeds 1..runs (the paper: 10; with --paper, fewer of its seeds)")
 	iters := fs.Int("iters", 0, "training iterations (0 = table 1: 3000; tables 2, 3: 300; table 5: 400); tables 1-3 report rows at 1/3, 2/3 and all of them")
-	paperProto := fs.Bool("paper", false, "the paper's protocol: 3000 iterations, 10 runs; tables 1, 5 full batch (table 5: all of oilflow and wine); table 6: 10 timed iterations")
+	paperProto := fs.Bool("paper", false, "the paper's protocol: 3000 iterations (or --iters), 10 runs (or --runs); tables 1, 5 full batch (table 5: all of oilflow and wine); table 6: 10 timed iterations")
 	datasets := fs.String("datasets", "", "comma-separated datasets (default: the table's)")
 	methods := fs.String("methods", "", "comma-separated methods (default: the table's; table 5 compares standard and vais)")
 	out := fs.String("out", "", "directory for tableN.md, tableN.json and figures (default out/tableN)")
