@@ -54,6 +54,10 @@ type Options struct {
 	Runs   int     `json:"runs"`   // independent runs per target (default 8)
 	Seed   uint64  `json:"seed"`   // seeds the runs (default 1); the pilot run uses a seed derived from it
 	Accept float64 `json:"accept"` // the pilot's target MALA acceptance rate (default 0.65)
+	// Betas, when set, is the path's temperatures beta_0 = 0 < beta_1 < ... < beta_T = 1 in place
+	// of Schedule(Temps) (Temps is then len(Betas) - 1, or must equal it), e.g. a linear schedule
+	// for a short path whose steps should be equal.
+	Betas []float64 `json:"betas,omitempty"`
 	// Progress, when not nil, is called after every temperature of the pilot ("pilot") and of the
 	// main runs ("main") with the temperatures done and in all.
 	Progress func(stage string, done, total int) `json:"-"`
@@ -194,12 +198,21 @@ func (s *Sampler) Estimate(o Options) (*Result, error) {
 	if o.Runs == 1 || o.Runs < 0 || o.Temps < 0 {
 		return nil, fmt.Errorf("ais: %d runs and %d temperatures: want at least 2 runs (for a standard error) and 1 temperature, or 0 for the defaults", o.Runs, o.Temps)
 	}
+	if o.Betas != nil {
+		if err := checkBetas(o.Betas, o.Temps); err != nil {
+			return nil, err
+		}
+		o.Temps = len(o.Betas) - 1
+	}
 	o = o.withDefaults()
 	if err := memory.Check(fmt.Sprintf("AIS with %d temperatures and %d runs of %d targets", o.Temps, o.Runs, s.t.B),
 		memory.Floats(o.Temps+1)+8*memory.Floats(s.t.B, o.Runs, s.t.Q), "Temps", "Runs"); err != nil {
 		return nil, fmt.Errorf("ais: %w", err)
 	}
-	betas := Schedule(o.Temps)
+	betas := o.Betas
+	if betas == nil {
+		betas = Schedule(o.Temps)
+	}
 	s.progress = stage(o.Progress, "pilot")
 	etas, _, _, err := s.run(betas, nil, 2, o.Seed^0x9e3779b97f4a7c15, o.Accept)
 	if err != nil {
@@ -236,6 +249,35 @@ func Schedule(t int) []float64 {
 		b[i] = (sig(4*(2*float64(i)/float64(t)-1)) - lo) / (hi - lo)
 	}
 	b[0], b[t] = 0, 1
+	return b
+}
+
+// checkBetas returns an error unless b runs from 0 to 1, strictly increasing, with temps + 1
+// entries (temps 0: any number of at least 2).
+func checkBetas(b []float64, temps int) error {
+	if len(b) < 2 || b[0] != 0 || b[len(b)-1] != 1 {
+		return fmt.Errorf("ais: schedule %v: want beta_0 = 0, ..., beta_T = 1 with T >= 1", b)
+	}
+	if temps != 0 && temps != len(b)-1 {
+		return fmt.Errorf("ais: %d temperatures and a schedule of %d: want Temps = len(Betas) - 1, or 0", temps, len(b)-1)
+	}
+	for t := 1; t < len(b); t++ {
+		if !(b[t] > b[t-1]) {
+			return fmt.Errorf("ais: schedule %v: beta_%d = %g does not exceed beta_%d = %g", b, t, b[t], t-1, b[t-1])
+		}
+	}
+	return nil
+}
+
+// Linear returns the T + 1 equally spaced temperatures 0, 1/T, ..., 1 (nil for t < 1).
+func Linear(t int) []float64 {
+	if t < 1 {
+		return nil
+	}
+	b := make([]float64, t+1)
+	for i := range b {
+		b[i] = float64(i) / float64(t)
+	}
 	return b
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distmv"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -96,6 +97,60 @@ func TestAgainstClosedForm(t *testing.T) {
 	}
 	if worst < 1 {
 		t.Errorf("with 3 temperatures the estimates are within %.3f nats of exact: the check above could not fail", worst)
+	}
+}
+
+// TestBetas: a schedule given as Betas is the path. With Linear(300) the estimates are within 4
+// standard errors plus 0.02 nats of the exact log Z_b, as with the sigmoid schedule; with the
+// one-step path [0, 1] every run's log weight is l_b at an exact draw of the prior, whose mean is the
+// closed form E[l_b(h)] = -D/2 log(2 pi s2) - (|y_b|^2 + tr(A^T A)) / (2 s2), matched within 4
+// standard errors of the mean over 4000 runs (the test fails if the weight were taken after the
+// transition, or at beta_1 = 1 twice).
+func TestBetas(t *testing.T) {
+	lg := newLinearGaussian(4, 5, 3, 0.5, 11)
+	s, err := New(lg.target())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Estimate(Options{Betas: Linear(300), Runs: 8, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Temps != 300 {
+		t.Errorf("Linear(300) ran %d temperatures", res.Temps)
+	}
+	for b, exact := range lg.exact() {
+		if d := math.Abs(res.LogZ[b] - exact); !(d <= 4*res.LogZSE[b]+0.02) {
+			t.Errorf("target %d, linear schedule: AIS %.4f ± %.4f, exact %.4f", b, res.LogZ[b], res.LogZSE[b], exact)
+		}
+	}
+	one, err := s.Estimate(Options{Betas: []float64{0, 1}, Runs: 4000, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, q := len(lg.a), len(lg.a[0])
+	trATA := 0.0
+	for i := 0; i < d; i++ {
+		for j := 0; j < q; j++ {
+			trATA += lg.a[i][j] * lg.a[i][j]
+		}
+	}
+	for b, y := range lg.y {
+		yy := 0.0
+		for _, v := range y {
+			yy += v * v
+		}
+		want := -0.5*float64(d)*math.Log(2*math.Pi*lg.s2) - (yy+trATA)/(2*lg.s2)
+		mean, sd := stat.MeanStdDev(one.LogW[b], nil)
+		if se := sd / math.Sqrt(float64(len(one.LogW[b]))); math.Abs(mean-want) > 4*se {
+			t.Errorf("target %d, one step: mean log weight %.4f ± %.4f, E_prior[l] %.4f", b, mean, se, want)
+		}
+	}
+	for _, bad := range []Options{{Betas: []float64{0.1, 1}}, {Betas: []float64{0, 0.9}}, {Betas: []float64{0, 0.5, 0.5, 1}},
+		{Betas: []float64{0, 1}, Temps: 5}, {Betas: []float64{0}}} {
+		if _, err := s.Estimate(bad); err == nil {
+			t.Errorf("schedule %v with %d temperatures accepted", bad.Betas, bad.Temps)
+		}
 	}
 }
 

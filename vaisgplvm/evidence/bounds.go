@@ -25,6 +25,8 @@ type BoundValue struct {
 	Gap       *float64 `json:"gap_to_evidence,omitempty"`
 	GapSE     *float64 `json:"gap_to_evidence_se,omitempty"`
 	Reference string   `json:"what"` // what the bound keeps of the local approximation
+	// Accept is a Metropolis-adjusted chain's mean acceptance (Adjusted; nil for the others).
+	Accept *float64 `json:"mean_acceptance,omitempty"`
 }
 
 // Decompose evaluates, at the trainer's parameters (the same q0, kernel, noise, Z and q(u)), the

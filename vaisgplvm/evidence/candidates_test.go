@@ -102,3 +102,41 @@ func TestGapOnSomePoints(t *testing.T) {
 		t.Errorf("a random sample's gap %.6f ± %.6f; the same points' %.6f ± %.6f: want the same gap, a larger s.e.", *s.Gap, *s.GapSE, *a.Gap, *a.GapSE)
 	}
 }
+
+// TestAdjusted: the Metropolis-adjusted chain of one step is q0's own ELBO, estimated without its
+// closed-form KL: Decompose's q0 line agrees with it within 4 combined standard errors (200 draws).
+// Chains of 5 and 40 steps are below the evidence (gap > -3 s.e.), tighter than one step by more
+// than 4 combined standard errors, with 40 steps no looser than 5 (within 4 s.e.); their
+// acceptance is between 0.2 and 1. Zero steps is refused.
+func TestAdjusted(t *testing.T) {
+	tr := trained(t, 2, 25)
+	res, bs := decomposed(t, tr)
+	adj, err := Adjusted(tr, res, 200, []int{1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := adj[0]
+	t.Logf("one step %.4f ± %.4f, q0 (closed-form KL) %.4f ± %.4f", one.NegELBO, one.SE, bs[0].NegELBO, bs[0].SE)
+	if se := math.Hypot(one.SE, bs[0].SE); math.Abs(one.NegELBO-bs[0].NegELBO) > 4*se {
+		t.Errorf("one adjusted step %.4f, q0's ELBO %.4f: more than 4 s.e. (%.4f) apart", one.NegELBO, bs[0].NegELBO, se)
+	}
+	adj, err = Adjusted(tr, res, 20, []int{5, 40}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range adj {
+		checkBelowEvidence(t, res, b)
+		if se := math.Hypot(b.SE, one.SE); !(b.NegELBO < one.NegELBO-4*se) {
+			t.Errorf("%s: %.4f, not below one step's %.4f by 4 s.e. (%.4f)", b.Reference, b.NegELBO, one.NegELBO, se)
+		}
+		if b.Accept == nil || *b.Accept < 0.2 || *b.Accept > 1 {
+			t.Errorf("%s: acceptance %v", b.Reference, b.Accept)
+		}
+	}
+	if se := math.Hypot(adj[0].SE, adj[1].SE); adj[1].NegELBO > adj[0].NegELBO+4*se {
+		t.Errorf("40 steps %.4f looser than 5 steps %.4f (s.e. %.4f)", adj[1].NegELBO, adj[0].NegELBO, se)
+	}
+	if _, err := Adjusted(tr, res, 20, []int{0}, 3); err == nil {
+		t.Error("0 steps: want an error")
+	}
+}

@@ -40,6 +40,9 @@ type EvidenceSummary struct {
 	// LearnedBackward are the trained chain with the mcd bound's backward kernel before and after
 	// fitting it at the checkpoint's parameters (evidence.LearnedBackward).
 	LearnedBackward []evidence.BoundValue `json:"learned_backward,omitempty"`
+	// Adjusted are the Metropolis-adjusted annealed chains from q0 with AdjustedSteps equal steps
+	// (evidence.Adjusted).
+	Adjusted []evidence.BoundValue `json:"adjusted_chain,omitempty"`
 	// Collapsed is the collapsed bound at the checkpoint's q0 and global parameters
 	// (evidence.Collapsed: the optimal q(u) integrated out); nil for data with missing entries.
 	Collapsed *evidence.BoundValue `json:"collapsed,omitempty"`
@@ -87,6 +90,9 @@ type EvidenceOptions struct {
 	// LearnBackward > 0 fits a learned backward kernel (bounds "mcd") for this many Adam steps at
 	// the checkpoint's parameters, all frozen, and evaluates it (annealed checkpoints).
 	LearnBackward int
+	// AdjustedSteps: also evaluate the Metropolis-adjusted annealed chain from q0 with each of
+	// these numbers of equal steps (>= 1 each; any checkpoint; evidence.Adjusted).
+	AdjustedSteps []int
 }
 
 // Check refuses, before any work, options Evidence cannot use: each an *option.Error naming the
@@ -135,6 +141,11 @@ func (opt EvidenceOptions) Check() error {
 	for _, k := range opt.IWVIKs {
 		if k < 1 {
 			return option.Of("IWVIKs", "IWVIKs: %d samples is not a positive integer", k)
+		}
+	}
+	for _, t := range opt.AdjustedSteps {
+		if t < 1 {
+			return option.Of("AdjustedSteps", "AdjustedSteps: %d steps is not a positive integer", t)
 		}
 	}
 	for _, c := range opt.Resample {
@@ -297,6 +308,11 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 			return nil, err
 		}
 	}
+	if opt.AdjustedSteps != nil {
+		if sum.Adjusted, err = evidence.Adjusted(tr, res, opt.Draws, opt.AdjustedSteps, opt.Seed); err != nil {
+			return nil, err
+		}
+	}
 	if !tr.Model.HasMask() {
 		c, err := evidence.Collapsed(tr, max(20, 200_000/tr.Model.N), 3, opt.Seed)
 		if err != nil {
@@ -321,9 +337,9 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 }
 
 // All returns every bound of the summary: Bounds, ImportanceWeighted, ChainVariants, Underdamped,
-// Resampled, LearnedBackward.
+// Resampled, LearnedBackward, Adjusted.
 func (s *EvidenceSummary) All() []evidence.BoundValue {
-	return slices.Concat(s.Bounds, s.ImportanceWeighted, s.ChainVariants, s.Underdamped, s.Resampled, s.LearnedBackward)
+	return slices.Concat(s.Bounds, s.ImportanceWeighted, s.ChainVariants, s.Underdamped, s.Resampled, s.LearnedBackward, s.Adjusted)
 }
 
 // Report writes the summary for a reader on w: the evidence estimate with its convergence check,
@@ -343,6 +359,9 @@ func (s *EvidenceSummary) Report(w io.Writer) {
 			if n < res.N {
 				gap += fmt.Sprintf(" on the %d points", n)
 			}
+		}
+		if b.Accept != nil {
+			gap += fmt.Sprintf("  (mean acceptance %.2f)", *b.Accept)
 		}
 		fmt.Fprintf(w, "  %-70s -ELBO %.4f ± %.4f (KL(q(u))/N %.4f)  %s\n", b.Reference, b.NegELBO, b.SE, b.KLU, gap)
 	}

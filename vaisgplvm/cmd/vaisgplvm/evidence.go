@@ -42,6 +42,7 @@ func runEvidence(args []string) error {
 	fs.Var((*option.Ints)(&opt.Resample), "resample", "annealed checkpoints: also evaluate the trained chain as this many chains per point that resample across each other when their ESS falls below --resample-ess of them (the smc bound), e.g. 4,16, each beside IWVI at the same likelihood evaluations (resampled in evidence.json)")
 	fs.Float64Var(&opt.ResampleESS, "resample-ess", bounds.DefaultESSThreshold, "with --resample: the ESS share below which chains resample, in (0, 1]")
 	fs.IntVar(&opt.LearnBackward, "learn-backward", 0, "annealed checkpoints: fit a learned backward kernel (the mcd bound's network) for this many Adam steps at the checkpoint's parameters, all frozen, and evaluate the chain with it (learned_backward in evidence.json; 0 = off)")
+	fs.Var((*option.Ints)(&opt.AdjustedSteps), "adjusted-steps", "also evaluate, at the checkpoint's q0, a Metropolis-adjusted annealed chain (MALA, no backward kernel) with each of these numbers of equal steps, e.g. 5,20: what an annealed chain of that many steps gives without the Langevin weights' mismatch (adjusted_chain in evidence.json)")
 	fs.Var(option.Floats{List: &opt.Dampings}, "dampings", "annealed checkpoints: also evaluate the underdamped chain (uha) with the trained schedule and step sizes (x each --eta-scales) at these momentum dampings in [0, 1), e.g. 0,0.5,0.9, and IWVI at the chain's evaluations (underdamped in evidence.json)")
 	if err := parse(fs, args); err != nil {
 		return err
