@@ -58,6 +58,12 @@ type Options struct {
 	// of Schedule(Temps) (Temps is then len(Betas) - 1, or must equal it), e.g. a linear schedule
 	// for a short path whose steps should be equal.
 	Betas []float64 `json:"betas,omitempty"`
+	// PilotPasses is the number of pilot runs that tune the step sizes (default 1). The first
+	// tunes each target's step size along the path, each temperature's from the acceptance at the
+	// one before; every further pass reruns the path with the step sizes found and moves each
+	// temperature's own by exp(2 (a - Accept)), a its acceptance there. A short path needs them:
+	// one pass of a few temperatures cannot move far from its starting step size.
+	PilotPasses int `json:"pilot_passes,omitempty"`
 	// Progress, when not nil, is called after every temperature of the pilot ("pilot") and of the
 	// main runs ("main") with the temperatures done and in all.
 	Progress func(stage string, done, total int) `json:"-"`
@@ -75,6 +81,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Accept <= 0 || o.Accept >= 1 {
 		o.Accept = 0.65
+	}
+	if o.PilotPasses <= 0 {
+		o.PilotPasses = 1
 	}
 	return o
 }
@@ -214,9 +223,12 @@ func (s *Sampler) Estimate(o Options) (*Result, error) {
 		betas = Schedule(o.Temps)
 	}
 	s.progress = stage(o.Progress, "pilot")
-	etas, _, _, err := s.run(betas, nil, 2, o.Seed^0x9e3779b97f4a7c15, o.Accept)
-	if err != nil {
-		return nil, fmt.Errorf("ais: pilot run: %w", err)
+	var etas [][]float64
+	for p := 0; p < o.PilotPasses; p++ {
+		var err error
+		if etas, _, _, err = s.run(betas, etas, 2, (o.Seed^0x9e3779b97f4a7c15)+uint64(p), o.Accept); err != nil {
+			return nil, fmt.Errorf("ais: pilot run %d: %w", p+1, err)
+		}
 	}
 	s.progress = stage(o.Progress, "main")
 	_, logW, accept, err := s.run(betas, etas, o.Runs, o.Seed, 0)
@@ -305,9 +317,11 @@ func LogMeanExpSE(v []float64) (float64, float64) {
 	return lse - math.Log(r), math.Sqrt(ss/(r-1)) / math.Sqrt(r) / mean
 }
 
-// run runs r AIS chains per target through betas. With etas nil it is the pilot: the step sizes
-// start at 0.5 and follow each target's acceptance toward target, and are returned [T][B]; with
-// etas given they are used as they are. It returns the log weights [B][r] and the mean acceptance.
+// run runs r AIS chains per target through betas. With target > 0 it is a pilot pass that returns
+// step sizes [T][B]: with etas nil they start at 0.5 and follow each target's acceptance along the
+// path toward target (the first pass); with etas given, each temperature's is moved by its own
+// acceptance (a further pass). With target 0 the etas are used as they are (the main runs). It
+// also returns the log weights [B][r] and the mean acceptance.
 func (s *Sampler) run(betas []float64, etas [][]float64, r int, seed uint64, target float64) ([][]float64, [][]float64, float64, error) {
 	b, q, dt := s.t.B, s.t.Q, s.t.DType
 	rng := rand.New(rand.NewPCG(seed, 0xa15))
@@ -345,17 +359,25 @@ func (s *Sampler) run(betas []float64, etas [][]float64, r int, seed uint64, tar
 		hT, ll, g = res[0], res[1], res[2]
 		acc := vars.Flat64(res[3])
 		accSum += floats.Sum(acc) / float64(len(acc))
-		if etas == nil { // pilot: move each target's step size toward the target acceptance
+		if target > 0 { // pilot: move each target's step size toward the target acceptance
+			rate := 0.5 // the first pass: along the path
+			if etas != nil {
+				rate = 2 // a further pass: each temperature's own
+			}
 			next := make([]float64, b)
 			for j := 0; j < b; j++ {
 				a := 0.0
 				for k := 0; k < r; k++ {
 					a += acc[k*b+j] / float64(r)
 				}
-				next[j] = eta[j] * math.Exp(0.5*(a-target))
+				next[j] = eta[j] * math.Exp(rate*(a-target))
 			}
-			used = append(used, eta)
-			eta = next
+			if etas == nil {
+				used = append(used, eta)
+				eta = next
+			} else {
+				used = append(used, next)
+			}
 		}
 	}
 	w := make([][]float64, b)

@@ -8,6 +8,9 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
+// AdjustedPilotPasses is the number of pilot runs that tune Adjusted's step sizes.
+const AdjustedPilotPasses = 12
+
 // Adjusted evaluates, at the trainer's parameters, the Metropolis-adjusted annealed chain as a
 // bound: for each T in temps, one chain per point from its trained q0 along the geometric path
 // with T equal steps (beta_t = t / T, ais.Linear) and one MALA transition per step (package ais,
@@ -19,8 +22,8 @@ import (
 // annealed bound of T steps without a backward kernel to fit: every transition leaves its
 // intermediate target invariant, so the weight needs no reversal, and T = 1 is q0's own ELBO.
 // Its cost per step is VAIS's (one gradient and one likelihood per step) plus the accept test;
-// the step sizes are tuned per point and step by a pilot run toward an acceptance of 0.65, as
-// Estimate's. Each on all N points, draws independent chains per point, with its gap to ev as
+// the step sizes are tuned per point and step toward an acceptance of 0.65 by AdjustedPilotPasses
+// pilot runs (ais.Options.PilotPasses: a path of a few steps cannot tune them in one). Each on all N points, draws independent chains per point, with its gap to ev as
 // in Decompose and the chain's mean acceptance.
 //
 // It is the chain that would pay no backward-kernel mismatch: with exact transitions its gap is
@@ -52,7 +55,7 @@ func Adjusted(tr *train.Trainer, ev *Result, draws int, temps []int, seed uint64
 		if t < 1 {
 			return nil, fmt.Errorf("evidence: an adjusted chain of %d steps: want at least 1", t)
 		}
-		res, err := s.Estimate(ais.Options{Betas: ais.Linear(t), Runs: draws, Seed: seed})
+		res, err := s.Estimate(ais.Options{Betas: ais.Linear(t), Runs: draws, Seed: seed, PilotPasses: AdjustedPilotPasses})
 		if err != nil {
 			return nil, fmt.Errorf("evidence: the adjusted chain of %d steps: %w", t, err)
 		}
@@ -70,7 +73,7 @@ func Adjusted(tr *train.Trainer, ev *Result, draws int, temps []int, seed uint64
 		mean, twoSE := metrics.MeanAndTwoSE(per)
 		acc := res.Accept
 		b := BoundValue{Name: "adjusted", NegELBO: mean, SE: twoSE / 2, KLU: klu / float64(tr.Model.N), Accept: &acc,
-			Reference: fmt.Sprintf("q0 with a Metropolis-adjusted Langevin chain of %d equal steps (no backward kernel; pilot-tuned step sizes)", t)}
+			Reference: fmt.Sprintf("q0 with a Metropolis-adjusted Langevin chain of %d equal steps (no backward kernel; step sizes tuned by %d pilot runs)", t, AdjustedPilotPasses)}
 		if ev != nil {
 			gap, se := gapTo(pb, ev, b.NegELBO, b.SE)
 			b.Gap, b.GapSE = &gap, &se
