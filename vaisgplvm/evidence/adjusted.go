@@ -23,8 +23,9 @@ const AdjustedPilotPasses = 12
 // intermediate target invariant, so the weight needs no reversal, and T = 1 is q0's own ELBO.
 // Its cost per step is VAIS's (one gradient and one likelihood per step) plus the accept test;
 // the step sizes are tuned per point and step toward an acceptance of 0.65 by AdjustedPilotPasses
-// pilot runs (ais.Options.PilotPasses: a path of a few steps cannot tune them in one). Each on all N points, draws independent chains per point, with its gap to ev as
-// in Decompose and the chain's mean acceptance.
+// pilot runs (ais.Options.PilotPasses: a path of a few steps cannot tune them in one). Each is
+// evaluated on all N points with draws independent chains per point, with its gap to ev as in
+// Decompose and the chain's mean acceptance (BoundValue.Accept).
 //
 // It is the chain that would pay no backward-kernel mismatch: with exact transitions its gap is
 // about sum_t (beta_t - beta_{t-1})^2 Var(f) / 2 = Var(f) / (2T) where f varies little, which is
