@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -67,18 +66,9 @@ func Adjusted(tr *train.Trainer, ev *Result, draws int, temps []int, seed uint64
 				pb.L[k][n] = res.LogW[n][k]
 			}
 		}
-		per := make([]float64, draws)
-		for k := range per {
-			per[k] = pb.NegELBO(k)
-		}
-		mean, twoSE := metrics.MeanAndTwoSE(per)
 		acc := res.Accept
-		b := BoundValue{Name: "adjusted", NegELBO: mean, SE: twoSE / 2, KLU: klu / float64(tr.Model.N), Accept: &acc,
-			Reference: fmt.Sprintf("q0 with a Metropolis-adjusted Langevin chain of %d equal steps (no backward kernel; step sizes tuned by %d pilot runs)", t, AdjustedPilotPasses)}
-		if ev != nil {
-			gap, se := gapTo(pb, ev, b.NegELBO, b.SE)
-			b.Gap, b.GapSE = &gap, &se
-		}
+		b := boundOf(pb, ev, "adjusted", fmt.Sprintf("q0 with a Metropolis-adjusted Langevin chain of %d equal steps (no backward kernel; step sizes tuned by %d pilot runs)", t, AdjustedPilotPasses))
+		b.Accept = &acc
 		out = append(out, b)
 	}
 	return out, nil

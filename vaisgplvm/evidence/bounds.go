@@ -255,17 +255,23 @@ func evaluate(t *train.Trainer, ev *Result, draws int, name, what string) (Bound
 	if err != nil {
 		return BoundValue{}, fmt.Errorf("evidence: evaluating %s: %w", what, err)
 	}
-	per := make([]float64, draws)
+	return boundOf(pb, ev, name, what), nil
+}
+
+// boundOf returns the bound of point terms pb (one row per noise draw, all N points): its -ELBO
+// per point with the draws' standard error and, with ev, its gap to the evidence (gapTo).
+func boundOf(pb *train.PointBounds, ev *Result, name, what string) BoundValue {
+	per := make([]float64, len(pb.L))
 	for k := range per {
 		per[k] = pb.NegELBO(k)
 	}
 	mean, twoSE := metrics.MeanAndTwoSE(per)
-	b := BoundValue{Name: name, NegELBO: mean, SE: twoSE / 2, KLU: pb.KLU / float64(t.Model.N), Reference: what}
+	b := BoundValue{Name: name, NegELBO: mean, SE: twoSE / 2, KLU: pb.KLU / float64(len(pb.L[0])), Reference: what}
 	if ev != nil {
 		gap, se := gapTo(pb, ev, b.NegELBO, b.SE)
 		b.Gap, b.GapSE = &gap, &se
 	}
-	return b, nil
+	return b
 }
 
 // gapTo returns the gap between the evidence ev and the bound of point terms pb (nats per point)
