@@ -18,7 +18,8 @@
 # Environment: BIN (default .gpu/vaisgplvm), BACKEND (default xla:<JAX's CUDA PJRT plugin>,
 # scripts/cuda-backend.sh), RESULTS (default out/gpu-protocol), TABLES (default "2 3"), RUNS (the
 # paper's seeds to run, 1-10, default 10), DATASETS (Table 2's, default frey,mnist), METHODS
-# (Table 2's, default mf,iwvi,vais,uha), JOBS (concurrent trainings, default 2), BUDGET (seconds for
+# (Table 2's, default mf,iwvi,vais,uha), JOBS (concurrent trainings, default 1: the command trains one
+# at a time on a CUDA GPU anyway, docs/gpu.md), BUDGET (seconds for
 # all the tables together, default 480), PIP_CUDA_LIBS (1: NVIDIA pip libraries on LD_LIBRARY_PATH).
 set -euo pipefail
 bin=${BIN:-.gpu/vaisgplvm}
@@ -32,7 +33,7 @@ start=$(date +%s)
 for t in ${TABLES:-2 3}; do
   left=$((budget - ($(date +%s) - start)))
   if [ "$left" -lt 30 ]; then echo "table $t: not started, $left s of the budget left" >> "$results/summary.txt"; continue; fi
-  args=(reproduce --table "$t" --paper --runs "${RUNS:-10}" --jobs "${JOBS:-2}" --backend "$BACKEND" --no-figures --out "$results/table$t")
+  args=(reproduce --table "$t" --paper --runs "${RUNS:-10}" --jobs "${JOBS:-1}" --backend "$BACKEND" --no-figures --out "$results/table$t")
   if [ "$t" = 2 ]; then args+=(--datasets "${DATASETS:-frey,mnist}" --methods "${METHODS:-mf,iwvi,vais,uha}"); fi
   t0=$(date +%s)
   set +e

@@ -310,6 +310,19 @@ func (o Options) openBackend(dtype string, total int) (backends.Backend, error) 
 	return c.Backend, nil
 }
 
+// jobsFor returns o with Jobs lowered to the trainings b lets run at once
+// (backend.ConcurrentTrainings: one on a CUDA GPU), saying so on Log.
+func (o Options) jobsFor(b backends.Backend) Options {
+	if n := backend.ConcurrentTrainings(b); n > 0 && o.Jobs > n {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "%s: %d training at a time instead of %d (Jobs): trainings sharing one GPU failed in cuBLASLt (docs/gpu.md)\n",
+				backend.Label(b), n, o.Jobs)
+		}
+		o.Jobs = n
+	}
+	return o
+}
+
 // plan tells PlanJobs, when set, that n trainings will report.
 func (o Options) plan(n int) {
 	if o.PlanJobs != nil {

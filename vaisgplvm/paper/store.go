@@ -2,14 +2,18 @@ package paper
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
@@ -74,6 +78,9 @@ type storedJob struct {
 	// Diverged is set for a training that diverged (its Evals are the snapshots before it); nil in
 	// files written before trainings could diverge without stopping the table.
 	Diverged *DivergedRun
+	// Backend names the backend that trained it (backends.Backend.Name); "" in files written
+	// before it was recorded.
+	Backend string
 }
 
 // figureRows are the rows of a reconstruction the figures show: the first 8 damaged images
@@ -150,7 +157,7 @@ func loadJob(dir string, j *job, key string, figures bool, mask [][]float64, dam
 		}
 	}
 	j.evals, j.weights, j.breakdowns, j.secs, j.wall, j.curve = s.Evals, s.Weights, s.Breakdowns, s.Secs, s.Wall, s.Curve
-	j.stored, j.diverged = true, s.Diverged
+	j.stored, j.diverged, j.backend = true, s.Diverged, s.Backend
 	if figures && j.seed == 1 && j.diverged == nil {
 		j.art = &artefacts{curve: s.Curve, params: s.Params, recon: s.Recon, mask: mask, damaged: damaged}
 		if len(s.Weights) > 0 {
@@ -170,7 +177,7 @@ func saveJob(dir string, j *job, key string, params *train.Params, damaged []int
 		return err
 	}
 	s := storedJob{Format: storeFormat, Key: key, Weights: j.weights, Breakdowns: j.breakdowns,
-		Secs: j.secs, Wall: j.wall, Curve: j.curve, Diverged: j.diverged}
+		Secs: j.secs, Wall: j.wall, Curve: j.curve, Diverged: j.diverged, Backend: j.backend}
 	for _, ev := range j.evals {
 		e := *ev
 		e.Latent, e.Recon = nil, nil
@@ -188,6 +195,27 @@ func saveJob(dir string, j *job, key string, params *train.Params, damaged []int
 		return fmt.Errorf("storing %s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 	}
 	return nil
+}
+
+// trainedOn names the backends that trained jobs (backend(j): the name, "" when the store did not
+// record it) for a table's settings: the one name when all agree, else each with its count, the
+// most used first ("xla:cuda (8), Go Backend (2)"), so that a table assembled from trainings made
+// on several machines says so.
+func trainedOn[T any](jobs []T, backend func(*T) string) string {
+	counts := map[string]int{}
+	for i := range jobs {
+		counts[cmp.Or(backend(&jobs[i]), "not recorded")]++
+	}
+	names := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(counts[b]-counts[a], strings.Compare(a, b)) })
+	if len(names) == 1 {
+		return names[0]
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s (%d)", n, counts[n])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // writeStored writes s to path atomically.

@@ -24,6 +24,9 @@ type stored5 struct {
 	Wall   float64 `json:"wall_seconds"` // the fit, its held-out latents and its scores
 	// Diverged is set for a fit that diverged (Run then holds only its seed).
 	Diverged *DivergedRun `json:"diverged,omitempty"`
+	// Backend names the backend that fitted it (backends.Backend.Name); "" in files written
+	// before it was recorded.
+	Backend string `json:"backend,omitempty"`
 }
 
 // job5Key returns the hex sha256 of everything that decides a Table 5 fit's results: the dataset
@@ -65,7 +68,7 @@ func loadJob5(dir string, j *job5) (bool, error) {
 	if s.Format != storeFormat || s.Key != j.key {
 		return false, fmt.Errorf("%s: format %d, key %.16s: not this fit's (format %d, key %.16s)", path, s.Format, s.Key, storeFormat, j.key)
 	}
-	j.run, j.n, j.test, j.secs, j.wall, j.stored, j.diverged = s.Run, s.N, s.Test, s.Secs, s.Wall, true, s.Diverged
+	j.run, j.n, j.test, j.secs, j.wall, j.stored, j.diverged, j.backend = s.Run, s.N, s.Test, s.Secs, s.Wall, true, s.Diverged, s.Backend
 	return true, nil
 }
 
@@ -75,7 +78,7 @@ func saveJob5(dir string, j *job5) error {
 		return err
 	}
 	buf, err := json.MarshalIndent(stored5{Format: storeFormat, Key: j.key, Run: j.run, N: j.n, Test: j.test, Secs: j.secs, Wall: j.wall,
-		Diverged: j.diverged}, "", " ")
+		Diverged: j.diverged, Backend: j.backend}, "", " ")
 	if err != nil {
 		return err
 	}

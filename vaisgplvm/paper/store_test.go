@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/gob"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,15 @@ func TestStoreResumes(t *testing.T) {
 	if len(files) != 4 {
 		t.Fatalf("store holds %v, want 4 trainings", files)
 	}
+	var kept storedJob
+	if buf, err := os.ReadFile(files[2]); err != nil {
+		t.Fatal(err)
+	} else if err := gob.NewDecoder(bytes.NewReader(buf)).Decode(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept.Backend == "" || kept.Backend != first.Settings["backend"] {
+		t.Errorf("%s records backend %q, want the table's %q", files[2], kept.Backend, first.Settings["backend"])
+	}
 	if err := os.Remove(files[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +54,9 @@ func TestStoreResumes(t *testing.T) {
 	second, err := Table1(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := second.Settings["backend"], first.Settings["backend"]; got != want || strings.ContainsAny(want.(string), "()") || want == "not recorded" {
+		t.Errorf("resumed table's backend %q, uninterrupted %q: want one name, the read-back trainings recording theirs", got, want)
 	}
 	if len(trained) != 2 || !strings.Contains(log.String(), "2 of 4 trainings read back") || !strings.Contains(log.String(), "not used, training again") {
 		t.Errorf("trained %v; log:\n%s\nwant the removed and the damaged training trained again, 2 read back", trained, log.String())
@@ -99,6 +112,11 @@ func TestTable5StoreResumes(t *testing.T) {
 	}
 	if err := os.Remove(files[0]); err != nil {
 		t.Fatal(err)
+	}
+	if buf, err := os.ReadFile(files[1]); err != nil {
+		t.Fatal(err)
+	} else if want := fmt.Sprintf("%q: %q", "backend", first.Settings["backend"]); !bytes.Contains(buf, []byte(want)) || first.Settings["backend"] == "not recorded" {
+		t.Errorf("%s does not record the table's backend (%s)", files[1], want)
 	}
 	if err := os.WriteFile(files[3], []byte("{damaged"), 0o644); err != nil {
 		t.Fatal(err)
@@ -215,5 +233,24 @@ func TestStoreOnly(t *testing.T) {
 	o.Fresh, o.Store = false, ""
 	if _, err := Table1(context.Background(), o); err == nil {
 		t.Error("StoreOnly without a Store: no error")
+	}
+}
+
+// TestTrainedOn: a table's backend setting is the one backend's name when every training records
+// it, and each name with its count, the most used first, when the store mixes machines or holds
+// trainings written before the backend was recorded.
+func TestTrainedOn(t *testing.T) {
+	name := func(s *string) string { return *s }
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"Go Backend", "Go Backend"}, "Go Backend"},
+		{[]string{"Go Backend", "xla:cuda", "xla:cuda", ""}, "xla:cuda (2), Go Backend (1), not recorded (1)"},
+		{[]string{"", ""}, "not recorded"},
+	} {
+		if got := trainedOn(c.in, name); got != c.want {
+			t.Errorf("trainedOn(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
@@ -103,6 +104,7 @@ type job struct {
 	stored          bool                  // read back from Options.Store, not trained in this run
 	key             string                // jobKey: what the store files it under
 	diverged        *DivergedRun          // the training diverged: evals holds the snapshots before it
+	backend         string                // the backend that trained it (Name; "" when stored without it)
 }
 
 // snapshots runs Tables 1-3: every dataset x method x seed trained to Iters, evaluated at Iters/3,
@@ -128,6 +130,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	o = o.jobsFor(b)
 	fingerprints := map[string]string{}
 	for _, name := range o.Datasets {
 		if res.sets[name], err = o.load(table, name); err != nil {
@@ -177,7 +180,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		fmt.Fprintf(o.Log, "%d of %d trainings read back from %s (finished in an earlier run); %d to train\n",
 			len(res.jobs)-toTrain, len(res.jobs), o.Store, toTrain)
 	}
-	res.Settings = o.settings(table, res.jobs[0].cfg, b.Name())
+	res.Settings = o.settings(table, res.jobs[0].cfg, backend.Label(b))
 	qs, fps := map[string]int{}, map[string]string{}
 	for _, j := range res.jobs {
 		qs[j.dataset] = j.cfg.Q
@@ -209,6 +212,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		}
 		tr := train.New(m, b)
 		tr.Stop = ctx.Done()
+		j.backend = backend.Label(b)
 		observe := o.observer(j.dataset, j.method, j.seed, snaps[len(snaps)-1])
 		draws := protocol.EvaluationOf(j.dataset, 3, tr)
 		if err := o.trainSnapshots(table, j, tr, ds, damaged, snaps, draws, observe); err != nil {
@@ -245,6 +249,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 	}
 	res.Settings["wall_seconds"] = math.Round(time.Since(start).Seconds())
 	res.Settings["training_seconds"] = trainingSeconds(res.jobs, func(j *job) float64 { return j.wall })
+	res.Settings["backend"] = trainedOn(res.jobs, func(j *job) string { return j.backend })
 	if o.Store != "" {
 		res.Settings["trainings_stored"] = fmt.Sprintf("%d of %d read back from an earlier run's store", len(res.jobs)-toTrain, len(res.jobs))
 	}

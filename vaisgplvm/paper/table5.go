@@ -10,6 +10,7 @@ import (
 	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -97,6 +98,7 @@ type job5 struct {
 	stored          bool    // read back from Options.Store, not fitted in this run
 	key             string  // job5Key: what the store files it under
 	diverged        *DivergedRun
+	backend         string // the backend that fitted it (Name; "" when stored without it)
 }
 
 // Table5 reproduces the paper's Table 5: the standard GPLVM (Lawrence 2003: MAP point latents, the
@@ -130,6 +132,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	if err != nil {
 		return nil, err
 	}
+	o = o.jobsFor(b)
 	sets, fingerprints := map[string]*data.Dataset{}, map[string]string{}
 	for _, name := range o.Datasets {
 		if sets[name], err = o.load(5, name); err != nil {
@@ -190,7 +193,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 		if err != nil {
 			return err
 		}
-		j.n, j.test = len(all), len(s.Test)
+		j.n, j.test, j.backend = len(all), len(s.Test), backend.Label(b)
 		j.run.Seed = j.seed
 		if j.method == "standard" {
 			err = fitStandard(j, s, o, b)
@@ -216,7 +219,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 	}
 	c := list[0].cfg
 	res := &Result5{Settings: map[string]any{"table": 5, "iters": o.Iters, "runs": o.Runs, "subset": o.Subset, "paper": o.Paper,
-		"batch": c.Batch, "backend": b.Name(), "pixels": "unit", "standardized": o.Standardize, "recon_iters": o.ReconIters,
+		"batch": c.Batch, "backend": trainedOn(list, func(j *job5) string { return j.backend }), "pixels": "unit", "standardized": o.Standardize, "recon_iters": o.ReconIters,
 		"k": "5 (oilflow, wine), 25 (frey, mnist) unless configured", "wall_seconds": math.Round(time.Since(start).Seconds())}}
 	if o.Store != "" {
 		res.Settings["trainings_stored"] = fmt.Sprintf("%d of %d read back from an earlier run's store", len(list)-toFit, len(list))

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
@@ -105,7 +106,7 @@ func Table6(ctx context.Context, o Options) (*Result6, error) {
 		return nil, err
 	}
 	res := &Result6{Reps: o.Reps, Machine: fmt.Sprintf("%s, %d CPUs (%s/%s), backend %s, %s, mini-batch %d, shared q(u) root %v",
-		CPUModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, b.Name(), dtypeName(cells[0].cfg.DType),
+		CPUModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, backend.Label(b), dtypeName(cells[0].cfg.DType),
 		cells[0].cfg.Batch, cells[0].cfg.SharedQSqrt)}
 	for _, c := range cells {
 		if err := ctx.Err(); err != nil {

@@ -58,7 +58,7 @@ func runReproduce(args []string) error {
 	methods := fs.String("methods", "", "comma-separated methods (default: the table's; table 5 compares standard and vais)")
 	out := fs.String("out", "", "directory for tableN.md, tableN.json and figures (default out/tableN)")
 	backendName := fs.String("backend", "", backendHelp)
-	jobs := fs.Int("jobs", runtime.NumCPU(), "trainings run at the same time (results do not depend on it)")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "trainings run at the same time (results do not depend on it; on a CUDA GPU one at a time, whatever this says: docs/gpu.md)")
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
 	jsonOut := fs.Bool("json", false, "also print tableN.json on stdout after the table (it is always written under --out)")
 	file := fs.String("data", "", "table 1 on your own data instead of --datasets: a delimited file as for train --data (missing entries masked)")
