@@ -90,7 +90,7 @@ type FamilyResult struct {
 	// own bound (see checkAIS).
 	Warnings []string  `json:"warnings,omitempty"`
 	Curve    []float64 `json:"-"` // -bound per point per training step
-	// Rise is how much the training curve still climbed over its last tenth (CurveRise): within
+	// Rise is how much the training curve still climbed over its last fifth (CurveRise): within
 	// two standard errors of zero, the family had flattened at this budget. Nil for fewer than 20
 	// steps.
 	Rise         *Rise   `json:"final_rise,omitempty"`

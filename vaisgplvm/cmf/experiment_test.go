@@ -42,8 +42,8 @@ func TestExperimentOnOwnData(t *testing.T) {
 		if len(f.Warnings) != 0 {
 			t.Errorf("%s: warnings %q", f.Family, f.Warnings)
 		}
-		if len(f.Curve) != 60 || f.Rise == nil || f.Rise.Steps != 6 {
-			t.Errorf("%s: curve of %d steps, final rise %+v (want windows of 6 steps)", f.Family, len(f.Curve), f.Rise)
+		if len(f.Curve) != 60 || f.Rise == nil || f.Rise.Steps != 12 {
+			t.Errorf("%s: curve of %d steps, final rise %+v (want windows of 12 steps, a fifth)", f.Family, len(f.Curve), f.Rise)
 		}
 		if want := map[bool]int{true: 2, false: 0}[f.Family == "cmf"]; len(f.Marginal) != want {
 			t.Errorf("%s: %d marginal bounds, want %d (cmf: K = 10 and 100 by default)", f.Family, len(f.Marginal), want)

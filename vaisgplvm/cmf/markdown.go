@@ -9,7 +9,7 @@ import (
 
 // Table renders the experiment: per family, the training and held-out bounds, the held-out
 // importance-weighted bounds, the decoder's AIS log-likelihood on the first held-out points beside
-// the bound on the same points, how much the training curve still rose over its last tenth of
+// the bound on the same points, how much the training curve still rose over its last fifth of
 // steps (CurveRise: near zero, the family had flattened), and the seconds spent. Values are nats per point (log densities:
 // higher is better) ± their Monte Carlo standard errors; the title gives the settings.
 func (r *ExperimentResult) Table() report.Table {
@@ -40,7 +40,7 @@ func (r *ExperimentResult) Table() report.Table {
 			t.Header = append(t.Header, fmt.Sprintf("IW K=%d", e.K))
 		}
 	}
-	t.Header = append(t.Header, fmt.Sprintf("log p(y) AIS (%d held-out)", r.Options.AISPoints), "bound, same points", "rise, last tenth of steps", "s train / fit / eval")
+	t.Header = append(t.Header, fmt.Sprintf("log p(y) AIS (%d held-out)", r.Options.AISPoints), "bound, same points", "rise, last fifth of steps", "s train / fit / eval")
 	for _, f := range r.Families {
 		row := []string{f.Family, pm(f.TrainBound), pm(f.TestBound)}
 		for _, e := range f.IW {
@@ -60,13 +60,13 @@ func (r *ExperimentResult) Table() report.Table {
 }
 
 // SweepTable renders the learning-rate sweep (ExperimentOptions.LRs): per family and rate, the
-// validation bound, the training curve's rise over its last tenth, the seconds, and which rate was
+// validation bound, the training curve's rise over its last fifth, the seconds, and which rate was
 // chosen. It has no rows without a sweep.
 func (r *ExperimentResult) SweepTable() report.Table {
 	o := r.Options
 	t := report.Table{Title: fmt.Sprintf("Learning-rate sweep: each family trained %d steps at each rate on the training points less %.0f%% held out for validation, "+
 		"validation locals fitted %d steps; the rate with the highest validation bound is chosen (*). Nats per point ± MC s.e.", o.SweepIters, 100*o.Validation, o.FitIters),
-		Header: []string{"family", "lr", "validation bound", "rise, last tenth of steps", "s", "chosen"}}
+		Header: []string{"family", "lr", "validation bound", "rise, last fifth of steps", "s", "chosen"}}
 	for _, s := range r.Sweep {
 		bound, rise := pm(s.Validation), "-"
 		if s.Diverged != "" {

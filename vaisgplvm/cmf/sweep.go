@@ -19,7 +19,7 @@ type LRScore struct {
 	Validation Estimate `json:"validation_bound"`
 	// Diverged is the training error of a rate that diverged ("" otherwise; Validation is then zero).
 	Diverged string `json:"diverged,omitempty"`
-	// Rise is how much the run's training curve still rose over its last tenth (CurveRise).
+	// Rise is how much the run's training curve still rose over its last fifth (CurveRise).
 	Rise    *Rise   `json:"final_rise,omitempty"`
 	Chosen  bool    `json:"chosen"`
 	Seconds float64 `json:"seconds"` // training and fitting

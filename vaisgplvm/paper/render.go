@@ -45,8 +45,8 @@ func paperCell(v *Value) string {
 }
 
 // riseCaption explains the convergence column of Tables 1-3.
-const riseCaption = "rise (moving): how much the bound still climbed over the last tenth of the iterations up to the row " +
-	"(its mean over that tenth of the training steps minus its mean over the tenth before, nats per point, mean ± 2 s.e. over the seeds), " +
+const riseCaption = "rise (moving): how much the bound still climbed over the last fifth of the iterations up to the row " +
+	"(its mean over that fifth of the training steps minus its mean over the fifth before, nats per point, mean ± 2 s.e. over the seeds), " +
 	"and how many seeds' curves are still moving (a rise beyond two of its own standard errors)."
 
 // riseCell formats a row's convergence column: "rise (k/n)", or "-" without curves.

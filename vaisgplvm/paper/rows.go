@@ -36,9 +36,9 @@ type Row struct {
 	// ESSDefinitions are the mean per-image ESS under the definitions of train.ESSBreakdown (Table 3
 	// only), mean ± 2 s.e. over the seeds.
 	ESSDefinitions *ESSDefinitions `json:"ess_definitions,omitempty"`
-	// FinalRise is how much the runs' training curves still climbed over the last tenth of the
+	// FinalRise is how much the runs' training curves still climbed over the last fifth of the
 	// iterations up to this row (metrics.CurveRise of the -ELBO per point of each mini-batch step:
-	// the bound's mean over the last tenth minus its mean over the tenth before), mean ± 2 s.e.
+	// the bound's mean over the last fifth minus its mean over the fifth before), mean ± 2 s.e.
 	// over the runs, nats per point; StillMoving counts the runs whose rise is beyond two of its
 	// own standard errors (metrics.Rise.Flat: not flat). Both nil where no curve was recorded.
 	FinalRise   *[2]float64 `json:"final_rise,omitempty"`
@@ -64,7 +64,7 @@ type RunResult struct {
 	Imputed
 	ESS     *float64 `json:"ess,omitempty"`
 	Entropy *float64 `json:"weight_entropy,omitempty"`
-	// FinalRise is the run's curve's rise over its last tenth up to the row's iterations.
+	// FinalRise is the run's curve's rise over its last fifth up to the row's iterations.
 	FinalRise *metrics.Rise `json:"final_rise,omitempty"`
 }
 
