@@ -39,8 +39,9 @@ func TestCurveRise(t *testing.T) {
 
 // TestSlowFallIsMoving: a bound that still climbs slowly under mini-batch noise, as MNIST's did
 // at 3000 iterations (about 3.5 nats per image per 300 steps, a rise of 5-10 over the last fifth,
-// under a per-step spread of about 29), is moving: its rise over the last fifth is beyond two standard errors, where the rise over the
-// last tenth, 2*sqrt(2) times weaker against its error, would not be (checked here too).
+// under a per-step spread of about 29), is moving: its rise over the last fifth is beyond two
+// standard errors, where the rise over the last tenth, 2*sqrt(2) times weaker against its error,
+// would not be (checked here too).
 func TestSlowFallIsMoving(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 0))
 	curve := make([]float64, 3000)
