@@ -106,6 +106,12 @@ func TestTable5StoreResumes(t *testing.T) {
 			t.Errorf("%s: train MSE %v, 1-NN %v, s/iter %v: want them measured without Exact", r.Method, r.TrainMSE, r.OneNNError, r.SecPerIter)
 		}
 	}
+	if got := fmt.Sprint(first.Settings["subset"]); got != "map[oilflow:40]" {
+		t.Errorf("subset setting %s, want map[oilflow:40]", got)
+	}
+	if got := fmt.Sprint(subsetSetting([]string{"frey", "wine"}, func(n string) int { return map[string]int{"frey": 300}[n] })); got != "map[frey:300 wine:all]" {
+		t.Errorf("subset setting %s, want map[frey:300 wine:all] (Paper: all of wine)", got)
+	}
 	files, _ := filepath.Glob(filepath.Join(store, "*.json"))
 	if len(files) != 4 {
 		t.Fatalf("store holds %v, want 4 fits", files)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	backends "github.com/gomlx/compute"
@@ -99,6 +100,20 @@ type job5 struct {
 	key             string  // job5Key: what the store files it under
 	diverged        *DivergedRun
 	backend         string // the backend that fitted it (Name; "" when stored without it)
+}
+
+// subsetSetting is Table 5's subset setting: the points each dataset's subsets hold (sizeOf; 0
+// for all of them, as under Paper for oil flow and wine), by dataset.
+func subsetSetting(datasets []string, sizeOf func(string) int) map[string]string {
+	out := map[string]string{}
+	for _, name := range datasets {
+		if n := sizeOf(name); n > 0 {
+			out[name] = strconv.Itoa(n)
+		} else {
+			out[name] = "all"
+		}
+	}
+	return out
 }
 
 // Table5 reproduces the paper's Table 5: the standard GPLVM (Lawrence 2003: MAP point latents, the
@@ -218,7 +233,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 		return nil, err
 	}
 	c := list[0].cfg
-	res := &Result5{Settings: map[string]any{"table": 5, "iters": o.Iters, "runs": o.Runs, "subset": o.Subset, "paper": o.Paper,
+	res := &Result5{Settings: map[string]any{"table": 5, "iters": o.Iters, "runs": o.Runs, "subset": subsetSetting(o.Datasets, sizeOf), "paper": o.Paper,
 		"batch": c.Batch, "backend": trainedOn(list, func(j *job5) string { return j.backend }), "pixels": "unit", "standardized": o.Standardize, "recon_iters": o.ReconIters,
 		"k": "5 (oilflow, wine), 25 (frey, mnist) unless configured", "wall_seconds": math.Round(time.Since(start).Seconds())}}
 	if o.Store != "" {
