@@ -78,7 +78,7 @@ type storedJob struct {
 	// Diverged is set for a training that diverged (its Evals are the snapshots before it); nil in
 	// files written before trainings could diverge without stopping the table.
 	Diverged *DivergedRun
-	// Backend names the backend that trained it (backends.Backend.Name); "" in files written
+	// Backend names the backend that trained it (backend.Label); "" in files written
 	// before it was recorded.
 	Backend string
 }

@@ -24,7 +24,7 @@ type stored5 struct {
 	Wall   float64 `json:"wall_seconds"` // the fit, its held-out latents and its scores
 	// Diverged is set for a fit that diverged (Run then holds only its seed).
 	Diverged *DivergedRun `json:"diverged,omitempty"`
-	// Backend names the backend that fitted it (backends.Backend.Name); "" in files written
+	// Backend names the backend that fitted it (backend.Label); "" in files written
 	// before it was recorded.
 	Backend string `json:"backend,omitempty"`
 }

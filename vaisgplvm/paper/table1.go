@@ -180,7 +180,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		fmt.Fprintf(o.Log, "%d of %d trainings read back from %s (finished in an earlier run); %d to train\n",
 			len(res.jobs)-toTrain, len(res.jobs), o.Store, toTrain)
 	}
-	res.Settings = o.settings(table, res.jobs[0].cfg, backend.Label(b))
+	res.Settings = o.settings(table, res.jobs[0].cfg)
 	qs, fps := map[string]int{}, map[string]string{}
 	for _, j := range res.jobs {
 		qs[j.dataset] = j.cfg.Q
@@ -466,8 +466,8 @@ func stopGradCells(n int, cell func(i int) (dataset, method string, stopGrad boo
 
 // settings records a run's protocol for the table's caption and JSON: the options and the
 // configuration of its first training (M, K, batch ... are the same in every cell unless noted).
-func (o Options) settings(table int, c model.Config, backendName string) map[string]any {
-	s := map[string]any{"table": table, "iters": o.Iters, "runs": o.Runs, "batch": c.Batch, "backend": backendName,
+func (o Options) settings(table int, c model.Config) map[string]any {
+	s := map[string]any{"table": table, "iters": o.Iters, "runs": o.Runs, "batch": c.Batch,
 		"k": c.K, "m": c.M, "kernel": cmp.Or(c.Kernel, "se"), "whitened": c.Whitened, "samples": c.Samples, "dtype": cmp.Or(c.DType, "float64"), "eta": etaSetting(c), "lr": c.LR, "standardized": o.Standardize,
 		"precondition": c.Precondition, "schedule": c.Schedule, "parallel_jobs": o.Jobs, "shared_q_sqrt": c.SharedQSqrt, "paper": o.Paper}
 	if c.ClipGrad > 0 {
