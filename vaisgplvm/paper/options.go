@@ -57,10 +57,12 @@ type Options struct {
 	// Observe, when set and Jobs is 1, is called after every step of every training of the table
 	// (train.Trainer.Run's events; a progress bar or a live view subscribes here).
 	Observe func(train.Event)
-	// ObserveJob, when set, is called once per training of tables 1, 2, 3 and 5 at any Jobs, with
-	// the training's name ("oilflow vais seed 1"); the observer it returns gets that training's
+	// ObserveJob, when set, is called once per training of tables 1, 2, 3 and 5, with the
+	// training's name ("oilflow vais seed 1"); the observer it returns gets that training's
 	// events, on the training's goroutine (trainings run Jobs at a time: it must be safe for
-	// concurrent use). With Jobs 1 it is used instead of Observe.
+	// concurrent use). With Jobs 1 (after the backend has lowered it: a CUDA GPU trains one at a
+	// time) Observe is used instead when both are set, so that a caller may set both and get the
+	// display that fits the trainings that run.
 	ObserveJob func(name string) func(train.Event)
 	// PlanJobs, when set, is told before the trainings start how many of them will report to
 	// ObserveJob (a status that estimates the time left for all of them).
@@ -336,15 +338,16 @@ func trainingName(dataset, method string, seed uint64) string {
 }
 
 // observer returns the observer of the training of method on dataset with seed, trained to
-// iteration total in one or more Runs (the tables' snapshots): ObserveJob's for it, else Observe
-// when trainings run one at a time, else nil. Its events carry total, not the snapshot's target.
+// iteration total in one or more Runs (the tables' snapshots): Observe when trainings run one at
+// a time and it is set, else ObserveJob's for it, else nil. Its events carry total, not the
+// snapshot's target.
 func (o Options) observer(dataset, method string, seed uint64, total int) func(train.Event) {
 	var f func(train.Event)
 	switch {
+	case o.Jobs == 1 && o.Observe != nil:
+		f = o.Observe
 	case o.ObserveJob != nil:
 		f = o.ObserveJob(trainingName(dataset, method, seed))
-	case o.Jobs == 1:
-		f = o.Observe
 	}
 	if f == nil {
 		return nil

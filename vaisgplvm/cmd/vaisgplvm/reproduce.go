@@ -118,9 +118,11 @@ func runReproduce(args []string) error {
 	if *paperProto && *runs > 10 {
 		return usagef("--paper runs the paper's 10 seeds; --runs may only ask for fewer (1-10)")
 	}
-	if opts.Jobs == 1 || spec.Sequential {
-		opts.Observe = progress.Trainings(os.Stderr)
-	} else { // concurrent trainings: a status line per running training every 15 s
+	// One training at a time gets a progress bar, concurrent ones a status line per running
+	// training every 15 s. Both are set: the table picks by the Jobs it runs with, which a CUDA
+	// GPU lowers to 1 (paper.Options.ObserveJob).
+	opts.Observe = progress.Trainings(os.Stderr)
+	if opts.Jobs > 1 && !spec.Sequential {
 		jobs := progress.NewJobs(os.Stderr, 15*time.Second)
 		opts.ObserveJob, opts.PlanJobs = jobs.Job, jobs.Plan
 	}
