@@ -45,3 +45,7 @@ const RiseWindows = 5
 
 // Flat reports whether the rise is within two standard errors of zero: the curve had flattened.
 func (r Rise) Flat() bool { return math.Abs(r.PerPoint) <= 2*r.SE }
+
+// FallingBack reports whether the rise is below minus two standard errors: the curve is moving,
+// but the bound got worse over the last fifth (a training that gives back what it had reached).
+func (r Rise) FallingBack() bool { return r.PerPoint < -2*r.SE }

@@ -66,9 +66,27 @@ func TestSlowFallIsMoving(t *testing.T) {
 	}
 }
 
-// TestRiseFlat: Flat is |rise| <= 2 s.e.
+// TestRiseFlat: Flat is |rise| <= 2 s.e., FallingBack rise < -2 s.e.
 func TestRiseFlat(t *testing.T) {
 	if !(Rise{PerPoint: -0.19, SE: 0.1}).Flat() || (Rise{PerPoint: 0.21, SE: 0.1}).Flat() {
 		t.Error("Flat is not |rise| <= 2 s.e.")
+	}
+	if (Rise{PerPoint: -0.19, SE: 0.1}).FallingBack() || !(Rise{PerPoint: -0.21, SE: 0.1}).FallingBack() ||
+		(Rise{PerPoint: 0.5, SE: 0.1}).FallingBack() {
+		t.Error("FallingBack is not rise < -2 s.e.")
+	}
+}
+
+// TestRiseFallingBack: a curve whose -bound climbs again over its last two fifths, as MNIST's VAIS
+// (`--stop-grad`) did between 6000 and 10000 iterations, is moving and falling back.
+func TestRiseFallingBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 0))
+	curve := make([]float64, 10000)
+	for i := range curve {
+		curve[i] = -535 + 9*max(0, float64(i-6000))/4000 + 29*rng.NormFloat64()
+	}
+	r, err := CurveRise(curve)
+	if err != nil || r.Flat() || !r.FallingBack() || math.Abs(r.PerPoint+4.5) > 3*r.SE {
+		t.Errorf("curve falling back: rise %+v, %v; want about -4.5, below -2 s.e.", r, err)
 	}
 }

@@ -47,14 +47,20 @@ func paperCell(v *Value) string {
 // riseCaption explains the convergence column of Tables 1-3.
 const riseCaption = "rise (moving): how much the bound still climbed over the last fifth of the iterations up to the row " +
 	"(its mean over that fifth of the training steps minus its mean over the fifth before, nats per point, mean ± 2 s.e. over the seeds), " +
-	"and how many seeds' curves are still moving (a rise beyond two of its own standard errors)."
+	"and how many seeds' curves are still moving (a rise beyond two of its own standard errors); " +
+	"\"j falling back\" counts those of them whose bound got worse (a rise below minus two standard errors)."
 
-// riseCell formats a row's convergence column: "rise (k/n)", or "-" without curves.
+// riseCell formats a row's convergence column: "rise (k/n)", "rise (k/n, j falling back)" when
+// some moving curves' bounds got worse, or "-" without curves.
 func riseCell(row Row) string {
 	if row.FinalRise == nil || row.StillMoving == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%s (%d/%d)", pm("%.3f", *row.FinalRise, row.Runs), *row.StillMoving, row.Runs)
+	cell := fmt.Sprintf("%s (%d/%d", pm("%.3f", *row.FinalRise, row.Runs), *row.StillMoving, row.Runs)
+	if row.FallingBack != nil && *row.FallingBack > 0 {
+		cell += fmt.Sprintf(", %d falling back", *row.FallingBack)
+	}
+	return cell + ")"
 }
 
 // provenanceKeys are the settings that say how a result was made, not what it is: the caption

@@ -40,9 +40,11 @@ type Row struct {
 	// iterations up to this row (metrics.CurveRise of the -ELBO per point of each mini-batch step:
 	// the bound's mean over the last fifth minus its mean over the fifth before), mean ± 2 s.e.
 	// over the runs, nats per point; StillMoving counts the runs whose rise is beyond two of its
-	// own standard errors (metrics.Rise.Flat: not flat). Both nil where no curve was recorded.
+	// own standard errors (metrics.Rise.Flat: not flat), and FallingBack those of them whose bound
+	// got worse (metrics.Rise.FallingBack). All nil where no curve was recorded.
 	FinalRise   *[2]float64 `json:"final_rise,omitempty"`
 	StillMoving *int        `json:"runs_still_moving,omitempty"`
+	FallingBack *int        `json:"runs_falling_back,omitempty"`
 	// PerRun holds every run's values, in seed order, so that methods can be compared seed by
 	// seed (run r of every method uses seed r: the same noise for the data's hidden pixels).
 	PerRun []RunResult `json:"per_run"`
@@ -72,7 +74,7 @@ type RunResult struct {
 // (curves[r] nil or too short: none for the row).
 func riseOf(row *Row, curves [][]float64) {
 	var rises []float64
-	moving := 0
+	moving, back := 0, 0
 	for r, c := range curves {
 		if len(c) < row.Iterations {
 			return
@@ -86,12 +88,15 @@ func riseOf(row *Row, curves [][]float64) {
 		if !rise.Flat() {
 			moving++
 		}
+		if rise.FallingBack() {
+			back++
+		}
 	}
 	if len(rises) == 0 {
 		return
 	}
 	v := meanTwoSE(rises)
-	row.FinalRise, row.StillMoving = &v, &moving
+	row.FinalRise, row.StillMoving, row.FallingBack = &v, &moving, &back
 }
 
 // summarise returns the Row of the evaluations evs of one cell, run r with seed seeds[r].
