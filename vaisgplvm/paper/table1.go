@@ -104,7 +104,7 @@ type job struct {
 	stored          bool                  // read back from Options.Store, not trained in this run
 	key             string                // jobKey: what the store files it under
 	diverged        *DivergedRun          // the training diverged: evals holds the snapshots before it
-	backend         string                // the backend that trained it (Name; "" when stored without it)
+	backend         string                // the backend that trained it (backend.Label; "" when stored without it)
 }
 
 // snapshots runs Tables 1-3: every dataset x method x seed trained to Iters, evaluated at Iters/3,

@@ -99,7 +99,7 @@ type job5 struct {
 	stored          bool    // read back from Options.Store, not fitted in this run
 	key             string  // job5Key: what the store files it under
 	diverged        *DivergedRun
-	backend         string // the backend that fitted it (Name; "" when stored without it)
+	backend         string // the backend that fitted it (backend.Label; "" when stored without it)
 }
 
 // subsetSetting is Table 5's subset setting: the points each dataset's subsets hold (sizeOf; 0
