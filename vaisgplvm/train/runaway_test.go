@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -64,6 +65,44 @@ func TestCheckRunaway(t *testing.T) {
 	}
 	if err := CheckRunaway(short, "vais", 0.02, false); err != nil {
 		t.Errorf("checked before the third block: %v", err)
+	}
+}
+
+// TestCheckRunawayWithinNoise: a fit whose whole progress is within its Monte Carlo noise (as
+// evidence's learned backward kernel at fixed parameters: 0.04 nats per point of progress under
+// noise of standard deviation 0.05) is never stopped, though its last block may sit more than
+// RunawayShare of that progress above the lowest of its noisy block means; the same curve with its
+// last block raised by 0.1 (ten standard errors of a block mean) is.
+func TestCheckRunawayWithinNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := make([]float64, 3000)
+	for i := range c {
+		c[i] = -3.80 - 0.04*math.Min(1, float64(i)/200) + 0.05*rng.NormFloat64()
+	}
+	shares := 0
+	for n := 1; n <= len(c); n++ {
+		if err := CheckRunaway(c[:n], "mcd", 0.02, false); err != nil {
+			t.Fatalf("a fit within its noise stopped at %d: %v", n, err)
+		}
+		if n%RunawayBlock == 0 && n >= 3*RunawayBlock {
+			best := math.Inf(1)
+			for end := 2 * RunawayBlock; end < n; end += RunawayBlock {
+				best = math.Min(best, blockMean(c, end-RunawayBlock))
+			}
+			if blockMean(c, n-RunawayBlock)-best > RunawayShare*0.04 {
+				shares++
+			}
+		}
+	}
+	if shares == 0 {
+		t.Fatalf("no block gave back more than RunawayShare of the progress: the case does not test the noise floor")
+	}
+	up := append([]float64(nil), c[:2900]...)
+	for i := range RunawayBlock {
+		up = append(up, c[2900+i]+0.1)
+	}
+	if d := AsDiverged(CheckRunaway(up, "mcd", 0.02, false)); d == nil || d.Iteration != 3000 {
+		t.Errorf("a last block 0.1 above the rest: %v; want a Diverged at iteration 3000", d)
 	}
 }
 
