@@ -17,7 +17,8 @@ const RunawayBlock = 100
 // RunawayShare is the share of a training's progress that its bound may give back before the run
 // counts as diverged: the progress is the median -ELBO per point of the first RunawayBlock
 // iterations minus the best (lowest) block mean so far, and the run stops when a block's mean
-// exceeds that best by more than RunawayShare times it. Calibrated on the 71 stored 3000-iteration
+// exceeds that best by more than RunawayShare times it (and by more than RunawayZ standard
+// errors). Calibrated on the 71 stored 3000-iteration
 // curves of docs/protocol (Frey, MNIST, oil flow, wine; every method): healthy runs give back at
 // most 0.021 of their progress, the three MNIST VAIS trainings that diverged with finite values
 // 0.63, 12.3 and 57.8.
@@ -56,7 +57,8 @@ func CheckRunaway(curve []float64, method string, lr float64, stopGrad bool) err
 	if progress <= 0 || last-best <= RunawayShare*progress {
 		return nil
 	}
-	if noise := math.Hypot(blockSE(curve, bestAt-RunawayBlock), blockSE(curve, n-RunawayBlock)); last-best <= RunawayZ*noise {
+	noise := math.Hypot(blockSE(curve, bestAt-RunawayBlock), blockSE(curve, n-RunawayBlock))
+	if last-best <= RunawayZ*noise {
 		return nil
 	}
 	advice := fmt.Sprintf("lower the learning rate LR (now %g)", lr)
