@@ -29,14 +29,23 @@ func CurveRise(curve []float64) (Rise, error) {
 	if len(curve) < 20 {
 		return Rise{}, fmt.Errorf("metrics: a curve of %d steps is too short for its final rise (want >= 20)", len(curve))
 	}
-	last, prev := curve[len(curve)-w:], curve[len(curve)-2*w:len(curve)-w]
-	ml, sl := stat.MeanStdDev(last, nil)
-	mp, sp := stat.MeanStdDev(prev, nil)
-	r := Rise{PerPoint: mp - ml, SE: math.Hypot(sl, sp) / math.Sqrt(float64(w)), Steps: w} // -bound: a drop is a rise
+	drop, se := WindowDrop(curve[len(curve)-2*w:len(curve)-w], curve[len(curve)-w:])
+	r := Rise{PerPoint: drop, SE: se, Steps: w} // -bound: a drop is a rise
 	if math.IsNaN(r.PerPoint) || math.IsInf(r.PerPoint, 0) || math.IsNaN(r.SE) || math.IsInf(r.SE, 0) {
 		return Rise{}, fmt.Errorf("metrics: the curve's final rise is %g ± %g", r.PerPoint, r.SE)
 	}
 	return r, nil
+}
+
+// WindowDrop returns how far a curve's mean fell from the window prev to the later window last,
+// mean(prev) - mean(last), and the standard error of that difference from the two windows' sample
+// standard deviations, hypot(sd(prev), sd(last)) / sqrt(w), the steps taken as independent. Both
+// windows hold the same number w >= 2 of steps (the caller's: CurveRise's fifths,
+// train.CheckRunaway's blocks).
+func WindowDrop(prev, last []float64) (drop, se float64) {
+	mp, sp := stat.MeanStdDev(prev, nil)
+	ml, sl := stat.MeanStdDev(last, nil)
+	return mp - ml, math.Hypot(sl, sp) / math.Sqrt(float64(len(last)))
 }
 
 // RiseWindows is the number of windows a curve is cut into for its Rise: the last one against the

@@ -2,11 +2,9 @@ package train
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/stat"
-
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
@@ -24,11 +22,12 @@ const RunawayBlock = 100
 // 0.63, 12.3 and 57.8.
 const RunawayShare = 0.25
 
-// RunawayZ is how many standard errors of the difference between the two block means (each block's
-// sample standard deviation over sqrt(RunawayBlock)) the give-back must also exceed before the run
-// counts as diverged: a run whose whole progress is within its Monte Carlo noise (a fit at fixed
-// parameters, such as evidence's learned backward kernel, or a resumed run that has converged)
-// would otherwise be stopped by the noise of its best block, the lowest of many noisy means.
+// RunawayZ is how many standard errors of the difference between the two block means
+// (metrics.WindowDrop's, from the blocks' sample standard deviations) the give-back must also
+// exceed before the run counts as diverged: a run whose whole progress is within its Monte Carlo
+// noise (a fit at fixed parameters, such as evidence's learned backward kernel, or a resumed run
+// that has converged) would otherwise be stopped by the noise of its best block, the lowest of
+// many noisy means.
 const RunawayZ = 4
 
 // CheckRunaway returns an *option.Failure naming the iteration when the block of RunawayBlock
@@ -57,7 +56,7 @@ func CheckRunaway(curve []float64, method string, lr float64, stopGrad bool) err
 	if progress <= 0 || last-best <= RunawayShare*progress {
 		return nil
 	}
-	noise := math.Hypot(blockSE(curve, bestAt-RunawayBlock), blockSE(curve, n-RunawayBlock))
+	_, noise := metrics.WindowDrop(curve[bestAt-RunawayBlock:bestAt], curve[n-RunawayBlock:])
 	if last-best <= RunawayZ*noise {
 		return nil
 	}
@@ -71,12 +70,6 @@ func CheckRunaway(curve []float64, method string, lr float64, stopGrad bool) err
 		"100-iteration mean (%.4g, iterations %d-%d): it gave back %.0f%% of the training's progress from %.4g (median of iterations "+
 		"1-%d), more than the %.0f%% a healthy run is allowed; %s", n, last, n-RunawayBlock+1, n, last-best, best,
 		bestAt-RunawayBlock+1, bestAt, 100*(last-best)/progress, start, RunawayBlock, 100*RunawayShare, advice))
-}
-
-// blockSE is the standard error of blockMean(curve, from): the sample standard deviation of
-// curve[from : from+RunawayBlock] over sqrt(RunawayBlock) (a trend within the block only widens it).
-func blockSE(curve []float64, from int) float64 {
-	return stat.StdDev(curve[from:from+RunawayBlock], nil) / math.Sqrt(RunawayBlock)
 }
 
 // blockMean is the mean of curve[from : from+RunawayBlock].
