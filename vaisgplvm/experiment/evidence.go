@@ -49,8 +49,10 @@ type EvidenceSummary struct {
 	// ESSGap pairs each estimated point's ESS with its gap to the evidence (EvidenceOptions.ESSK;
 	// evidence.PairESS): the method's own weights, then K samples of q0.
 	ESSGap []evidence.ESSGap `json:"ess_gap,omitempty"`
-	// Warnings name the bounds above the evidence estimate (evidence.Unconverged) and an estimate
-	// its convergence check puts more than Tolerance above its limit (evidence.NotConverged).
+	// Warnings name the bounds above the evidence estimate (evidence.Unconverged), an estimate
+	// its convergence check puts more than Tolerance above its limit (evidence.NotConverged), and
+	// each extra bound asked for that failed to run and is left out (e.g. a backward-kernel fit
+	// that diverged), with its error.
 	Warnings []string `json:"warnings,omitempty"`
 	// Config is the checkpoint's configuration; Provenance how the estimate was made (a command's
 	// line, the commit, the machine: Provenance), set by the caller.
@@ -279,39 +281,8 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	if sum.Bounds, err = evidence.Decompose(tr, res, opt.Draws); err != nil {
 		return nil, err
 	}
-	if opt.EtaScales != nil || opt.Chains != nil {
-		if sum.ChainVariants, err = evidence.ChainVariants(tr, res, opt.Draws, opt.EtaScales, opt.Chains); err != nil {
-			return nil, err
-		}
-	}
-	if opt.IWVIKs != nil {
-		if sum.ImportanceWeighted, err = evidence.ImportanceWeighted(tr, res, opt.Draws, opt.IWVIKs); err != nil {
-			return nil, err
-		}
-	}
-	if opt.Dampings != nil {
-		if sum.Underdamped, err = evidence.Underdamped(tr, res, opt.Draws, opt.EtaScales, opt.Dampings); err != nil {
-			return nil, err
-		}
-	}
-	if opt.Resample != nil {
-		th := opt.ResampleESS
-		if th == 0 {
-			th = bounds.DefaultESSThreshold
-		}
-		if sum.Resampled, err = evidence.Resampled(tr, res, opt.Draws, opt.Resample, th); err != nil {
-			return nil, err
-		}
-	}
-	if opt.LearnBackward > 0 {
-		if sum.LearnedBackward, err = evidence.LearnedBackward(tr, res, opt.Draws, opt.LearnBackward); err != nil {
-			return nil, err
-		}
-	}
-	if opt.AdjustedSteps != nil {
-		if sum.Adjusted, err = evidence.Adjusted(tr, res, opt.Draws, opt.AdjustedSteps, opt.Seed); err != nil {
-			return nil, err
-		}
+	if err := extraBounds(sum, tr, res, opt); err != nil {
+		return nil, err
 	}
 	if !tr.Model.HasMask() {
 		c, err := evidence.Collapsed(tr, max(20, 200_000/tr.Model.N), 3, opt.Seed)
@@ -326,7 +297,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 			return nil, err
 		}
 	}
-	sum.Warnings = evidence.Unconverged(sum.All())
+	sum.Warnings = append(sum.Warnings, evidence.Unconverged(sum.All())...)
 	if w := evidence.Stuck(res); w != "" {
 		sum.Warnings = append(sum.Warnings, "the evidence estimate: "+w+" (--temps)")
 	} else if w := evidence.NotConverged(res, opt.Tolerance); w != "" {
@@ -334,6 +305,69 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	}
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
+}
+
+// extraBounds fills the summary's bounds beyond the checkpoint's own that opt asks for (chain
+// variants, IWVI at other K, underdamped, resampled, learned backward, adjusted chains). Each runs
+// through keepGoing: one that fails is a warning, and the evidence estimate and the others stay.
+func extraBounds(sum *EvidenceSummary, tr *train.Trainer, res *evidence.Result, opt EvidenceOptions) error {
+	var err error
+	if opt.EtaScales != nil || opt.Chains != nil {
+		err = keepGoing(sum, "the chain variants (EtaScales, Chains)", func() (err error) {
+			sum.ChainVariants, err = evidence.ChainVariants(tr, res, opt.Draws, opt.EtaScales, opt.Chains)
+			return err
+		})
+	}
+	if err == nil && opt.IWVIKs != nil {
+		err = keepGoing(sum, "IWVI at IWVIKs", func() (err error) {
+			sum.ImportanceWeighted, err = evidence.ImportanceWeighted(tr, res, opt.Draws, opt.IWVIKs)
+			return err
+		})
+	}
+	if err == nil && opt.Dampings != nil {
+		err = keepGoing(sum, "the underdamped chains (Dampings)", func() (err error) {
+			sum.Underdamped, err = evidence.Underdamped(tr, res, opt.Draws, opt.EtaScales, opt.Dampings)
+			return err
+		})
+	}
+	if err == nil && opt.Resample != nil {
+		th := opt.ResampleESS
+		if th == 0 {
+			th = bounds.DefaultESSThreshold
+		}
+		err = keepGoing(sum, "the resampled chains (Resample)", func() (err error) {
+			sum.Resampled, err = evidence.Resampled(tr, res, opt.Draws, opt.Resample, th)
+			return err
+		})
+	}
+	if err == nil && opt.LearnBackward > 0 {
+		err = keepGoing(sum, "the learned backward kernel (LearnBackward)", func() (err error) {
+			sum.LearnedBackward, err = evidence.LearnedBackward(tr, res, opt.Draws, opt.LearnBackward)
+			return err
+		})
+	}
+	if err == nil && opt.AdjustedSteps != nil {
+		err = keepGoing(sum, "the adjusted chains (AdjustedSteps)", func() (err error) {
+			sum.Adjusted, err = evidence.Adjusted(tr, res, opt.Draws, opt.AdjustedSteps, opt.Seed)
+			return err
+		})
+	}
+	return err
+}
+
+// keepGoing runs one extra bound named what. A setting the library refuses (*option.Error: a
+// size beyond memory, a bad value) is returned, since no run with it can succeed; any other
+// failure (a fit that diverged, a non-finite estimate) becomes a warning in sum ("WHAT failed and
+// is left out: ERROR") and keepGoing returns nil, so that one failing candidate does not lose
+// the evidence estimate and the bounds already computed.
+func keepGoing(sum *EvidenceSummary, what string, run func() error) error {
+	err := run()
+	var oe *option.Error
+	if err == nil || errors.As(err, &oe) {
+		return err
+	}
+	sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s failed and is left out: %v", what, err))
+	return nil
 }
 
 // All returns every bound of the summary: Bounds, ImportanceWeighted, ChainVariants, Underdamped,
