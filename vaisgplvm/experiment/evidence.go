@@ -311,48 +311,48 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 // variants, IWVI at other K, underdamped, resampled, learned backward, adjusted chains). Each runs
 // through keepGoing: one that fails is a warning, and the evidence estimate and the others stay.
 func extraBounds(sum *EvidenceSummary, tr *train.Trainer, res *evidence.Result, opt EvidenceOptions) error {
-	var err error
-	if opt.EtaScales != nil || opt.Chains != nil {
-		err = keepGoing(sum, "the chain variants (EtaScales, Chains)", func() (err error) {
+	th := opt.ResampleESS
+	if th == 0 {
+		th = bounds.DefaultESSThreshold
+	}
+	for _, b := range []struct {
+		asked bool
+		what  string
+		run   func() error
+	}{
+		{opt.EtaScales != nil || opt.Chains != nil, "the chain variants (EtaScales, Chains)", func() (err error) {
 			sum.ChainVariants, err = evidence.ChainVariants(tr, res, opt.Draws, opt.EtaScales, opt.Chains)
 			return err
-		})
-	}
-	if err == nil && opt.IWVIKs != nil {
-		err = keepGoing(sum, "IWVI at IWVIKs", func() (err error) {
+		}},
+		{opt.IWVIKs != nil, "IWVI at IWVIKs", func() (err error) {
 			sum.ImportanceWeighted, err = evidence.ImportanceWeighted(tr, res, opt.Draws, opt.IWVIKs)
 			return err
-		})
-	}
-	if err == nil && opt.Dampings != nil {
-		err = keepGoing(sum, "the underdamped chains (Dampings)", func() (err error) {
+		}},
+		{opt.Dampings != nil, "the underdamped chains (Dampings)", func() (err error) {
 			sum.Underdamped, err = evidence.Underdamped(tr, res, opt.Draws, opt.EtaScales, opt.Dampings)
 			return err
-		})
-	}
-	if err == nil && opt.Resample != nil {
-		th := opt.ResampleESS
-		if th == 0 {
-			th = bounds.DefaultESSThreshold
-		}
-		err = keepGoing(sum, "the resampled chains (Resample)", func() (err error) {
+		}},
+		{opt.Resample != nil, "the resampled chains (Resample)", func() (err error) {
 			sum.Resampled, err = evidence.Resampled(tr, res, opt.Draws, opt.Resample, th)
 			return err
-		})
-	}
-	if err == nil && opt.LearnBackward > 0 {
-		err = keepGoing(sum, "the learned backward kernel (LearnBackward)", func() (err error) {
+		}},
+		{opt.LearnBackward > 0, "the learned backward kernel (LearnBackward)", func() (err error) {
 			sum.LearnedBackward, err = evidence.LearnedBackward(tr, res, opt.Draws, opt.LearnBackward)
 			return err
-		})
-	}
-	if err == nil && opt.AdjustedSteps != nil {
-		err = keepGoing(sum, "the adjusted chains (AdjustedSteps)", func() (err error) {
+		}},
+		{opt.AdjustedSteps != nil, "the adjusted chains (AdjustedSteps)", func() (err error) {
 			sum.Adjusted, err = evidence.Adjusted(tr, res, opt.Draws, opt.AdjustedSteps, opt.Seed)
 			return err
-		})
+		}},
+	} {
+		if !b.asked {
+			continue
+		}
+		if err := keepGoing(sum, b.what, b.run); err != nil {
+			return err
+		}
 	}
-	return err
+	return nil
 }
 
 // keepGoing runs one extra bound named what. A setting the library refuses (*option.Error: a
