@@ -219,7 +219,9 @@ func tooBig(cfg model.Config, n, d int) *option.Error {
 
 // Evidence estimates the evidence of tr's model at its parameters (evidence.Estimate) and
 // evaluates beside it the bounds that split the gap (evidence.Decompose, and the variants opt
-// asks for), with the warnings of bounds above the estimate or an unconverged estimate.
+// asks for), with the warnings of bounds above the estimate or an unconverged estimate. A variant
+// that fails at run time is left out with a warning (keepGoing); an *option.Error for a setting
+// it cannot use, or a failure of the estimate or of the checkpoint's own bound, is returned.
 func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) {
 	if err := tr.Ready(); err != nil {
 		return nil, err
