@@ -314,3 +314,31 @@ func TestStandardizeNearTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnotationSHA256: the fingerprint of labels and names changes with one label, one class
+// name, the label column's name or one feature's name, and not with the numbers (ContentSHA256's).
+func TestAnnotationSHA256(t *testing.T) {
+	base := func() *Dataset {
+		return &Dataset{X: [][]float64{{1, 2}, {3, 4}}, Labels: []int{0, 1}, LabelNames: []string{"a", "b"},
+			LabelColumn: "kind", Columns: []string{"x", "y"}}
+	}
+	want := AnnotationSHA256(base())
+	same := base()
+	same.X[0][0] = 7
+	if got := AnnotationSHA256(same); got != want {
+		t.Errorf("the numbers changed the annotation's fingerprint")
+	}
+	for name, change := range map[string]func(*Dataset){
+		"a label":            func(d *Dataset) { d.Labels[1] = 0 },
+		"a class name":       func(d *Dataset) { d.LabelNames[0] = "c" },
+		"the label column":   func(d *Dataset) { d.LabelColumn = "type" },
+		"a column name":      func(d *Dataset) { d.Columns[1] = "z" },
+		"names run together": func(d *Dataset) { d.Columns = []string{"xy", ""} },
+	} {
+		d := base()
+		change(d)
+		if AnnotationSHA256(d) == want {
+			t.Errorf("changing %s left the fingerprint as it was", name)
+		}
+	}
+}

@@ -15,14 +15,26 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
-// storeFormat is the version of a stored training's file; a file of another version is retrained.
-// Raise it when a stored value changes meaning (an evaluation computed differently).
-const storeFormat = 1
+// storeFormat is the version of a stored training's file and of its key (storeKey): a file of
+// another version is not read back. Raise it when a stored value changes meaning (an evaluation
+// computed differently). 2: files sealed with a checksum (rundir.Seal), keys over labels and names.
+const storeFormat = 2
+
+// identityFormat is the layout of a training's identity hash (jobKey's and job5Key's map), kept at
+// 1 so that format 2's keys extend format 1's (upgradeStore).
+const identityFormat = 1
+
+// Kinds of the seal lines (rundir.Seal) of a stored training of Tables 1-3 and of Table 5.
+const (
+	sealJob  = "stored-training"
+	sealJob5 = "stored-fit"
+)
 
 // ErrNotStored: with Options.StoreOnly, a training the table needs is not in Options.Store.
 var ErrNotStored = errors.New("not in the store")
@@ -100,16 +112,36 @@ func slimRecon(recon [][]float64, rows []int) [][]float64 {
 }
 
 // jobKey returns the hex sha256 of everything that decides a training's results: the table, the
-// dataset and its content (fp, data.ContentSHA256), the method, the seed, the configuration, the
-// snapshots, the pixel scale and the standardisation. Code changes are not in it (storeFormat is).
-func jobKey(table int, j *job, fp string, snaps []int, o Options) (string, error) {
+// dataset, its numbers and mask (fp.content, data.ContentSHA256), its labels and names
+// (fp.annotation), the method, the seed, the configuration, the snapshots, the pixel scale, the
+// standardisation and the store's format. Code changes are not in it (storeFormat is).
+func jobKey(table int, j *job, fp fingerprint, snaps []int, o Options) (string, error) {
 	cfg, err := model.MarshalConfig(j.cfg)
 	if err != nil {
 		return "", err
 	}
-	return hashID(map[string]any{"format": storeFormat, "table": table, "dataset": j.dataset, "data": fp,
+	id, err := hashID(map[string]any{"format": identityFormat, "table": table, "dataset": j.dataset, "data": fp.content,
 		"method": j.method, "seed": j.seed, "config": json.RawMessage(cfg), "snapshots": snaps,
 		"pixels": pixelsName(o.Pixels), "standardize": o.Standardize, "config_version": model.ConfigVersion})
+	if err != nil {
+		return "", err
+	}
+	return storeKey(id, fp.annotation)
+}
+
+// fingerprint is what a store key records of a dataset: data.ContentSHA256 of its numbers and
+// mask, data.AnnotationSHA256 of its labels and names.
+type fingerprint struct{ content, annotation string }
+
+// fingerprintOf returns ds's fingerprint.
+func fingerprintOf(ds *data.Dataset) fingerprint {
+	return fingerprint{content: data.ContentSHA256(ds.X, ds.Mask), annotation: data.AnnotationSHA256(ds)}
+}
+
+// storeKey returns the key a training with identity id (the hash of its table, data, method, seed
+// and configuration) is stored under: id with the data's annotation fingerprint and storeFormat.
+func storeKey(id, annotation string) (string, error) {
+	return hashID(map[string]any{"identity": id, "annotation": annotation, "store_format": storeFormat})
 }
 
 // hashID returns the hex sha256 of id's JSON: a store key.
@@ -129,20 +161,15 @@ func storePath(dir string, j *job, key string) string {
 
 // loadJob reads the stored training of j with key from dir into j (its evaluations, weights, time
 // and curve; with figures, its artefacts, given mask and damaged). It reports false when there is
-// none; a file that cannot be read or is of another key or format is an error naming it (the
-// caller retrains).
+// none. A file that is damaged, unsealed (an older layout), of another key or format, or without
+// the figures' values is an error naming it in one line (the caller trains again, or refuses);
+// something at the file's name that is not a regular file is an *unusableError (the run stops
+// before training: it could not store the training either). It never writes to dir.
 func loadJob(dir string, j *job, key string, figures bool, mask [][]float64, damaged []int) (bool, error) {
 	path := storePath(dir, j, key)
-	buf, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
+	s, err := readStored(path)
+	if s == nil {
 		return false, err
-	}
-	var s storedJob
-	if err := gob.NewDecoder(bytes.NewReader(buf)).Decode(&s); err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.Format != storeFormat || s.Key != key {
 		return false, fmt.Errorf("%s: format %d, key %.16s: not this training's (format %d, key %.16s)", path, s.Format, s.Key, storeFormat, key)
@@ -152,9 +179,6 @@ func loadJob(dir string, j *job, key string, figures bool, mask [][]float64, dam
 	}
 	if countRows(s.Recon) > len(figureRows(damaged)) {
 		s.Recon = slimRecon(s.Recon, figureRows(damaged)) // written by a version that kept every row
-		if err := writeStored(path, &s); err != nil {
-			return false, err
-		}
 	}
 	j.evals, j.weights, j.breakdowns, j.secs, j.wall, j.curve = s.Evals, s.Weights, s.Breakdowns, s.Secs, s.Wall, s.Curve
 	j.stored, j.diverged, j.backend = true, s.Diverged, s.Backend
@@ -166,6 +190,114 @@ func loadJob(dir string, j *job, key string, figures bool, mask [][]float64, dam
 		}
 	}
 	return true, nil
+}
+
+// readStored reads and decodes the stored training at path; nil and no error when there is none.
+// Errors are readSealed's, or a payload that does not decode.
+func readStored(path string) (*storedJob, error) {
+	payload, err := readSealed(path, sealJob)
+	if payload == nil {
+		return nil, err
+	}
+	var s storedJob
+	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: not a stored training (%v)", path, err)
+	}
+	return &s, nil
+}
+
+// unusableError: something stands at a stored training's name, or at the store's, that is not
+// what the store writes there (a directory, a symbolic link, a file where the directory should
+// be). A run stops on it before training anything.
+type unusableError struct{ msg string }
+
+func (e *unusableError) Error() string { return e.msg }
+
+// readSealed reads the sealed file of kind at path and returns its payload; nil and no error when
+// there is none. Errors name path in one line: an *unusableError when path is not a regular file,
+// else the file is damaged, unsealed or unreadable.
+func readSealed(path, kind string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &unusableError{fmt.Sprintf("%s: %v", path, err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &unusableError{fmt.Sprintf("%s is not a stored training (a %s): remove it, or use another directory", path, fileKind(fi))}
+	}
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	payload, err := rundir.Unseal(kind, buf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return payload, nil
+}
+
+// fileKind names what fi is, for messages: "directory", "symbolic link", "file" or "special file".
+func fileKind(fi os.FileInfo) string {
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	case m.IsRegular():
+		return "file"
+	}
+	return "special file"
+}
+
+// checkStoreDir checks, before any training, that the store directory dir is a directory or can be
+// made one: an *unusableError when a file, a dangling symbolic link or anything but a directory
+// stands there (or above it).
+func checkStoreDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err == nil && fi.IsDir() {
+		return nil
+	}
+	if err == nil {
+		return &unusableError{fmt.Sprintf("%s is a %s, not the directory of stored trainings: move it, or use another directory", dir, fileKind(fi))}
+	}
+	if lfi, lerr := os.Lstat(dir); lerr == nil {
+		return &unusableError{fmt.Sprintf("%s is a %s that leads nowhere, not the directory of stored trainings: remove it, or use another directory", dir, fileKind(lfi))}
+	}
+	for up := filepath.Dir(dir); ; up = filepath.Dir(up) {
+		if fi, err := os.Stat(up); err == nil {
+			if !fi.IsDir() {
+				return &unusableError{fmt.Sprintf("%s is under %s, a %s: use another directory", dir, up, fileKind(fi))}
+			}
+			return nil
+		}
+		if up == filepath.Dir(up) {
+			return nil
+		}
+	}
+}
+
+// readBack runs load, one training's read from the store, and says what becomes of its error:
+// an *unusableError ends the run, as does any error of a StoreOnly run (it reads only trainings
+// stored intact); otherwise the error is logged in one line and the training is done again (again:
+// "training it again"). It reports whether the training was read back.
+func (o Options) readBack(again string, load func() (bool, error)) (bool, error) {
+	ok, err := load()
+	if err == nil {
+		return ok, nil
+	}
+	var u *unusableError
+	if errors.As(err, &u) {
+		return false, err
+	}
+	if o.StoreOnly {
+		return false, fmt.Errorf("%v: a table made --from a store uses only trainings stored intact; run the command that filled the store again (it retrains that one)", err)
+	}
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "%v; %s\n", err, again)
+	}
+	return false, nil
 }
 
 // saveJob writes the finished training j with key into dir (created when missing), atomically.
@@ -218,13 +350,13 @@ func trainedOn[T any](jobs []T, backend func(*T) string) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeStored writes s to path atomically.
+// writeStored writes s to path atomically, sealed (rundir.Seal).
 func writeStored(path string, s *storedJob) error {
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(s); err != nil {
 		return err
 	}
-	return rundir.WriteAtomic(path, buf.Bytes())
+	return rundir.WriteAtomic(path, rundir.Seal(sealJob, buf.Bytes()))
 }
 
 // countRows counts the non-nil rows of m.

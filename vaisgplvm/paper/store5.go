@@ -2,7 +2,6 @@ package paper
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,19 +28,23 @@ type stored5 struct {
 	Backend string `json:"backend,omitempty"`
 }
 
-// job5Key returns the hex sha256 of everything that decides a Table 5 fit's results: the dataset
-// and its content (fp, data.ContentSHA256), the subset size, the method, the seed, the
+// job5Key returns the hex sha256 of everything that decides a Table 5 fit's results: the dataset,
+// its numbers and mask, its labels and names (fp), the subset size, the method, the seed, the
 // configuration, the iterations of the fit and of the held-out latents, the exact-conditional
-// columns and the standardisation. Code changes are not in it (storeFormat is).
-func job5Key(j *job5, fp string, subset int, o Options) (string, error) {
+// columns, the standardisation and the store's format. Code changes are not in it (storeFormat is).
+func job5Key(j *job5, fp fingerprint, subset int, o Options) (string, error) {
 	cfg, err := model.MarshalConfig(j.cfg)
 	if err != nil {
 		return "", err
 	}
-	return hashID(map[string]any{"format": storeFormat, "table": 5, "dataset": j.dataset, "data": fp,
+	id, err := hashID(map[string]any{"format": identityFormat, "table": 5, "dataset": j.dataset, "data": fp.content,
 		"subset": subset, "method": j.method, "seed": j.seed, "config": json.RawMessage(cfg), "iters": o.Iters,
 		"recon_iters": o.ReconIters, "exact": o.Exact, "exact_fit_rows": o.ExactFitRows,
 		"standardize": o.Standardize, "config_version": model.ConfigVersion})
+	if err != nil {
+		return "", err
+	}
+	return storeKey(id, fp.annotation)
 }
 
 // store5Path is the file of a Table 5 fit in the store directory: readable names, then the key.
@@ -50,20 +53,17 @@ func store5Path(dir string, j *job5) string {
 }
 
 // loadJob5 reads the stored fit of j (by j.key) from dir into j. It reports false when there is
-// none; a file that cannot be read or is of another key or format is an error naming it (the
-// caller fits again).
+// none; errors are loadJob's (one line naming the file; an *unusableError stops the run). It never
+// writes to dir.
 func loadJob5(dir string, j *job5) (bool, error) {
 	path := store5Path(dir, j)
-	buf, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
+	payload, err := readSealed(path, sealJob5)
+	if payload == nil {
 		return false, err
 	}
 	var s stored5
-	if err := json.Unmarshal(buf, &s); err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
+	if err := json.Unmarshal(payload, &s); err != nil {
+		return false, fmt.Errorf("%s: not a stored fit (%v)", path, err)
 	}
 	if s.Format != storeFormat || s.Key != j.key {
 		return false, fmt.Errorf("%s: format %d, key %.16s: not this fit's (format %d, key %.16s)", path, s.Format, s.Key, storeFormat, j.key)
@@ -72,7 +72,7 @@ func loadJob5(dir string, j *job5) (bool, error) {
 	return true, nil
 }
 
-// saveJob5 writes the finished fit j into dir (created when missing), atomically.
+// saveJob5 writes the finished fit j into dir (created when missing), atomically and sealed.
 func saveJob5(dir string, j *job5) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -82,7 +82,7 @@ func saveJob5(dir string, j *job5) error {
 	if err != nil {
 		return err
 	}
-	if err := rundir.WriteAtomic(store5Path(dir, j), append(buf, '\n')); err != nil {
+	if err := rundir.WriteAtomic(store5Path(dir, j), rundir.Seal(sealJob5, append(buf, '\n'))); err != nil {
 		return fmt.Errorf("storing %s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 	}
 	return nil

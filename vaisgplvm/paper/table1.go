@@ -131,12 +131,17 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		return nil, err
 	}
 	o = o.jobsFor(b)
-	fingerprints := map[string]string{}
+	fingerprints := map[string]fingerprint{}
 	for _, name := range o.Datasets {
 		if res.sets[name], err = o.load(table, name); err != nil {
 			return nil, err
 		}
-		fingerprints[name] = data.ContentSHA256(res.sets[name].X, res.sets[name].Mask)
+		fingerprints[name] = fingerprintOf(res.sets[name])
+	}
+	if o.Store != "" {
+		if err := checkStoreDir(o.Store); err != nil {
+			return nil, err
+		}
 	}
 	snaps := []int{o.Iters / 3, 2 * o.Iters / 3, o.Iters}
 	toTrain := len(res.jobs)
@@ -152,9 +157,11 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		ok, err := loadJob(o.Store, j, j.key, o.Figures, mask, damaged)
-		if err != nil && o.Log != nil {
-			fmt.Fprintf(o.Log, "%s %s seed %d: the stored training is not used, training again: %v\n", j.dataset, j.method, j.seed, err)
+		ok, err := o.readBack("training it again", func() (bool, error) {
+			return loadJob(o.Store, j, j.key, o.Figures, mask, damaged)
+		})
+		if err != nil {
+			return nil, err
 		}
 		if ok {
 			toTrain--
@@ -186,7 +193,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		qs[j.dataset] = j.cfg.Q
 	}
 	for name, fp := range fingerprints {
-		fps[name] = fp[:16]
+		fps[name] = fp.content[:16]
 	}
 	res.Settings["q"], res.Settings["seeds"], res.Settings["data_content_sha256"] = qs, fmt.Sprintf("1..%d", o.Runs), fps
 	if sg := stopGradCells(len(res.jobs), func(i int) (string, string, bool) {

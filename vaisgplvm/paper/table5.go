@@ -148,12 +148,17 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 		return nil, err
 	}
 	o = o.jobsFor(b)
-	sets, fingerprints := map[string]*data.Dataset{}, map[string]string{}
+	sets, fingerprints := map[string]*data.Dataset{}, map[string]fingerprint{}
 	for _, name := range o.Datasets {
 		if sets[name], err = o.load(5, name); err != nil {
 			return nil, err
 		}
-		fingerprints[name] = data.ContentSHA256(sets[name].X, sets[name].Mask)
+		fingerprints[name] = fingerprintOf(sets[name])
+	}
+	if o.Store != "" {
+		if err := checkStoreDir(o.Store); err != nil {
+			return nil, err
+		}
 	}
 	sizeOf := func(name string) int {
 		if o.Subset == AllPoints || (o.Paper && !protocol.IsImage(name)) {
@@ -170,9 +175,9 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 		if o.Store == "" || o.Fresh {
 			continue
 		}
-		ok, err := loadJob5(o.Store, j)
-		if err != nil && o.Log != nil {
-			fmt.Fprintf(o.Log, "%s %s seed %d: the stored fit is not used, fitting again: %v\n", j.dataset, j.method, j.seed, err)
+		ok, err := o.readBack("fitting it again", func() (bool, error) { return loadJob5(o.Store, j) })
+		if err != nil {
+			return nil, err
 		}
 		if ok {
 			toFit--

@@ -16,11 +16,17 @@ import (
 // locks nothing: after locking, the file at path must still be the one locked (else it tries again).
 func lockDir(path string) (*os.File, bool, error) {
 	for attempt := 0; ; attempt++ {
+		if attempt > 100 {
+			return nil, false, fmt.Errorf("%w (the lock %s keeps changing)", ErrInUse, path)
+		}
 		created := true
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o644)
 		if errors.Is(err, os.ErrExist) {
 			created = false
-			f, err = os.OpenFile(path, os.O_RDWR, 0)
+			if err := checkLockPath(path); err != nil {
+				return nil, false, err
+			}
+			f, err = os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
 			if errors.Is(err, os.ErrNotExist) {
 				continue // removed between the two opens
 			}
@@ -48,9 +54,6 @@ func lockDir(path string) (*os.File, bool, error) {
 			return f, isLockText(f), nil
 		}
 		f.Close() // the file was removed by the run that held it: lock the new one
-		if attempt >= 100 {
-			return nil, false, fmt.Errorf("%w (the lock %s keeps changing)", ErrInUse, path)
-		}
 	}
 }
 

@@ -1,11 +1,13 @@
 package rundir
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
@@ -418,5 +420,81 @@ func TestUserLockFileKept(t *testing.T) {
 	run(t, other, []string{"a.txt"}, Options{Run: "train"}, map[string]string{"a.txt": "1"})
 	if got := read(other, LockName); got != "<absent>" {
 		t.Errorf("the run's own lock file stayed: %q", got)
+	}
+}
+
+// TestSeal: Unseal returns what Seal sealed; every single-bit flip anywhere in a sealed file is
+// ErrDamaged or ErrUnsealed (never a payload); a file without a seal line is ErrUnsealed.
+func TestSeal(t *testing.T) {
+	payload := []byte("some payload\x00\x01 of a stored training")
+	sealed := Seal("stored-training", payload)
+	got, err := Unseal("stored-training", sealed)
+	if err != nil || !bytes.Equal(got, payload) {
+		t.Fatalf("Unseal(Seal(p)) = %q, %v", got, err)
+	}
+	for i := range sealed {
+		for bit := range 8 {
+			b := bytes.Clone(sealed)
+			b[i] ^= 1 << bit
+			if _, err := Unseal("stored-training", b); !errors.Is(err, ErrDamaged) && !errors.Is(err, ErrUnsealed) {
+				t.Fatalf("bit %d of byte %d flipped: %v, want ErrDamaged or ErrUnsealed", bit, i, err)
+			}
+		}
+	}
+	if _, err := Unseal("stored-training", payload); !errors.Is(err, ErrUnsealed) {
+		t.Errorf("an unsealed file: %v, want ErrUnsealed", err)
+	}
+	if _, err := Unseal("stored-fit", sealed); !errors.Is(err, ErrDamaged) {
+		t.Errorf("a file of another kind: %v, want ErrDamaged", err)
+	}
+	if _, err := Unseal("stored-training", sealed[:len(sealed)-1]); !errors.Is(err, ErrDamaged) {
+		t.Errorf("a truncated file: %v, want ErrDamaged", err)
+	}
+}
+
+// TestLockPathNotAFile: Open fails at once, naming the lock, when a dangling symbolic link, a link
+// to a file or a directory stands at the lock's name; before the fix a dangling link made it wait
+// forever.
+func TestLockPathNotAFile(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(lock string) error
+	}{
+		{"dangling symlink", func(lock string) error { return os.Symlink(filepath.Join(filepath.Dir(lock), "nowhere"), lock) }},
+		{"symlink to a file", func(lock string) error {
+			target := filepath.Join(filepath.Dir(lock), "target")
+			if err := os.WriteFile(target, []byte("x"), 0o644); err != nil {
+				return err
+			}
+			return os.Symlink(target, lock)
+		}},
+		{"directory", func(lock string) error { return os.Mkdir(lock, 0o755) }},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			lock := filepath.Join(dir, LockName)
+			if err := c.make(lock); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				d, err := Open(dir, []string{"out.txt"}, Options{Run: "test"})
+				if d != nil {
+					d.Close()
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), lock) {
+					t.Errorf("Open: %v, want an error naming %s", err, lock)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Open did not return in 10 s")
+			}
+			if _, err := os.Lstat(lock); err != nil {
+				t.Errorf("the thing at the lock's name was removed: %v", err)
+			}
+		})
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -88,6 +90,27 @@ func (ck *checkpoint) sum() ([]byte, error) {
 // and the content checksum (Checksum, itself such a field) cannot see that. Files without it are
 // older checkpoints, read as they were.
 var fileMagic = []byte("vaisgplvm checkpoint\n")
+
+// IsCheckpointFile reports whether the regular file at path begins as every checkpoint Save writes
+// does: the test for a file that a command may replace with a checkpoint of the same name (it is
+// one of its own kind, not a user's file). A missing file is false with no error.
+func IsCheckpointFile(path string) (bool, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return false, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, len(fileMagic))
+	n, _ := io.ReadFull(f, head)
+	return bytes.Equal(head[:n], fileMagic), nil
+}
 
 // readCheckpoint decodes the checkpoint at path and checks its checksums. Errors name the file:
 // one that cannot be opened, is not a checkpoint, or whose bytes or content do not match.

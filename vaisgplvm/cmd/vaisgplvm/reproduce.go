@@ -168,6 +168,11 @@ func runReproduce(args []string) error {
 	if err := opts.Check(*tab); err != nil {
 		return err // *option.Error or Configure's usage errors
 	}
+	if set["checkpoints"] {
+		if err := experiment.CheckCheckpointDir(*checkpoints); err != nil {
+			return usagef("--checkpoints: %v", err)
+		}
+	}
 	command := experiment.Provenance(append([]string{"reproduce"}, args...))["command"]
 	if err := paper.CheckReplace(filepath.Join(*out, name+".json"), command.(string), *overwrite); err != nil {
 		return err
