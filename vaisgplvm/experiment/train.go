@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -25,12 +26,16 @@ import (
 
 // Metrics is what Train writes to DIR/metrics.json.
 type Metrics struct {
-	Dataset        string            `json:"dataset"`
-	DataFile       string            `json:"data_file,omitempty"` // your own file (absolute path)
-	MissingEntries int               `json:"missing_entries"`     // entries left out of the likelihood
-	Config         model.Config      `json:"config"`
-	Backend        string            `json:"backend"`
-	Iterations     int               `json:"iterations"`
+	Dataset        string       `json:"dataset"`
+	DataFile       string       `json:"data_file,omitempty"` // your own file (absolute path)
+	MissingEntries int          `json:"missing_entries"`     // entries left out of the likelihood
+	Config         model.Config `json:"config"`
+	Backend        string       `json:"backend"`
+	Iterations     int          `json:"iterations"` // Adam iterations (0 for a --converge fit)
+	// Convergence is the L-BFGS fit of the collapsed bound that TrainOptions.Converge asked for:
+	// whether it converged by its rule, the rule, the final change, what stopped it, its
+	// iterations and seconds (nil for a fixed number of Adam iterations).
+	Convergence    *converge.Result  `json:"convergence,omitempty"`
 	SecondsPerIter float64           `json:"seconds_per_iteration"`
 	ClippedSteps   int               `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
 	Eval           *train.Evaluation `json:"metrics"`
@@ -195,6 +200,10 @@ type TrainOptions struct {
 	// hidden_pixels_exact and hidden_pixels_exact_refit; train.Exact, infer.ValidatedExact): tens
 	// of seconds to minutes.
 	Exact bool
+	// Converge, when not nil, fits the model to the optimum of the collapsed mean-field bound by
+	// L-BFGS (converge.Fit, full batch) instead of Iters Adam iterations; Metrics.Convergence says
+	// whether it converged. Only Method mf: the other bounds' own optimum is not built yet.
+	Converge *converge.Options
 	// Observe, when not nil, sees every training step (train.Trainer.Run).
 	Observe func(train.Event)
 	// Stop, when closed, ends training after the current step (train.Trainer.Stop).
@@ -232,6 +241,11 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		}
 		return ws
 	}
+	if opt.Converge != nil {
+		if err := converge.Supported(tr.Model); err != nil {
+			return nil, option.Of("Converge", "Converge cannot fit this model: %v", err)
+		}
+	}
 	dataWarnings := warn(DataWarnings(td.X, src.Standardize))
 	if opt.Resume != "" {
 		if err := tr.Load(opt.Resume); err != nil {
@@ -258,13 +272,23 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		return nil
 	}
 	tr.Stop = opt.Stop
-	runErr := tr.Run(opt.Iters, opt.Observe, opt.CheckpointEvery, save)
+	var conv *converge.Result
+	var runErr error
+	if opt.Converge != nil {
+		conv, runErr = fitConverged(tr, *opt.Converge, opt.Stop)
+	} else {
+		runErr = tr.Run(opt.Iters, opt.Observe, opt.CheckpointEvery, save)
+	}
+	curve := tr.Curve
+	if conv != nil {
+		curve = conv.Curve
+	}
 	if errors.Is(runErr, train.ErrInterrupted) {
 		// The last step completed: its parameters resume exactly.
 		if err := save(tr); err != nil {
 			return nil, fmt.Errorf("%w; writing the checkpoint failed: %v", runErr, err)
 		}
-		if err := writeCurveAs(dir, PartialCurve, tr.Curve); err != nil {
+		if err := writeCurveAs(dir, PartialCurve, curve); err != nil {
 			return nil, err
 		}
 		if err := dir.Leave(PartialCurve); err != nil {
@@ -278,7 +302,10 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 			opt.Finishing()
 		}
 		saveFinal := func(t *train.Trainer) error { return t.Save(dir.File("checkpoint.gob")) }
-		met, runErr = evaluateAndWrite(dir, tr, td, src, opt, saveFinal)
+		met, runErr = evaluateAndWrite(dir, tr, td, src, opt, curve, saveFinal)
+		if met != nil {
+			met.Convergence = conv
+		}
 	}
 	if runErr == nil {
 		met.Warnings = append(slices.Clip(dataWarnings), warn(met.Warnings)...)
@@ -288,6 +315,20 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		}
 	}
 	return nil, keepFailed(dir, tr, runErr, saved, ckpt)
+}
+
+// fitConverged runs converge.Fit on tr with stop, and returns an error wrapping
+// train.ErrInterrupted when stop ended it (the parameters are then the best so far).
+func fitConverged(tr *train.Trainer, o converge.Options, stop <-chan struct{}) (*converge.Result, error) {
+	o.Stop = stop
+	res, err := converge.Fit(tr, o)
+	if err != nil {
+		return nil, err
+	}
+	if res.StoppedBy == "interrupted" {
+		return res, fmt.Errorf("%w after %d L-BFGS iterations (-ELBO per point %.6g, not converged)", train.ErrInterrupted, res.Iterations, res.NegELBO)
+	}
+	return res, nil
 }
 
 // keepFailed leaves what a failed run may (rundir.Dir.Leave: its curve as PartialCurve and its
@@ -317,7 +358,7 @@ func keepFailed(dir *rundir.Dir, tr *train.Trainer, runErr error, saved, ckpt st
 // evaluateAndWrite evaluates the trained model and, when every value is finite, writes its
 // checkpoint (save), curve, latents, reconstruction and figures into dir. It returns the metrics
 // with the run's own warnings (TrainWarnings).
-func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions,
+func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions, curve []float64,
 	save func(*train.Trainer) error) (*Metrics, error) {
 	draws := protocol.EvaluationOf(src.Dataset, 5, tr) // as reproduce for the built-in datasets
 	ev, err := tr.Evaluate(draws, td.Labels)
@@ -351,14 +392,14 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	if err := save(tr); err != nil {
 		return nil, err
 	}
-	if err := WriteCurve(dir, tr.Curve); err != nil {
+	if err := WriteCurve(dir, curve); err != nil {
 		return nil, err
 	}
 	recon := ev.Predictive.Recon
 	if opt.SingleLatent {
 		recon = ev.Recon
 	}
-	if err := writeTrainOutputs(dir, tr, td, ev, recon, opt.Figures); err != nil {
+	if err := writeTrainOutputs(dir, tr, td, ev, recon, curve, opt.Figures); err != nil {
 		return nil, err
 	}
 	var mseData *float64
@@ -373,7 +414,7 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 	}
 	return &Metrics{MSEDataUnits: mseData, Reconstruction: map[bool]string{false: "mixture", true: "single latent"}[opt.SingleLatent], Dataset: td.Name, DataFile: src.File, MissingEntries: td.Missing(), Config: tr.Model.Cfg,
 		Backend: tr.Backend.Name(), Iterations: tr.Iter, SecondsPerIter: tr.SecondsPerIter(), ClippedSteps: tr.ClippedSteps(),
-		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, HiddenExact: hiddenExact, HiddenExactRefit: hiddenRefit, HiddenBaselines: hiddenBase, Warnings: append(TrainWarnings(tr.Curve, chain), baseWarn...),
+		Eval: ev, Standardized: src.Standardize, Chain: chain, Hidden: hidden, HiddenExact: hiddenExact, HiddenExactRefit: hiddenRefit, HiddenBaselines: hiddenBase, Warnings: append(TrainWarnings(curve, chain), baseWarn...),
 		Source: src, DataSHA256: data.ContentSHA256(td.X, td.Mask)}, nil
 }
 
@@ -387,10 +428,11 @@ func writeMetrics(dir *rundir.Dir, met *Metrics) error {
 }
 
 // writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see train.Evaluate,
-// with the data's labels as a last column when it has them),
+// with the data's labels as a last column when it has them), curve.png from curve (-ELBO per point
+// per iteration),
 // reconstruction.csv (recon, the predictions [N, D], in the data's units: with missing entries,
 // their imputed values) and, with figures, curve.png, latent_<data>_<method>.png and ard_<data>_<method>.png.
-func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.Evaluation, recon [][]float64, figures bool) error {
+func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.Evaluation, recon [][]float64, curve []float64, figures bool) error {
 	if err := WriteLatents(dir, "latents.csv", ev.Latent, td.Dataset); err != nil {
 		return err
 	}
@@ -401,7 +443,7 @@ func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.E
 		return nil
 	}
 	method := tr.Model.Cfg.Method
-	if _, err := plots.SaveCurves(dir.File("curve.png"), td.Name, []plots.Series{{Name: method, Y: tr.Curve}}); err != nil {
+	if _, err := plots.SaveCurves(dir.File("curve.png"), td.Name, []plots.Series{{Name: method, Y: curve}}); err != nil {
 		return err
 	}
 	params, err := tr.Params()

@@ -487,3 +487,33 @@ func benchRows(t *testing.T, args ...string) []experiment.BenchResult {
 	}
 	return rows
 }
+
+// TestTrainConverge: train --converge fits MF by L-BFGS on the collapsed bound until the rule
+// holds, records convergence in metrics.json (converged, rule, final change) with the curve, and
+// its Monte Carlo MF bound equals the collapsed bound at the end (q(u) at its optimum); flags that
+// cannot go with it are usage errors (exit 2), a kernel without psi statistics too.
+func TestTrainConverge(t *testing.T) {
+	dir, base, _ := trainedSetup(t)
+	out := filepath.Join(dir, "conv")
+	if code, msg := runQuiet("train", "--data", base, "--method", "mf", "--m", "5", "--converge", "--converge-window", "20",
+		"--converge-tol", "1e-6", "--quiet", "--no-figures", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	met, raw := readMetrics(t, out)
+	c := met.Convergence
+	if c == nil || !c.Converged || c.Change == nil || *c.Change > 1e-6 || !strings.Contains(c.Rule, "over the last 20") || met.Config.Batch != 0 {
+		t.Fatalf("metrics.json: %s", raw)
+	}
+	if se := *met.Eval.NegELBOSE; math.Abs(met.Eval.NegELBO-c.NegELBO) > 4*se+1e-6 {
+		t.Errorf("the model's MF bound %.6f ± %.2g, the converged collapsed bound %.6f", met.Eval.NegELBO, se, c.NegELBO)
+	}
+	if rows := readCSVRows(t, filepath.Join(out, "curve.csv")); len(rows) != c.Iterations || rows[len(rows)-1][1] > rows[0][1] {
+		t.Errorf("curve.csv: %d rows for %d iterations", len(rows), c.Iterations)
+	}
+	checkCases(t, []reliabilityCase{
+		{"converge vais", []string{"train", "--data", base, "--method", "vais", "--converge", "--out", filepath.Join(dir, "x1")}, 2, []string{"--converge", "mf"}},
+		{"converge iters", []string{"train", "--data", base, "--method", "mf", "--converge", "--iters", "5", "--out", filepath.Join(dir, "x2")}, 2, []string{"--iters"}},
+		{"max-seconds alone", []string{"train", "--data", base, "--method", "mf", "--max-seconds", "5", "--out", filepath.Join(dir, "x3")}, 2, []string{"--converge"}},
+		{"converge matern", []string{"train", "--data", base, "--method", "mf", "--m", "5", "--kernel", "matern32", "--converge", "--quiet", "--out", filepath.Join(dir, "x4")}, 2, []string{"--converge", "psi statistics"}},
+	})
+}

@@ -5,12 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
@@ -41,6 +45,10 @@ func runTrain(args []string) error {
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
 	single := fs.Bool("single-latent", false, "reconstruction.csv from the prediction at the single reconstruction latent (the weighted mean of the particles, as the paper reconstructs) instead of the posterior predictive mixture over the particles (metrics.json has the scores of both)")
 	exact := fs.Bool("exact", false, "frey, mnist: also score the hidden pixels under the exact GP conditional on the complete images, at the trained hyperparameters and refitted with a validated noise (metrics.json hidden_pixels_exact, hidden_pixels_exact_refit; tens of seconds to minutes)")
+	conv := fs.Bool("converge", false, "fit to the optimum instead of for --iters Adam steps: L-BFGS on the collapsed mean-field bound, full batch, until it rises by at most --converge-tol nats per point over --converge-window iterations (metrics.json: convergence); --method mf only so far, fully observed data, the se kernel")
+	maxSeconds := fs.Float64("max-seconds", 0, "with --converge: stop after this many seconds, reported as not converged (0: no limit)")
+	convWindow := fs.Int("converge-window", 50, "with --converge: L-BFGS iterations over which the rise of the bound is measured")
+	convTol := fs.Float64("converge-tol", 1e-4, "with --converge: largest rise of the bound per point (nats) over --converge-window iterations that counts as converged")
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier run in --out (without it such a directory is refused, unless --resume continues its checkpoint)")
 	set, err := parseSet(fs, args)
 	if err != nil {
@@ -51,6 +59,28 @@ func runTrain(args []string) error {
 	}
 	if *out == "" {
 		return usagef("--out DIR is required")
+	}
+	var convOpt *converge.Options
+	if *conv {
+		if set["iters"] || set["checkpoint-every"] {
+			return usagef("--converge runs until the bound has converged: leave out --iters and --checkpoint-every (--max-seconds caps it)")
+		}
+		if *method != "mf" {
+			return usagef("--converge fits --method mf only so far (the collapsed bound); --method %s trains for --iters Adam steps", *method)
+		}
+		if set["batch"] && mf.v.Batch != 0 {
+			return usagef("--converge fits the whole data set at once: leave out --batch")
+		}
+		mf.v.Batch, set["batch"] = 0, true // full batch, as if --batch 0 were given
+		if *maxSeconds < 0 || *convWindow < 1 || !(*convTol > 0) {
+			return usagef("--max-seconds must be >= 0, --converge-window >= 1 and --converge-tol > 0")
+		}
+		convOpt = &converge.Options{Rule: converge.Rule{Window: *convWindow, Tol: *convTol}, MaxSeconds: *maxSeconds}
+		if !*quiet {
+			convOpt.Observe = convergeProgress(os.Stderr, convOpt.Rule)
+		}
+	} else if set["max-seconds"] || set["converge-window"] || set["converge-tol"] {
+		return usagef("--max-seconds, --converge-window and --converge-tol go with --converge")
 	}
 	explicit := func(field string) bool { return set[flagName(field)] }
 	flagSource := func() (experiment.Source, error) {
@@ -73,7 +103,7 @@ func runTrain(args []string) error {
 		if err != nil {
 			return err
 		}
-		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName)
+		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt)
 	}
 	src, err := flagSource()
 	if err != nil {
@@ -90,13 +120,13 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName)
+	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt)
 }
 
 // trainRun opens the backend and --out, loads the data and trains: a new run of cfg (fitted to the
 // data's sizes by the flags, set), or, with resume, the checkpoint's run with its cfg as it is.
 func trainRun(args []string, src experiment.Source, cfg model.Config, set map[string]bool, mf *modelFlags, resume, out string,
-	iters, every int, figures, quiet, overwrite, single, exact bool, backendName string) error {
+	iters, every int, figures, quiet, overwrite, single, exact bool, backendName string, conv *converge.Options) error {
 	b, err := backend.Start(backendName, cfg.DType, 1, 1, os.Stderr)
 	if err != nil {
 		return err
@@ -133,8 +163,8 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	}
 	opt := experiment.TrainOptions{Iters: iters, CheckpointEvery: every, Seed: cfg.Seed, Figures: figures, SingleLatent: single, Exact: exact,
 		Provenance: experiment.Provenance(append([]string{"train"}, args...)),
-		Resume:     resume, Warn: printWarning}
-	if !quiet {
+		Resume:     resume, Warn: printWarning, Converge: conv}
+	if !quiet && conv == nil {
 		opt.Observe = progress.Trainings(os.Stderr)
 	}
 	stop := interrupt.Notify()
@@ -171,4 +201,22 @@ func resumeArgs(args []string, ckpt string) string {
 		out = append(out, a)
 	}
 	return strings.Join(append(out, "--resume", ckpt), " ")
+}
+
+// convergeProgress returns a converge.Options.Observe that prints a line to w every 50 L-BFGS
+// iterations and every 15 s: the bound, its rise over the rule's window against the rule's limit.
+func convergeProgress(w io.Writer, rule converge.Rule) func(converge.Progress) {
+	last := time.Now()
+	return func(p converge.Progress) {
+		if p.Iter%50 != 0 && time.Since(last) < 15*time.Second {
+			return
+		}
+		last = time.Now()
+		change := "not yet measured"
+		if !math.IsNaN(p.Change) {
+			change = fmt.Sprintf("%.3g", p.Change)
+		}
+		fmt.Fprintf(w, "L-BFGS iteration %d: -ELBO per point %.6g, rise over %d iterations %s (converged at <= %g), %.0f s\n",
+			p.Iter, p.NegELBO, rule.Window, change, rule.Tol, p.Seconds)
+	}
 }

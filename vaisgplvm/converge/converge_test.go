@@ -1,0 +1,289 @@
+package converge
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// shapesInt is the shape of n int32 indices.
+func shapesInt(n int) shapes.Shape { return shapes.Make(dtypes.Int32, n) }
+
+// mustTensor returns the tensor of a Go value.
+func mustTensor(v any) *tensors.Tensor { return tensors.MustFromAnyValue(v) }
+
+// smallData returns N points of D = 3 smooth functions of a 1-D latent plus noise.
+func smallData(n int, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := make([][]float64, n)
+	for i := range x {
+		t := 3 * (float64(i)/float64(n) - 0.5)
+		x[i] = []float64{math.Sin(2*t) + 0.05*rng.NormFloat64(), math.Cos(t) + 0.05*rng.NormFloat64(), t*t/2 + 0.05*rng.NormFloat64()}
+	}
+	return x
+}
+
+// smallTrainer returns a trainer of an MF model (Q 2, M 5, full batch) on smallData with
+// correlated q0 covariances (every L_n with strict-lower entries 0.3) and its variables made.
+func smallTrainer(t *testing.T, whitened bool) *train.Trainer {
+	t.Helper()
+	c := model.DefaultConfig("mf", 2)
+	c.M, c.Batch, c.Seed, c.Whitened, c.Samples = 5, 0, 3, whitened, 20
+	m, err := model.New(c, smallData(14, 7), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := train.New(m, testutil.Backend())
+	if _, err := tr.Evaluate(1, nil); err != nil { // makes the variables
+		t.Fatal(err)
+	}
+	raw := tr.Ctx.At("latent").GetVariable("raw_scale")
+	if err := raw.SetValue(vars.Convert(mustTensor(testutil.TriangularRawScale(14, 2, 0.4, 0.3)), m.DType())); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// TestCollapsedIsTheOptimalUncollapsedBound: at fixed q0, Z, kernel and noise, the collapsed bound
+// equals (1e-10 relative) the uncollapsed mean-field bound, written out independently in float64
+// gonum from the psi statistics, at the q(v) that maximises it (whitened: q(v_d) = N(Sigma L^-1
+// Psi1^T y_d / s^2, Sigma), Sigma = (I + L^-1 Psi2 L^-T / s^2)^-1), and exceeds that bound at other
+// q(v); setOptimalQU writes that q(v) (1e-9).
+func TestCollapsedIsTheOptimalUncollapsedBound(t *testing.T) {
+	tr := smallTrainer(t, true)
+	m := tr.Model
+	out := mlmodel.MustExecOnceN(tr.Backend, tr.Ctx.Store(), func(ctx *mlmodel.Scope, y *Node) []*Node {
+		terms, err := Collapsed(ctx, m, y)
+		if err != nil {
+			panic(err)
+		}
+		g := y.Graph()
+		q0 := latent.Batch(ctx, g, m.Latent, Iota(g, shapesInt(m.N), 0))
+		psi, err := kernels.PsiStatisticsFull(ctx, m.Kernel, q0.Mean, q0.Scale, terms.Z)
+		if err != nil {
+			panic(err)
+		}
+		return []*Node{terms.ELBO, ReduceAllSum(psi.Psi0), psi.Psi1, ReduceSum(psi.Psi2, 0), terms.L,
+			m.Lik.NoiseVariance(ctx, g), ReduceAllSum(q0.KLToPrior()), terms.LBInv, terms.C}
+	}, m.X)
+	collapsed, psi0, s2, klH := vars.Flat64(out[0])[0], vars.Flat64(out[1])[0], vars.Flat64(out[5])[0], vars.Flat64(out[6])[0]
+	mm, n, d := m.Inducing.M, m.N, m.D
+	psi1 := mat.NewDense(n, mm, vars.Flat64(out[2]))
+	psi2 := mat.NewDense(mm, mm, vars.Flat64(out[3]))
+	l := mat.NewTriDense(mm, mat.Lower, vars.Flat64(out[4]))
+	y := mat.NewDense(n, d, testutil.FlattenRows(m.X))
+
+	// P = L^-1 Psi2 L^-T, E = L^-1 Psi1^T [M, N].
+	var lInv mat.TriDense
+	if err := lInv.InverseTri(l); err != nil {
+		t.Fatal(err)
+	}
+	var p, e, tmp mat.Dense
+	tmp.Mul(&lInv, psi2)
+	p.Mul(&tmp, lInv.T())
+	e.Mul(&lInv, psi1.T())
+	uncollapsed := func(means *mat.Dense, sqrt *mat.Dense) float64 { // q(v_d) = N(means[:, d], sqrt sqrt^T)
+		var ss mat.Dense
+		ss.Mul(sqrt, sqrt.T())
+		var ps mat.Dense
+		ps.Mul(&p, &ss)
+		ell := -0.5 * float64(n*d) * math.Log(2*math.Pi*s2)
+		kl := 0.0
+		var ld mat.LU
+		ld.Factorize(&ss)
+		logDet, _ := ld.LogDet()
+		for j := range d {
+			yd := y.ColView(j)
+			md := means.ColView(j)
+			var ey, pm mat.VecDense
+			ey.MulVec(&e, yd)
+			pm.MulVec(&p, md)
+			quad := mat.Dot(yd, yd) - 2*mat.Dot(&ey, md) + mat.Dot(md, &pm)
+			ell -= (quad + mat.Trace(&ps) + psi0 - mat.Trace(&p)) / (2 * s2)
+			kl += 0.5 * (mat.Trace(&ss) + mat.Dot(md, md) - float64(mm) - logDet)
+		}
+		return ell - kl - klH
+	}
+	var b mat.Dense
+	b.Scale(1/s2, &p)
+	for i := range mm {
+		b.Set(i, i, b.At(i, i)+1)
+	}
+	var sigma mat.Dense
+	if err := sigma.Inverse(&b); err != nil {
+		t.Fatal(err)
+	}
+	var means mat.Dense
+	var ey mat.Dense
+	ey.Mul(&e, y)
+	means.Mul(&sigma, &ey)
+	means.Scale(1/s2, &means)
+	var chol mat.Cholesky
+	if !chol.Factorize(mat.NewSymDense(mm, symmetric(&sigma))) {
+		t.Fatal("Sigma not positive definite")
+	}
+	var sq mat.TriDense
+	chol.LTo(&sq)
+	sqrt := mat.DenseCopyOf(&sq)
+	best := uncollapsed(&means, sqrt)
+	if rel := math.Abs(best-collapsed) / math.Abs(collapsed); rel > 1e-10 {
+		t.Errorf("collapsed %.15g, uncollapsed at the optimal q(v) %.15g (relative %.2g)", collapsed, best, rel)
+	}
+	shifted := mat.DenseCopyOf(&means)
+	shifted.Set(1, 2, shifted.At(1, 2)+0.05)
+	scaled := mat.DenseCopyOf(sqrt)
+	scaled.Scale(1.05, scaled)
+	if a, c := uncollapsed(shifted, sqrt), uncollapsed(&means, scaled); a >= best || c >= best {
+		t.Errorf("the uncollapsed bound at other q(v) (%.10g, %.10g) is not below its value at the optimum %.10g", a, c, best)
+	}
+	if err := setOptimalQU(tr.Ctx, m, out[7], out[8], out[4]); err != nil {
+		t.Fatal(err)
+	}
+	qmu, _ := tr.Ctx.At("inducing").GetVariable("q_mu").Value()
+	qsqrt, _ := tr.Ctx.At("inducing").GetVariable("q_sqrt").Value()
+	if dm := testutil.MaxAbsDiff(vars.Flat64(qmu), means.RawMatrix().Data); dm > 1e-9 {
+		t.Errorf("setOptimalQU's q_mu differs from the optimum by %g", dm)
+	}
+	if ds := testutil.MaxAbsDiff(vars.Flat64(qsqrt)[:mm*mm], sqrt.RawMatrix().Data); ds > 1e-9 {
+		t.Errorf("setOptimalQU's q_sqrt differs from the optimum's Cholesky factor by %g", ds)
+	}
+}
+
+// symmetric returns the entries of a's symmetric part, row-major.
+func symmetric(a *mat.Dense) []float64 {
+	r, _ := a.Dims()
+	out := make([]float64, r*r)
+	for i := range r {
+		for j := range r {
+			out[i*r+j] = (a.At(i, j) + a.At(j, i)) / 2
+		}
+	}
+	return out
+}
+
+// TestGradientFiniteDifferences: the objective's gradient (GoMLX autodiff) agrees with central
+// differences (step 1e-5) along three random directions, relative 1e-6.
+func TestGradientFiniteDifferences(t *testing.T) {
+	tr := smallTrainer(t, true)
+	p, err := newProblem(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	grad := make([]float64, len(p.x0))
+	if _, err := p.eval(p.x0, grad); err != nil {
+		t.Fatal(err)
+	}
+	scratch := make([]float64, len(p.x0))
+	for range 3 {
+		dir := make([]float64, len(p.x0))
+		for i := range dir {
+			dir[i] = rng.NormFloat64()
+		}
+		const h = 1e-5
+		at := func(s float64) float64 {
+			x := make([]float64, len(p.x0))
+			for i := range x {
+				x[i] = p.x0[i] + s*dir[i]
+			}
+			f, err := p.eval(x, scratch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		fd := (at(h) - at(-h)) / (2 * h)
+		an := 0.0
+		for i := range dir {
+			an += grad[i] * dir[i]
+		}
+		if math.Abs(fd-an) > 1e-6*math.Max(1, math.Abs(an)) {
+			t.Errorf("directional derivative: autodiff %.10g, central differences %.10g", an, fd)
+		}
+	}
+}
+
+// TestLBFGSKnownOptimum: the driver finds the minimum (1, 1) of the Rosenbrock function from
+// (-1.2, 1) and says it converged by the rule; with an iteration cap it says it did not.
+func TestLBFGSKnownOptimum(t *testing.T) {
+	rosen := func(x, grad []float64) (float64, error) {
+		a, b := 1-x[0], x[1]-x[0]*x[0]
+		grad[0] = -2*a - 400*x[0]*b
+		grad[1] = 200 * b
+		return a*a + 100*b*b, nil
+	}
+	res := lbfgs(rosen, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 0, nil, nil)
+	if !res.converged || math.Abs(res.x[0]-1) > 1e-5 || math.Abs(res.x[1]-1) > 1e-5 {
+		t.Errorf("Rosenbrock: x %v, converged %v (%s), want (1, 1)", res.x, res.converged, res.stoppedBy)
+	}
+	capped := lbfgs(rosen, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 3, nil, nil)
+	if capped.converged || capped.stoppedBy != "max iterations" {
+		t.Errorf("capped at 3 iterations: converged %v, stopped by %q", capped.converged, capped.stoppedBy)
+	}
+}
+
+// TestFitMatchesTheModelsBound: Fit converges on the small problem (whitened and not), raises the
+// collapsed bound, and leaves the trainer a model whose own Monte Carlo MF bound (Evaluate, 40
+// draws) equals the collapsed bound within 4 standard errors: q(u) is at its optimum and every
+// variable is read back as the model reads it.
+func TestFitMatchesTheModelsBound(t *testing.T) {
+	for _, whitened := range []bool{true, false} {
+		tr := smallTrainer(t, whitened)
+		res, err := Fit(tr, Options{Rule: Rule{Window: 20, Tol: 1e-7}, MaxIters: 3000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Converged || res.NegELBO >= res.Start {
+			t.Errorf("whitened %v: %+v, want converged and a higher bound", whitened, res)
+		}
+		ev, err := tr.Evaluate(40, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if se := *ev.NegELBOSE; math.Abs(ev.NegELBO-res.NegELBO) > 4*se+1e-9 {
+			t.Errorf("whitened %v: the model's MF bound %.6f ± %.2g, the collapsed bound %.6f", whitened, ev.NegELBO, se, res.NegELBO)
+		}
+	}
+}
+
+// TestFitRefuses: data with missing entries and a kernel without psi statistics are refused,
+// naming the reason.
+func TestFitRefuses(t *testing.T) {
+	x := smallData(14, 7)
+	mask := make([][]float64, len(x))
+	for i := range mask {
+		mask[i] = []float64{1, 1, 1}
+	}
+	mask[3][1], x[3][1] = 0, math.NaN()
+	c := model.DefaultConfig("mf", 2)
+	c.M, c.Batch = 5, 0
+	m, err := model.New(c, x, mask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fit(train.New(m, testutil.Backend()), Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing entries: %v", err)
+	}
+	c.Kernel = "matern32"
+	if m, err = model.New(c, smallData(14, 7), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fit(train.New(m, testutil.Backend()), Options{}); err == nil || !strings.Contains(err.Error(), "psi statistics") {
+		t.Errorf("Matérn kernel: %v", err)
+	}
+}

@@ -1,0 +1,265 @@
+package converge
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	"github.com/gomlx/gomlx/core/tensors"
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// Options control Fit.
+type Options struct {
+	Rule       Rule
+	MaxSeconds float64         // stop (not converged) after this many seconds; 0: no limit
+	MaxIters   int             // stop (not converged) after this many L-BFGS iterations; 0: no limit
+	Stop       <-chan struct{} // closed: stop after the iteration in progress (not converged)
+	// Observe, when not nil, sees every L-BFGS iteration.
+	Observe func(Progress)
+}
+
+// Progress is one L-BFGS iteration of Fit.
+type Progress struct {
+	Iter    int
+	NegELBO float64 // minus the collapsed bound per point (nats)
+	Change  float64 // its fall over the rule's window (nats per point); NaN before Window iterations
+	Seconds float64 // since Fit started
+}
+
+// Result is the end of Fit.
+type Result struct {
+	NegELBO     float64   `json:"neg_elbo_per_point"` // minus the collapsed bound per point at the end (nats)
+	Start       float64   `json:"start_neg_elbo_per_point"`
+	Converged   bool      `json:"converged"`
+	Rule        string    `json:"rule"`
+	Change      *float64  `json:"final_change,omitempty"` // nats per point over the rule's window at the end (nil before Window iterations)
+	StoppedBy   string    `json:"stopped_by"`             // "converged", "max seconds", "max iterations", "interrupted", or the optimiser's reason
+	Iterations  int       `json:"iterations"`
+	Evaluations int       `json:"evaluations"`            // bound and gradient evaluations (line search included)
+	Restarts    int       `json:"restarts"`               // L-BFGS restarts with cleared memory after a failed line search
+	NonFinite   int       `json:"non_finite_evaluations"` // trial points where the bound was not finite (rejected)
+	Seconds     float64   `json:"seconds"`
+	Curve       []float64 `json:"-"` // minus the bound per point after each iteration
+}
+
+// Supported returns nil when Fit can fit m, else an error saying why: data with missing entries,
+// or a kernel without closed-form psi statistics.
+func Supported(m *model.Model) error {
+	if m.HasMask() {
+		return fmt.Errorf("converge: the collapsed bound needs fully observed data; this data has missing entries")
+	}
+	if !kernels.HasPsiStatistics(m.Kernel) {
+		return fmt.Errorf("converge: the %s kernel has no closed-form psi statistics here (only se has): the collapsed bound cannot be computed", m.Kernel.Name())
+	}
+	return nil
+}
+
+// fitted reports whether Fit optimises the variable: q0's mean and scale, Z, the mean function,
+// the kernel's and the likelihood's parameters; not q(u) (it is at its optimum) nor anything of
+// the bounds' (step sizes) or optimisers' state.
+func fitted(v *mlmodel.Variable) bool {
+	scope, name := strings.TrimPrefix(v.Scope(), "/"), v.Name()
+	switch {
+	case scope == "latent", scope == "kernel", scope == "likelihood":
+		return true
+	case scope == "inducing":
+		return name == "z" || name == "mean_bias"
+	}
+	return false
+}
+
+// Fit maximises the collapsed mean-field bound (Collapsed) of tr's model over q0, Z, the kernel,
+// the noise variance and the mean function, by L-BFGS from the trainer's current values, until
+// opt.Rule holds (or a limit or opt.Stop ends it: Result.Converged false, StoppedBy says which),
+// then leaves the best parameters in tr's variables with q(u) at its optimum for them. The
+// trainer's Adam iterations and curve are not touched. Errors: Supported's, and a bound that is
+// not finite at the start.
+func Fit(tr *train.Trainer, opt Options) (*Result, error) {
+	if err := tr.Ready(); err != nil {
+		return nil, err
+	}
+	m := tr.Model
+	if err := Supported(m); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	p, err := newProblem(tr)
+	if err != nil {
+		return nil, err
+	}
+	x0, f0 := p.x0, p.f0
+	obj := p.eval
+	observe := func(iter int, f, change float64) {
+		if opt.Observe != nil {
+			opt.Observe(Progress{Iter: iter, NegELBO: f, Change: change, Seconds: time.Since(start).Seconds()})
+		}
+	}
+	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, opt.Stop, observe)
+	if res.err != nil && len(res.curve) == 0 {
+		return nil, fmt.Errorf("converge: %w", res.err)
+	}
+	if err := unflatten(p.selected, res.x, m); err != nil {
+		return nil, err
+	}
+	out, err := p.exec.Exec(p.y)
+	if err != nil {
+		return nil, fmt.Errorf("converge: %w", err)
+	}
+	if err := setOptimalQU(tr.Ctx, m, out[1], out[2], out[3]); err != nil {
+		return nil, err
+	}
+	var change *float64
+	if !math.IsNaN(res.change) {
+		change = &res.change
+	}
+	return &Result{NegELBO: scalar(out[0]), Start: f0, Converged: res.converged, Rule: opt.Rule.String(), Change: change,
+		StoppedBy: res.stoppedBy, Iterations: res.iters, Evaluations: res.evals, Restarts: res.restarts, NonFinite: res.nonFinite, Seconds: time.Since(start).Seconds(), Curve: res.curve}, nil
+}
+
+// problem is the collapsed bound of a trainer's model as a function of the fitted variables' values,
+// flattened (flatten's order): the objective L-BFGS minimises, minus the bound per point.
+type problem struct {
+	m        *model.Model
+	exec     *mlmodel.Exec
+	y        *tensors.Tensor
+	selected []*mlmodel.Variable
+	x0       []float64 // the variables' values at the start
+	f0       float64   // the objective there
+}
+
+// newProblem builds the graph of the bound and its gradient with respect to the fitted variables
+// (fitted) of tr. Errors: a graph that does not build, a bound not finite at the start.
+func newProblem(tr *train.Trainer) (*problem, error) {
+	m := tr.Model
+	p := &problem{m: m}
+	exec, err := mlmodel.NewExec(tr.Backend, tr.Ctx.Store(), func(ctx *mlmodel.Scope, y *Node) []*Node {
+		t, err := Collapsed(ctx, m, y)
+		if err != nil {
+			panic(err) // Supported was checked
+		}
+		loss := DivScalar(Neg(t.ELBO), float64(m.N))
+		p.selected = p.selected[:0]
+		var nodes []*Node
+		for v := range ctx.Store().IterVariables() {
+			if fitted(v) {
+				p.selected, nodes = append(p.selected, v), append(nodes, v.ValueGraph(y.Graph()))
+			}
+		}
+		return append([]*Node{loss, t.LBInv, t.C, t.L}, Gradient(loss, nodes...)...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("converge: %w", err)
+	}
+	p.exec = exec
+	if p.y, err = vars.Matrix(m.X, m.DType()); err != nil {
+		return nil, err
+	}
+	out, err := exec.Exec(p.y) // builds the graph, so selected is known
+	if err != nil {
+		return nil, fmt.Errorf("converge: %w", err)
+	}
+	if p.f0 = scalar(out[0]); math.IsNaN(p.f0) || math.IsInf(p.f0, 0) {
+		return nil, fmt.Errorf("converge: the collapsed bound is %g at the start", p.f0)
+	}
+	if p.x0, err = flatten(p.selected); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// eval sets the variables to x and returns the objective there, its gradient written into grad.
+func (p *problem) eval(x, grad []float64) (float64, error) {
+	if err := unflatten(p.selected, x, p.m); err != nil {
+		return 0, err
+	}
+	out, err := p.exec.Exec(p.y)
+	if err != nil {
+		return 0, err
+	}
+	off := 0
+	for _, g := range out[4:] {
+		off += copy(grad[off:], vars.Flat64(g))
+	}
+	return scalar(out[0]), nil
+}
+
+// scalar returns a scalar tensor's value.
+func scalar(t *tensors.Tensor) float64 { return vars.Flat64(t)[0] }
+
+// flatten returns the values of vs, one after another.
+func flatten(vs []*mlmodel.Variable) ([]float64, error) {
+	var x []float64
+	for _, v := range vs {
+		val, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("converge: %s/%s: %w", v.Scope(), v.Name(), err)
+		}
+		x = append(x, vars.Flat64(val)...)
+	}
+	return x, nil
+}
+
+// unflatten sets vs from x (flatten's order), in m's dtype.
+func unflatten(vs []*mlmodel.Variable, x []float64, m *model.Model) error {
+	off := 0
+	for _, v := range vs {
+		dims := v.Shape().Dimensions
+		size := v.Shape().Size()
+		t := vars.Convert(tensors.FromFlatDataAndDimensions(append([]float64(nil), x[off:off+size]...), dims...), m.DType())
+		if err := v.SetValue(t); err != nil {
+			return fmt.Errorf("converge: %s/%s: %w", v.Scope(), v.Name(), err)
+		}
+		off += size
+	}
+	return nil
+}
+
+// setOptimalQU writes the optimal q(u) for the current parameters into the variables q_mu [M, D]
+// and q_sqrt [D or 1, M, M]: whitened, q(v_d) = N(L_B^-T c_d, B^-1); unwhitened, u = L v.
+func setOptimalQU(ctx *mlmodel.Scope, m *model.Model, lbInvT, cT, lT *tensors.Tensor) error {
+	mm, d := m.Inducing.M, m.D
+	lbInv := mat.NewDense(mm, mm, vars.Flat64(lbInvT))
+	c := mat.NewDense(mm, d, vars.Flat64(cT))
+	var mean mat.Dense
+	mean.Mul(lbInv.T(), c) // [M, D]
+	var bInv mat.SymDense
+	bInv.SymOuterK(1, lbInv.T()) // L_B^-T L_B^-1 = B^-1
+	var ch mat.Cholesky
+	if !ch.Factorize(&bInv) {
+		return fmt.Errorf("converge: the optimal q(u)'s covariance is not positive definite")
+	}
+	var sqrt mat.TriDense
+	ch.LTo(&sqrt)
+	sq := mat.DenseCopyOf(&sqrt)
+	if !m.Inducing.Whitened {
+		l := mat.NewDense(mm, mm, vars.Flat64(lT))
+		var mu, su mat.Dense
+		mu.Mul(l, &mean)
+		su.Mul(l, sq)
+		mean, sq = mu, &su
+	}
+	scope := ctx.At("inducing")
+	qMu := scope.GetVariable("q_mu")
+	qSqrt := scope.GetVariable("q_sqrt")
+	if qMu == nil || qSqrt == nil {
+		return fmt.Errorf("converge: the model has no q(u) variables")
+	}
+	nS := qSqrt.Shape().Dim(0)
+	flatS := make([]float64, 0, nS*mm*mm)
+	for range nS {
+		flatS = append(flatS, sq.RawMatrix().Data...)
+	}
+	if err := qMu.SetValue(vars.Convert(tensors.FromFlatDataAndDimensions(mean.RawMatrix().Data, mm, d), m.DType())); err != nil {
+		return err
+	}
+	return qSqrt.SetValue(vars.Convert(tensors.FromFlatDataAndDimensions(flatS, nS, mm, mm), m.DType()))
+}

@@ -1,0 +1,193 @@
+package converge
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Rule says when a fit has converged: the bound per point has risen by at most Tol nats over the
+// last Window optimiser iterations.
+type Rule struct {
+	Window int     // iterations compared; default 50
+	Tol    float64 // nats per point over Window; default 1e-4
+}
+
+// withDefaults fills Rule's zero fields.
+func (r Rule) withDefaults() Rule {
+	if r.Window == 0 {
+		r.Window = 50
+	}
+	if r.Tol == 0 {
+		r.Tol = 1e-4
+	}
+	return r
+}
+
+// String states the rule, as metrics.json records it.
+func (r Rule) String() string {
+	r = r.withDefaults()
+	return fmt.Sprintf("the bound per point rose by at most %g nats over the last %d L-BFGS iterations", r.Tol, r.Window)
+}
+
+// Objective is a function to minimise and its gradient: it returns f(x) and writes the gradient
+// into grad (len(x)); a non-finite f rejects x (the line search then steps back).
+type Objective func(x, grad []float64) (float64, error)
+
+// minimized is the end of a minimisation.
+type minimized struct {
+	x         []float64
+	f         float64
+	converged bool
+	change    float64 // f[k - Window] - f[k] at the end (nats per point; NaN before Window iterations)
+	iters     int
+	evals     int
+	status    string
+	curve     []float64 // f after each iteration
+	err       error     // an error of the objective, which stopped the run
+	stoppedBy string    // "converged", "max seconds", "max iterations", "interrupted", the optimiser's status
+	restarts  int       // restarts after a failed line search
+	nonFinite int       // evaluations at points where f was not finite
+}
+
+// lbfgs minimises obj from x0 with gonum's L-BFGS (Moré-Thuente line search) until rule holds, or
+// maxSeconds (0: no limit) or maxIters (0: no limit) pass, or stop is closed. observe, when not nil,
+// sees every iteration: its number, f and the change over the rule's window (NaN before).
+func lbfgs(obj Objective, x0 []float64, rule Rule, maxSeconds float64, maxIters int, stop <-chan struct{},
+	observe func(iter int, f, change float64)) *minimized {
+	rule = rule.withDefaults()
+	res := &minimized{change: math.NaN()}
+	var last struct {
+		x    []float64
+		f    float64
+		grad []float64
+	}
+	eval := func(x []float64) (float64, []float64) {
+		if last.x != nil && equal(last.x, x) {
+			return last.f, last.grad
+		}
+		grad := make([]float64, len(x))
+		f, err := obj(x, grad)
+		res.evals++
+		if err != nil && res.err == nil {
+			res.err = err
+		}
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			res.nonFinite++
+			f = math.Inf(1)
+			for i := range grad {
+				grad[i] = 0
+			}
+		}
+		last.x, last.f, last.grad = append(last.x[:0], x...), f, grad
+		return f, grad
+	}
+	conv := &windowConverger{rule: rule, res: res, observe: observe, stop: stop, maxIters: maxIters}
+	if maxSeconds > 0 {
+		conv.deadline = time.Now().Add(time.Duration(maxSeconds * float64(time.Second)))
+	}
+	p := optimize.Problem{
+		Func: func(x []float64) float64 { f, _ := eval(x); return f },
+		Grad: func(grad, x []float64) { _, g := eval(x); copy(grad, g) },
+	}
+	// A failed line search (the curvature pairs of a long run no longer describe the function, or a
+	// trial point was not finite) restarts L-BFGS from the best point with its memory cleared; a
+	// restart that makes no progress ends the run.
+	x := x0
+	for {
+		before := len(res.curve)
+		method := &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}}
+		out, err := optimize.Minimize(p, x, &optimize.Settings{Converger: conv, GradientThreshold: 1e-300}, method)
+		res.iters += out.MajorIterations
+		if out.X != nil && !math.IsInf(out.F, 1) && (res.x == nil || out.F <= res.f) {
+			res.x, res.f = out.X, out.F
+		}
+		res.status = out.Status.String()
+		if out.Status == optimize.Failure && conv.why == "" && len(res.curve) > before && res.restarts < maxRestarts {
+			res.restarts++
+			x = res.x
+			continue
+		}
+		switch {
+		case conv.why != "":
+			res.stoppedBy = conv.why
+		case err != nil:
+			res.stoppedBy = fmt.Sprintf("the optimiser stopped: %v", err)
+		default:
+			res.stoppedBy = fmt.Sprintf("the optimiser stopped: %s", out.Status)
+		}
+		res.converged = conv.why == "converged" || out.Status == optimize.GradientThreshold
+		if res.x == nil {
+			res.x, res.f = x0, math.Inf(1)
+		}
+		return res
+	}
+}
+
+// maxRestarts bounds lbfgs's restarts after failed line searches.
+const maxRestarts = 1000
+
+// windowConverger implements optimize.Converger: Rule, a deadline, an iteration cap, a stop channel.
+type windowConverger struct {
+	rule     Rule
+	res      *minimized
+	observe  func(iter int, f, change float64)
+	stop     <-chan struct{}
+	deadline time.Time
+	maxIters int
+	why      string
+}
+
+func (c *windowConverger) Init(int) {}
+
+// Converged records the iteration's f and says whether to stop.
+func (c *windowConverger) Converged(loc *optimize.Location) optimize.Status {
+	r := c.res
+	r.curve = append(r.curve, loc.F)
+	k := len(r.curve) // iterations done; curve[i] is f after iteration i+1
+	if k > c.rule.Window {
+		r.change = r.curve[k-1-c.rule.Window] - r.curve[k-1]
+	}
+	if c.observe != nil {
+		c.observe(k, loc.F, r.change)
+	}
+	switch {
+	case k > c.rule.Window && r.change <= c.rule.Tol:
+		c.why = "converged"
+		return optimize.FunctionConvergence
+	case c.stop != nil && closed(c.stop):
+		c.why = "interrupted"
+	case !c.deadline.IsZero() && time.Now().After(c.deadline):
+		c.why = "max seconds"
+	case c.maxIters > 0 && k >= c.maxIters:
+		c.why = "max iterations"
+	default:
+		return optimize.NotTerminated
+	}
+	return optimize.IterationLimit
+}
+
+// closed reports whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// equal reports whether a and b hold the same numbers.
+func equal(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

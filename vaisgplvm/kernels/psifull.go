@@ -1,0 +1,79 @@
+package kernels
+
+import (
+	"fmt"
+
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
+)
+
+// HasPsiStatistics reports whether k has closed-form psi statistics here (PsiStatistics,
+// PsiStatisticsFull): the SE-ARD kernel only.
+func HasPsiStatistics(k Kernel) bool {
+	st, ok := k.(*Stationary)
+	return ok && st.Kind == "se"
+}
+
+// PsiStatisticsFull returns the SE-ARD kernel's psi statistics (see Psi) under inputs with full
+// covariances, q(x_n) = N(mu_n, S_n) with S_n = L_n L_n^T, as the latent package's q0 has them:
+//
+//	Psi1[n, m]     = s^2 |I + S_n Λ^-1|^(-1/2) exp(-(1/2) (mu_n - z_m)^T (Λ + S_n)^-1 (mu_n - z_m))
+//	Psi2[n, m, m'] = s^4 |I + 2 S_n Λ^-1|^(-1/2) exp(-(1/4) (z_m - z_m')^T Λ^-1 (z_m - z_m')
+//	                   - (1/2) (mu_n - zbar)^T (Λ/2 + S_n)^-1 (mu_n - zbar)),   zbar = (z_m + z_m')/2
+//
+// with Λ = diag(l_q^2). mu: [N, Q]; scale: L_n [N, Q, Q] lower triangular; z: [M, Q]. Returns Psi0
+// [N], Psi1 [N, M], Psi2 [N, M, M]; with diagonal L_n it equals PsiStatistics at s = diag(L_n)^2.
+// The quadratic forms go through the Cholesky factors C_n of Λ + S_n and Λ/2 + S_n: with
+// w = C_n^-1 mu_n and v_m = C_n^-1 z_m, Psi2's form is |w - (v_m + v_m')/2|^2, expanded so that
+// nothing of size [N, M, M, Q] is built. Errors: a kernel other than SE, shapes that do not match.
+func PsiStatisticsFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (*Psi, error) {
+	st, ok := k.(*Stationary)
+	if !ok || st.Kind != "se" {
+		return nil, fmt.Errorf("kernels: psi statistics need the SE kernel, not %q", k.Name())
+	}
+	n, q := mu.Shape().Dim(0), mu.Shape().Dim(-1)
+	if mu.Rank() != 2 || scale.Rank() != 3 || scale.Shape().Dim(0) != n || scale.Shape().Dim(1) != q ||
+		scale.Shape().Dim(2) != q || z.Rank() != 2 || z.Shape().Dim(1) != q {
+		return nil, fmt.Errorf("kernels: full-covariance psi statistics need mu [N, Q], scale [N, Q, Q] and z [M, Q]; got %s, %s, %s",
+			mu.Shape(), scale.Shape(), z.Shape())
+	}
+	g := mu.Graph()
+	variance := st.variance(ctx, g)
+	l2 := Square(st.Lengthscales(ctx, g)) // [Q]
+	cov := Einsum("nij,nkj->nik", scale, scale)
+	eye := InsertAxes(linalg.Eye(g, q, mu.DType()), 0) // [1, Q, Q]
+
+	// Psi1 through C1 C1^T = Λ + S_n.
+	w1, v1, half1 := whitenedBy(Add(cov, Mul(eye, InsertAxes(l2, 0, 0))), l2, mu, z)
+	quad1 := ReduceSum(Square(Sub(InsertAxes(w1, 1), v1)), -1) // [N, M]
+	psi1 := Mul(Exp(Sub(MulScalar(quad1, -0.5), InsertAxes(half1, -1))), variance)
+
+	// Psi2 through C2 C2^T = Λ/2 + S_n.
+	l2h := MulScalar(l2, 0.5)
+	w2, v2, half2 := whitenedBy(Add(cov, Mul(eye, InsertAxes(l2h, 0, 0))), l2h, mu, z)
+	ww := ReduceSum(Square(w2), -1)         // [N]
+	wv := Einsum("nq,nmq->nm", w2, v2)      // [N, M]
+	vv := ReduceSum(Square(v2), -1)         // [N, M]
+	cross := Einsum("nmq,npq->nmp", v2, v2) // [N, M, M]
+	a := Add(MulScalar(vv, 0.25), Neg(wv))  // [N, M]: -w.v_m + |v_m|^2/4
+	quad2 := Add(Add(InsertAxes(ww, -1, -1), Add(InsertAxes(a, -1), InsertAxes(a, 1))), MulScalar(cross, 0.5))
+	dz := Sub(InsertAxes(z, 1), InsertAxes(z, 0))                                  // [M, M, Q]
+	zdist := MulScalar(ReduceSum(Div(Square(dz), InsertAxes(l2, 0, 0)), -1), 0.25) // [M, M]
+	logPsi2 := Sub(Sub(MulScalar(quad2, -0.5), InsertAxes(zdist, 0)), InsertAxes(half2, -1, -1))
+	psi2 := Mul(Exp(logPsi2), Square(variance))
+	return &Psi{Psi0: constantDiag(mu, variance), Psi1: psi1, Psi2: psi2}, nil
+}
+
+// whitenedBy factorises A_n = C_n C_n^T ([N, Q, Q], A_n = diag(d) + S_n) and returns w = C_n^-1 mu_n
+// [N, Q], v = C_n^-1 z_m [N, M, Q] and half = (1/2) log(|A_n| / |diag(d)|) [N].
+func whitenedBy(a, d, mu, z *Node) (w, v, half *Node) {
+	c, cInv := linalg.CholeskyWithInverse(a)
+	w = Einsum("nij,nj->ni", cInv, mu)
+	v = Einsum("nij,mj->nmi", cInv, z)
+	eye := InsertAxes(linalg.Eye(a.Graph(), a.Shape().Dim(-1), a.DType()), 0)
+	logDiag := ReduceSum(Log(ReduceSum(Mul(c, eye), -1)), -1) // log |C_n| [N]
+	half = Sub(logDiag, MulScalar(ReduceAllSum(Log(d)), 0.5))
+	return w, v, half
+}
