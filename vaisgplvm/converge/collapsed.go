@@ -48,7 +48,7 @@ func Collapsed(ctx *mlmodel.Scope, m *model.Model, y *Node) (*Terms, error) {
 	n, d := y.Shape().Dim(0), y.Shape().Dim(1)
 	q0 := latent.Batch(ctx, g, m.Latent, Iota(g, shapes.Make(dtypes.Int32, n), 0))
 	post := gp.NewPosterior(ctx, g, m.Inducing, m.Kernel)
-	psi, err := kernels.PsiStatisticsFull(ctx, m.Kernel, q0.Mean, q0.Scale, post.Z)
+	psi0, psi1, psi2, err := kernels.PsiSumsFull(ctx, m.Kernel, q0.Mean, q0.Scale, post.Z)
 	if err != nil {
 		return nil, fmt.Errorf("converge: %w", err)
 	}
@@ -57,9 +57,7 @@ func Collapsed(ctx *mlmodel.Scope, m *model.Model, y *Node) (*Terms, error) {
 	}
 	s2 := m.Lik.NoiseVariance(ctx, g)
 	s := Sqrt(s2)
-	psi0 := ReduceAllSum(psi.Psi0)
-	psi2 := ReduceSum(psi.Psi2, 0)                                              // [M, M]
-	a := Div(MatMul(post.LInv, Transpose(psi.Psi1, 0, 1)), s)                   // [M, N]
+	a := Div(MatMul(post.LInv, Transpose(psi1, 0, 1)), s)                       // [M, N]
 	aat := Div(MatMul(MatMul(post.LInv, psi2), Transpose(post.LInv, 0, 1)), s2) // [M, M]
 	mm := aat.Shape().Dim(0)
 	b := Add(aat, linalg.Eye(g, mm, aat.DType()))

@@ -98,7 +98,7 @@ func lbfgs(obj Objective, x0 []float64, rule Rule, maxSeconds float64, maxIters 
 	x := x0
 	for {
 		before := len(res.curve)
-		method := &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}}
+		method := &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}, Store: memory}
 		out, err := optimize.Minimize(p, x, &optimize.Settings{Converger: conv, GradientThreshold: 1e-300}, method)
 		res.iters += out.MajorIterations
 		if out.X != nil && !math.IsInf(out.F, 1) && (res.x == nil || out.F <= res.f) {
@@ -125,6 +125,9 @@ func lbfgs(obj Objective, x0 []float64, rule Rule, maxSeconds float64, maxIters 
 		return res
 	}
 }
+
+// memory is the number of curvature pairs L-BFGS keeps (gonum's default is 15).
+var memory = 15
 
 // maxRestarts bounds lbfgs's restarts after failed line searches.
 const maxRestarts = 1000

@@ -120,7 +120,8 @@ func TestPsiStatisticsPointMass(t *testing.T) {
 
 // TestPsiStatisticsFull: with diagonal scales L_n the full-covariance statistics equal
 // PsiStatistics at s = diag(L_n)^2 (1e-12 relative); with correlated S_n = L_n L_n^T, Psi1 and Psi2
-// agree with 200,000-draw float64 Monte Carlo averages within 4.5 standard errors.
+// agree with 200,000-draw float64 Monte Carlo averages within 4.5 standard errors; PsiSumsFull is
+// their sum over points (1e-12).
 func TestPsiStatisticsFull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	const n, m, q, draws = 3, 4, 2, 200000
@@ -149,8 +150,18 @@ func TestPsiStatisticsFull(t *testing.T) {
 		if err != nil {
 			panic(err)
 		}
-		return []*Node{pd.Psi1, pd.Psi2, pf.Psi1, pf.Psi2, pc.Psi0, pc.Psi1, pc.Psi2}
+		s0, s1, s2, err := kernels.PsiSumsFull(ctx, k, mu, fl, z)
+		if err != nil {
+			panic(err)
+		}
+		return []*Node{pd.Psi1, pd.Psi2, pf.Psi1, pf.Psi2, pc.Psi0, pc.Psi1, pc.Psi2,
+			Sub(s0, ReduceAllSum(pc.Psi0)), Sub(s1, pc.Psi1), Sub(s2, ReduceSum(pc.Psi2, 0))}
 	}, mu, s, diagScale, fullScale, z)
+	for i, name := range []string{"psi0", "psi1", "psi2"} {
+		if d := testutil.MaxAbsDiff(vars.Flat64(out[7+i]), make([]float64, len(vars.Flat64(out[7+i])))); d > 1e-12 {
+			t.Errorf("PsiSumsFull's %s differs from the sum of PsiStatisticsFull's by %g", name, d)
+		}
+	}
 	for i, name := range []string{"psi1", "psi2"} {
 		want, got := vars.Flat64(out[i]), vars.Flat64(out[2+i])
 		for j := range want {

@@ -29,6 +29,35 @@ func HasPsiStatistics(k Kernel) bool {
 // w = C_n^-1 mu_n and v_m = C_n^-1 z_m, Psi2's form is |w - (v_m + v_m')/2|^2, expanded so that
 // nothing of size [N, M, M, Q] is built. Errors: a kernel other than SE, shapes that do not match.
 func PsiStatisticsFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (*Psi, error) {
+	t, err := psiFull(ctx, k, mu, scale, z)
+	if err != nil {
+		return nil, err
+	}
+	psi2 := Mul(Exp(Sub(t.logPsi2n, InsertAxes(t.zdist, 0))), Square(t.variance))
+	return &Psi{Psi0: constantDiag(mu, t.variance), Psi1: t.psi1, Psi2: psi2}, nil
+}
+
+// PsiSumsFull returns what the collapsed bound needs of PsiStatisticsFull: psi0 = sum_n Psi0[n]
+// (a scalar), Psi1 [N, M] and sum_n Psi2[n] [M, M], without building Psi2 [N, M, M] itself (the
+// factors that do not depend on n are applied after the sum). Errors as PsiStatisticsFull's.
+func PsiSumsFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (psi0, psi1, psi2 *Node, err error) {
+	t, err := psiFull(ctx, k, mu, scale, z)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	psi0 = MulScalar(t.variance, float64(mu.Shape().Dim(0)))
+	psi2 = Mul(Mul(Exp(Neg(t.zdist)), ReduceSum(Exp(t.logPsi2n), 0)), Square(t.variance))
+	return psi0, t.psi1, psi2, nil
+}
+
+// psiTerms are the parts of the full-covariance psi statistics: Psi1 [N, M], and Psi2[n] =
+// variance^2 exp(logPsi2n[n] - zdist) with logPsi2n [N, M, M] and zdist [M, M].
+type psiTerms struct {
+	variance, psi1, logPsi2n, zdist *Node
+}
+
+// psiFull computes psiTerms (see PsiStatisticsFull).
+func psiFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (*psiTerms, error) {
 	st, ok := k.(*Stationary)
 	if !ok || st.Kind != "se" {
 		return nil, fmt.Errorf("kernels: psi statistics need the SE kernel, not %q", k.Name())
@@ -50,20 +79,18 @@ func PsiStatisticsFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (*Psi, 
 	quad1 := ReduceSum(Square(Sub(InsertAxes(w1, 1), v1)), -1) // [N, M]
 	psi1 := Mul(Exp(Sub(MulScalar(quad1, -0.5), InsertAxes(half1, -1))), variance)
 
-	// Psi2 through C2 C2^T = Λ/2 + S_n.
+	// Psi2 through C2 C2^T = Λ/2 + S_n:
+	// -(1/2) |w - (v_m + v_m')/2|^2 - half = e_n + g_nm + g_nm' - (1/4) v_m.v_m', with
+	// e_n = -(1/2) |w|^2 - half and g_nm = (1/2) w.v_m - (1/8) |v_m|^2.
 	l2h := MulScalar(l2, 0.5)
 	w2, v2, half2 := whitenedBy(Add(cov, Mul(eye, InsertAxes(l2h, 0, 0))), l2h, mu, z)
-	ww := ReduceSum(Square(w2), -1)         // [N]
-	wv := Einsum("nq,nmq->nm", w2, v2)      // [N, M]
-	vv := ReduceSum(Square(v2), -1)         // [N, M]
-	cross := Einsum("nmq,npq->nmp", v2, v2) // [N, M, M]
-	a := Add(MulScalar(vv, 0.25), Neg(wv))  // [N, M]: -w.v_m + |v_m|^2/4
-	quad2 := Add(Add(InsertAxes(ww, -1, -1), Add(InsertAxes(a, -1), InsertAxes(a, 1))), MulScalar(cross, 0.5))
-	dz := Sub(InsertAxes(z, 1), InsertAxes(z, 0))                                  // [M, M, Q]
-	zdist := MulScalar(ReduceSum(Div(Square(dz), InsertAxes(l2, 0, 0)), -1), 0.25) // [M, M]
-	logPsi2 := Sub(Sub(MulScalar(quad2, -0.5), InsertAxes(zdist, 0)), InsertAxes(half2, -1, -1))
-	psi2 := Mul(Exp(logPsi2), Square(variance))
-	return &Psi{Psi0: constantDiag(mu, variance), Psi1: psi1, Psi2: psi2}, nil
+	e := Sub(MulScalar(ReduceSum(Square(w2), -1), -0.5), half2)                                           // [N]
+	gnm := Sub(MulScalar(Einsum("nq,nmq->nm", w2, v2), 0.5), MulScalar(ReduceSum(Square(v2), -1), 0.125)) // [N, M]
+	cross := Einsum("nmq,npq->nmp", v2, v2)                                                               // [N, M, M]
+	rowTerms := Add(InsertAxes(gnm, -1), InsertAxes(Add(gnm, InsertAxes(e, -1)), 1))                      // [N, M, M]
+	dz := Sub(InsertAxes(z, 1), InsertAxes(z, 0))                                                         // [M, M, Q]
+	zdist := MulScalar(ReduceSum(Div(Square(dz), InsertAxes(l2, 0, 0)), -1), 0.25)                        // [M, M]
+	return &psiTerms{variance: variance, psi1: psi1, logPsi2n: Add(MulScalar(cross, -0.25), rowTerms), zdist: zdist}, nil
 }
 
 // whitenedBy factorises A_n = C_n C_n^T ([N, Q, Q], A_n = diag(d) + S_n) and returns w = C_n^-1 mu_n
