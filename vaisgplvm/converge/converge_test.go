@@ -287,3 +287,58 @@ func TestFitRefuses(t *testing.T) {
 		t.Errorf("Matérn kernel: %v", err)
 	}
 }
+
+// TestStartFromAndContinue: an IWVI model started from the converged MF fit (StartFrom) has at
+// least the MF bound there (importance weighting never loosens it at the same q0: its -ELBO,
+// Evaluate with 40 draws, is below the collapsed MF value plus 4 standard errors); Continue then
+// trains it to a plateau by its rule (converged, the step size from LR/10 halved twice) without
+// giving that back.
+func TestStartFromAndContinue(t *testing.T) {
+	mf := smallTrainer(t, true)
+	fit, err := Fit(mf, Options{Rule: Rule{Window: 20, Tol: 1e-7}, MaxIters: 3000})
+	if err != nil || !fit.Converged {
+		t.Fatalf("MF fit: %+v, %v", fit, err)
+	}
+	c := mf.Model.Cfg
+	c.Method, c.K = "iwvi", 5
+	m, err := model.New(c, mf.Model.X, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iw := train.New(m, testutil.Backend())
+	if err := StartFrom(iw, mf); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := iw.Evaluate(40, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.NegELBO > fit.NegELBO+4**ev.NegELBOSE {
+		t.Errorf("IWVI at the MF optimum: -ELBO %.5f ± %.2g, above MF's %.5f", ev.NegELBO, *ev.NegELBOSE, fit.NegELBO)
+	}
+	res, err := Continue(iw, AdamOptions{Rule: AdamRule{Window: 50, Halvings: 2}, MaxIters: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := -1.0
+	for v := range iw.Ctx.Store().IterVariables() {
+		if v.Name() == "learning_rate" {
+			val, _ := v.Value()
+			lr = vars.Flat64(val)[0]
+		}
+	}
+	if !res.Converged || res.Iterations < 3*50 || math.Abs(lr-c.LR/40) > 1e-12 {
+		t.Errorf("Continue: converged %v after %d iterations, step size %g (want converged, %g)", res.Converged, res.Iterations, lr, c.LR/40)
+	}
+	after, err := iw.Evaluate(40, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.NegELBO > ev.NegELBO+4*math.Hypot(*ev.NegELBOSE, *after.NegELBOSE) {
+		t.Errorf("IWVI after Continue %.5f, at the start %.5f: the bound got worse", after.NegELBO, ev.NegELBO)
+	}
+	mfOther, _ := model.New(mf.Model.Cfg, smallData(15, 7), nil)
+	if err := StartFrom(train.New(mfOther, testutil.Backend()), mf); err == nil {
+		t.Errorf("StartFrom a model of other sizes: no error")
+	}
+}

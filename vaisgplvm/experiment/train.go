@@ -35,11 +35,14 @@ type Metrics struct {
 	// Convergence is the L-BFGS fit of the collapsed bound that TrainOptions.Converge asked for:
 	// whether it converged by its rule, the rule, the final change, what stopped it, its
 	// iterations and seconds (nil for a fixed number of Adam iterations).
-	Convergence    *converge.Result  `json:"convergence,omitempty"`
-	SecondsPerIter float64           `json:"seconds_per_iteration"`
-	ClippedSteps   int               `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
-	Eval           *train.Evaluation `json:"metrics"`
-	Standardized   bool              `json:"standardized"`
+	Convergence *converge.Result `json:"convergence,omitempty"`
+	// ConvergenceStart is the converged mean-field start (L-BFGS on the collapsed bound) of a
+	// Converge run of another bound, which Convergence then continued with Adam on its own bound.
+	ConvergenceStart *converge.Result  `json:"convergence_mf_start,omitempty"`
+	SecondsPerIter   float64           `json:"seconds_per_iteration"`
+	ClippedSteps     int               `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
+	Eval             *train.Evaluation `json:"metrics"`
+	Standardized     bool              `json:"standardized"`
 	// MSEDataUnits is the MSE of reconstruction.csv's values over the observed entries in the
 	// data file's units, as infer.json's mse_observed; only with Standardized, and only when it is
 	// finite (values near the float64 limit overflow it).
@@ -201,9 +204,11 @@ type TrainOptions struct {
 	// of seconds to minutes.
 	Exact bool
 	// Converge, when not nil, fits the model to the optimum of the collapsed mean-field bound by
-	// L-BFGS (converge.Fit, full batch) instead of Iters Adam iterations; Metrics.Convergence says
-	// whether it converged. Only Method mf: the other bounds' own optimum is not built yet.
-	Converge *converge.Options
+	// L-BFGS (converge.Fit, full batch) instead of Iters Adam iterations; for a bound other than
+	// mf, Adam then continues on the model's own bound until ConvergeAdam's rule holds
+	// (converge.Continue). Metrics.Convergence says whether the last stage converged.
+	Converge     *converge.Options
+	ConvergeAdam converge.AdamOptions
 	// Observe, when not nil, sees every training step (train.Trainer.Run).
 	Observe func(train.Event)
 	// Stop, when closed, ends training after the current step (train.Trainer.Stop).
@@ -272,10 +277,18 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		return nil
 	}
 	tr.Stop = opt.Stop
-	var conv *converge.Result
+	var conv, convStart *converge.Result
 	var runErr error
 	if opt.Converge != nil {
 		conv, runErr = fitConverged(tr, *opt.Converge, opt.Stop)
+		if runErr == nil && tr.Model.Cfg.Method != "mf" {
+			convStart = conv
+			left := 0.0 // no limit
+			if opt.Converge.MaxSeconds > 0 {
+				left = max(opt.Converge.MaxSeconds-conv.Seconds, 1e-9)
+			}
+			conv, runErr = continueConverged(tr, opt.ConvergeAdam, left, opt.Stop)
+		}
 	} else {
 		runErr = tr.Run(opt.Iters, opt.Observe, opt.CheckpointEvery, save)
 	}
@@ -304,7 +317,7 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		saveFinal := func(t *train.Trainer) error { return t.Save(dir.File("checkpoint.gob")) }
 		met, runErr = evaluateAndWrite(dir, tr, td, src, opt, curve, saveFinal)
 		if met != nil {
-			met.Convergence = conv
+			met.Convergence, met.ConvergenceStart = conv, convStart
 		}
 	}
 	if runErr == nil {
@@ -315,6 +328,20 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		}
 	}
 	return nil, keepFailed(dir, tr, runErr, saved, ckpt)
+}
+
+// continueConverged runs converge.Continue on tr with stop within maxSeconds (0: no limit), and
+// returns an error wrapping train.ErrInterrupted when stop ended it.
+func continueConverged(tr *train.Trainer, o converge.AdamOptions, maxSeconds float64, stop <-chan struct{}) (*converge.Result, error) {
+	o.Stop, o.MaxSeconds = stop, maxSeconds
+	res, err := converge.Continue(tr, o)
+	if err != nil {
+		return nil, err
+	}
+	if res.StoppedBy == "interrupted" {
+		return res, fmt.Errorf("%w after %d Adam iterations of the converging fit (not converged)", train.ErrInterrupted, res.Iterations)
+	}
+	return res, nil
 }
 
 // fitConverged runs converge.Fit on tr with stop, and returns an error wrapping

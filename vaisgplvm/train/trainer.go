@@ -46,6 +46,10 @@ type Trainer struct {
 	DataTag string
 	// ReconChains, when > 0, replaces the package default ReconChains in Evaluate.
 	ReconChains int
+	// NoRunawayCheck turns off CheckRunaway in Step: for a fit that starts at an optimum (the
+	// converge package's continuation from a converged start), which has no progress to give
+	// back, so that its noise reads as a runaway. Non-finite values still stop a step.
+	NoRunawayCheck bool
 	// Stop, when closed, makes Run return ErrInterrupted after the step in progress (the
 	// parameters are then those after a complete step: a checkpoint of them resumes exactly).
 	Stop <-chan struct{}
@@ -156,6 +160,9 @@ func (t *Trainer) Step() (float64, error) {
 	}
 	t.Iter++
 	t.Curve = append(t.Curve, v)
+	if t.NoRunawayCheck {
+		return v, nil
+	}
 	if err := CheckRunaway(t.Curve, t.Model.Cfg.Method, t.Model.Cfg.LR, t.Model.Cfg.StopGrad); err != nil {
 		return v, err
 	}

@@ -490,8 +490,9 @@ func benchRows(t *testing.T, args ...string) []experiment.BenchResult {
 
 // TestTrainConverge: train --converge fits MF by L-BFGS on the collapsed bound until the rule
 // holds, records convergence in metrics.json (converged, rule, final change) with the curve, and
-// its Monte Carlo MF bound equals the collapsed bound at the end (q(u) at its optimum); flags that
-// cannot go with it are usage errors (exit 2), a kernel without psi statistics too.
+// its Monte Carlo MF bound equals the collapsed bound at the end (q(u) at its optimum); IWVI starts
+// there and continues with Adam to its own rule (both stages recorded); flags that cannot go with
+// it are usage errors (exit 2), a kernel without psi statistics too.
 func TestTrainConverge(t *testing.T) {
 	dir, base, _ := trainedSetup(t)
 	out := filepath.Join(dir, "conv")
@@ -510,8 +511,17 @@ func TestTrainConverge(t *testing.T) {
 	if rows := readCSVRows(t, filepath.Join(out, "curve.csv")); len(rows) != c.Iterations || rows[len(rows)-1][1] > rows[0][1] {
 		t.Errorf("curve.csv: %d rows for %d iterations", len(rows), c.Iterations)
 	}
+	// Another bound: the converged MF start, then Adam on IWVI's own bound to its plateau rule.
+	iw := filepath.Join(dir, "conv-iwvi")
+	if code, msg := runQuiet("train", "--data", base, "--method", "iwvi", "--k", "3", "--m", "5", "--converge", "--converge-window", "20",
+		"--converge-tol", "1e-6", "--quiet", "--no-figures", "--out", iw); code != 0 {
+		t.Fatalf("iwvi: exit %d: %s", code, msg)
+	}
+	met, raw = readMetrics(t, iw)
+	if s, c := met.ConvergenceStart, met.Convergence; s == nil || !s.Converged || c == nil || !c.Converged || !strings.Contains(c.Rule, "halved") || met.Iterations != c.Iterations {
+		t.Fatalf("iwvi metrics.json: %s", raw)
+	}
 	checkCases(t, []reliabilityCase{
-		{"converge vais", []string{"train", "--data", base, "--method", "vais", "--converge", "--out", filepath.Join(dir, "x1")}, 2, []string{"--converge", "mf"}},
 		{"converge iters", []string{"train", "--data", base, "--method", "mf", "--converge", "--iters", "5", "--out", filepath.Join(dir, "x2")}, 2, []string{"--iters"}},
 		{"max-seconds alone", []string{"train", "--data", base, "--method", "mf", "--max-seconds", "5", "--out", filepath.Join(dir, "x3")}, 2, []string{"--converge"}},
 		{"converge matern", []string{"train", "--data", base, "--method", "mf", "--m", "5", "--kernel", "matern32", "--converge", "--quiet", "--out", filepath.Join(dir, "x4")}, 2, []string{"--converge", "psi statistics"}},

@@ -45,7 +45,7 @@ func runTrain(args []string) error {
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
 	single := fs.Bool("single-latent", false, "reconstruction.csv from the prediction at the single reconstruction latent (the weighted mean of the particles, as the paper reconstructs) instead of the posterior predictive mixture over the particles (metrics.json has the scores of both)")
 	exact := fs.Bool("exact", false, "frey, mnist: also score the hidden pixels under the exact GP conditional on the complete images, at the trained hyperparameters and refitted with a validated noise (metrics.json hidden_pixels_exact, hidden_pixels_exact_refit; tens of seconds to minutes)")
-	conv := fs.Bool("converge", false, "fit to the optimum instead of for --iters Adam steps: L-BFGS on the collapsed mean-field bound, full batch, until it rises by at most --converge-tol nats per point over --converge-window iterations (metrics.json: convergence); --method mf only so far, fully observed data, the se kernel")
+	conv := fs.Bool("converge", false, "fit to the optimum instead of for --iters Adam steps: L-BFGS on the collapsed mean-field bound, full batch, until it rises by at most --converge-tol nats per point over --converge-window iterations; other methods then continue with Adam on their own bound from a tenth of --lr, halving its step at each plateau of 200-iteration means, converged at the plateau after 4 halvings (metrics.json: convergence); fully observed data, the se kernel")
 	maxSeconds := fs.Float64("max-seconds", 0, "with --converge: stop after this many seconds, reported as not converged (0: no limit)")
 	convWindow := fs.Int("converge-window", 50, "with --converge: L-BFGS iterations over which the rise of the bound is measured")
 	convTol := fs.Float64("converge-tol", 1e-4, "with --converge: largest rise of the bound per point (nats) over --converge-window iterations that counts as converged")
@@ -64,9 +64,6 @@ func runTrain(args []string) error {
 	if *conv {
 		if set["iters"] || set["checkpoint-every"] {
 			return usagef("--converge runs until the bound has converged: leave out --iters and --checkpoint-every (--max-seconds caps it)")
-		}
-		if *method != "mf" {
-			return usagef("--converge fits --method mf only so far (the collapsed bound); --method %s trains for --iters Adam steps", *method)
 		}
 		if set["batch"] && mf.v.Batch != 0 {
 			return usagef("--converge fits the whole data set at once: leave out --batch")
