@@ -38,11 +38,13 @@ type Metrics struct {
 	Convergence *converge.Result `json:"convergence,omitempty"`
 	// ConvergenceStart is the converged mean-field start (L-BFGS on the collapsed bound) of a
 	// Converge run of another bound, which Convergence then continued with Adam on its own bound.
-	ConvergenceStart *converge.Result  `json:"convergence_mf_start,omitempty"`
-	SecondsPerIter   float64           `json:"seconds_per_iteration"`
-	ClippedSteps     int               `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
-	Eval             *train.Evaluation `json:"metrics"`
-	Standardized     bool              `json:"standardized"`
+	ConvergenceStart *converge.Result `json:"convergence_mf_start,omitempty"`
+	// ConvergedFrom is TrainOptions.ConvergeFrom: the checkpoint the converging fit started from.
+	ConvergedFrom  string            `json:"converged_from,omitempty"`
+	SecondsPerIter float64           `json:"seconds_per_iteration"`
+	ClippedSteps   int               `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
+	Eval           *train.Evaluation `json:"metrics"`
+	Standardized   bool              `json:"standardized"`
 	// MSEDataUnits is the MSE of reconstruction.csv's values over the observed entries in the
 	// data file's units, as infer.json's mse_observed; only with Standardized, and only when it is
 	// finite (values near the float64 limit overflow it).
@@ -209,6 +211,10 @@ type TrainOptions struct {
 	// (converge.Continue). Metrics.Convergence says whether the last stage converged.
 	Converge     *converge.Options
 	ConvergeAdam converge.AdamOptions
+	// ConvergeFrom, with Converge and a bound other than mf, is the checkpoint of a converged fit
+	// on the same data (train --converge --method mf) to start from instead of fitting the
+	// mean-field start again (converge.StartFrom); recorded in Metrics.ConvergedFrom.
+	ConvergeFrom string
 	// Observe, when not nil, sees every training step (train.Trainer.Run).
 	Observe func(train.Event)
 	// Stop, when closed, ends training after the current step (train.Trainer.Stop).
@@ -280,7 +286,11 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 	var conv, convStart *converge.Result
 	var runErr error
 	if opt.Converge != nil {
-		conv, runErr = fitConverged(tr, *opt.Converge, opt.Stop)
+		if opt.ConvergeFrom != "" {
+			conv, runErr = &converge.Result{}, startFrom(tr, td, opt.ConvergeFrom)
+		} else {
+			conv, runErr = fitConverged(tr, *opt.Converge, opt.Stop)
+		}
 		if runErr == nil && tr.Model.Cfg.Method != "mf" {
 			convStart = conv
 			left := 0.0 // no limit
@@ -317,7 +327,10 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		saveFinal := func(t *train.Trainer) error { return t.Save(dir.File("checkpoint.gob")) }
 		met, runErr = evaluateAndWrite(dir, tr, td, src, opt, curve, saveFinal)
 		if met != nil {
-			met.Convergence, met.ConvergenceStart = conv, convStart
+			met.Convergence, met.ConvergenceStart, met.ConvergedFrom = conv, convStart, opt.ConvergeFrom
+			if opt.ConvergeFrom != "" {
+				met.ConvergenceStart = nil // fitted by the run that wrote the checkpoint
+			}
 		}
 	}
 	if runErr == nil {
@@ -342,6 +355,25 @@ func continueConverged(tr *train.Trainer, o converge.AdamOptions, maxSeconds flo
 		return res, fmt.Errorf("%w after %d Adam iterations of the converging fit (not converged)", train.ErrInterrupted, res.Iterations)
 	}
 	return res, nil
+}
+
+// startFrom loads the checkpoint path (a fit of td by any bound, with the model settings it
+// records) and copies its shared parameters into tr (converge.StartFrom).
+func startFrom(tr *train.Trainer, td *Data, path string) error {
+	cfg, _, err := train.ReadCheckpointInfo(path)
+	if err != nil {
+		return err
+	}
+	m, err := model.New(cfg, td.X, td.Mask)
+	if err != nil {
+		return fmt.Errorf("ConvergeFrom %s: %w", path, err)
+	}
+	src := train.New(m, tr.Backend)
+	src.DataTag = tr.DataTag
+	if err := src.Load(path); err != nil {
+		return fmt.Errorf("ConvergeFrom: %w", err)
+	}
+	return converge.StartFrom(tr, src)
 }
 
 // fitConverged runs converge.Fit on tr with stop, and returns an error wrapping

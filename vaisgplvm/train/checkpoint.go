@@ -330,7 +330,7 @@ func (t *Trainer) Load(path string) error {
 	}
 	if ck.Iter == 0 && len(ck.Vars) == 0 {
 		// Saved before the first step: the model starts from its initial values, as without Load.
-	} else if err := t.checkComplete(ck.Vars); err != nil {
+	} else if err := t.checkComplete(ck.Vars, ck.Iter == 0); err != nil {
 		return fmt.Errorf("checkpoint %s is incomplete: %w; use the checkpoint the run wrote", path, err)
 	}
 	for i, sv := range ck.Vars {
@@ -433,8 +433,10 @@ func (e *DataMismatchError) Error() string {
 
 // checkComplete checks that saved holds every variable the model's training step uses, with its
 // shape: a variable missing from a checkpoint would otherwise be created afresh, at its initial
-// value, and the model silently used half-trained.
-func (t *Trainer) checkComplete(saved []savedVar) error {
+// value, and the model silently used half-trained. With noSteps (a checkpoint of a model fitted
+// without Adam, as converge.Fit's) Adam's state may be missing: before a first step it is at its
+// initial value.
+func (t *Trainer) checkComplete(saved []savedVar, noSteps bool) error {
 	need, err := t.requiredVariables()
 	if err != nil {
 		return err
@@ -446,6 +448,7 @@ func (t *Trainer) checkComplete(saved []savedVar) error {
 	for _, name := range slices.Sorted(maps.Keys(need)) {
 		dims, ok := have[name]
 		switch {
+		case !ok && noSteps && optimizerState(name):
 		case !ok:
 			return fmt.Errorf("it lacks the variable %s (shape %v)", name, need[name])
 		case !slices.Equal(dims, need[name]):
@@ -453,6 +456,12 @@ func (t *Trainer) checkComplete(saved []savedVar) error {
 		}
 	}
 	return nil
+}
+
+// optimizerState reports whether the variable at path (scope/name) is Adam's state: its moments,
+// its step count, its learning rate.
+func optimizerState(path string) bool {
+	return strings.HasPrefix(path, "/AdamOptimizer/") || strings.HasPrefix(path, "/optimizers/") || strings.HasSuffix(path, "/global_step")
 }
 
 // requiredVariables returns the dimensions of every variable the training step creates, by scope

@@ -521,7 +521,18 @@ func TestTrainConverge(t *testing.T) {
 	if s, c := met.ConvergenceStart, met.Convergence; s == nil || !s.Converged || c == nil || !c.Converged || !strings.Contains(c.Rule, "halved") || met.Iterations != c.Iterations {
 		t.Fatalf("iwvi metrics.json: %s", raw)
 	}
+	// The same from the converged MF checkpoint: no L-BFGS start of its own.
+	from := filepath.Join(dir, "conv-from")
+	if code, msg := runQuiet("train", "--data", base, "--method", "iwvi", "--k", "3", "--m", "5", "--converge", "--converge-from",
+		filepath.Join(out, "checkpoint.gob"), "--quiet", "--no-figures", "--out", from); code != 0 {
+		t.Fatalf("--converge-from: exit %d: %s", code, msg)
+	}
+	met, raw = readMetrics(t, from)
+	if met.ConvergenceStart != nil || met.ConvergedFrom == "" || met.Convergence == nil || !met.Convergence.Converged {
+		t.Fatalf("--converge-from metrics.json: %s", raw)
+	}
 	checkCases(t, []reliabilityCase{
+		{"converge-from mf", []string{"train", "--data", base, "--method", "mf", "--converge", "--converge-from", filepath.Join(out, "checkpoint.gob"), "--out", filepath.Join(dir, "x5")}, 2, []string{"--converge-from"}},
 		{"converge iters", []string{"train", "--data", base, "--method", "mf", "--converge", "--iters", "5", "--out", filepath.Join(dir, "x2")}, 2, []string{"--iters"}},
 		{"max-seconds alone", []string{"train", "--data", base, "--method", "mf", "--max-seconds", "5", "--out", filepath.Join(dir, "x3")}, 2, []string{"--converge"}},
 		{"converge matern", []string{"train", "--data", base, "--method", "mf", "--m", "5", "--kernel", "matern32", "--converge", "--quiet", "--out", filepath.Join(dir, "x4")}, 2, []string{"--converge", "psi statistics"}},

@@ -49,6 +49,7 @@ func runTrain(args []string) error {
 	maxSeconds := fs.Float64("max-seconds", 0, "with --converge: stop after this many seconds, reported as not converged (0: no limit)")
 	convWindow := fs.Int("converge-window", 50, "with --converge: L-BFGS iterations over which the rise of the bound is measured")
 	convTol := fs.Float64("converge-tol", 1e-4, "with --converge: largest rise of the bound per point (nats) over --converge-window iterations that counts as converged")
+	convFrom := fs.String("converge-from", "", "with --converge and a method other than mf: start from this checkpoint of a converged fit on the same data (train --converge --method mf) instead of fitting the mean-field start again")
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier run in --out (without it such a directory is refused, unless --resume continues its checkpoint)")
 	set, err := parseSet(fs, args)
 	if err != nil {
@@ -76,8 +77,11 @@ func runTrain(args []string) error {
 		if !*quiet {
 			convOpt.Observe = convergeProgress(os.Stderr, convOpt.Rule)
 		}
-	} else if set["max-seconds"] || set["converge-window"] || set["converge-tol"] {
-		return usagef("--max-seconds, --converge-window and --converge-tol go with --converge")
+	} else if set["max-seconds"] || set["converge-window"] || set["converge-tol"] || set["converge-from"] {
+		return usagef("--max-seconds, --converge-window, --converge-tol and --converge-from go with --converge")
+	}
+	if *convFrom != "" && *method == "mf" {
+		return usagef("--converge-from starts another bound from a converged fit; --method mf fits that start itself")
 	}
 	explicit := func(field string) bool { return set[flagName(field)] }
 	flagSource := func() (experiment.Source, error) {
@@ -100,7 +104,7 @@ func runTrain(args []string) error {
 		if err != nil {
 			return err
 		}
-		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt)
+		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt, *convFrom)
 	}
 	src, err := flagSource()
 	if err != nil {
@@ -117,13 +121,13 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt)
+	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt, *convFrom)
 }
 
 // trainRun opens the backend and --out, loads the data and trains: a new run of cfg (fitted to the
 // data's sizes by the flags, set), or, with resume, the checkpoint's run with its cfg as it is.
 func trainRun(args []string, src experiment.Source, cfg model.Config, set map[string]bool, mf *modelFlags, resume, out string,
-	iters, every int, figures, quiet, overwrite, single, exact bool, backendName string, conv *converge.Options) error {
+	iters, every int, figures, quiet, overwrite, single, exact bool, backendName string, conv *converge.Options, convFrom string) error {
 	b, err := backend.Start(backendName, cfg.DType, 1, 1, os.Stderr)
 	if err != nil {
 		return err
@@ -132,7 +136,7 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	resuming := resume != "" && experiment.SameFile(filepath.Dir(resume), out)
 	dir, err := experiment.OpenTrainDir(out, rundir.Options{Overwrite: overwrite,
 		Resume: resuming, ResumeFile: map[bool]string{true: resume}[resuming],
-		Inputs: map[string]string{"--data": src.File, "--resume": resume}})
+		Inputs: map[string]string{"--data": src.File, "--resume": resume, "--converge-from": convFrom}})
 	if err != nil {
 		return err
 	}
@@ -160,7 +164,7 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	}
 	opt := experiment.TrainOptions{Iters: iters, CheckpointEvery: every, Seed: cfg.Seed, Figures: figures, SingleLatent: single, Exact: exact,
 		Provenance: experiment.Provenance(append([]string{"train"}, args...)),
-		Resume:     resume, Warn: printWarning, Converge: conv}
+		Resume:     resume, Warn: printWarning, Converge: conv, ConvergeFrom: convFrom}
 	if !quiet && conv == nil {
 		opt.Observe = progress.Trainings(os.Stderr)
 	}
