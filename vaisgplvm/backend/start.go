@@ -32,8 +32,11 @@ func Start(spec, dtype string, jobs, total int, log io.Writer) (backends.Backend
 	if strings.HasPrefix(c.Spec, "xla") {
 		desc = "; " + c.Backend.Description()
 	} else {
-		kernels := MatMulKernels()
+		kernels, ch := MatMulKernels(), Chosen()
 		desc, note = "; matrix kernels: "+kernels, simdNote(kernels)
+		if chosen != nil && ch.Kernels == kernels {
+			desc, note = fmt.Sprintf("; matrix kernels: %s; CPU: %s", ch, ch.CPU), ""
+		}
 	}
 	if log != nil {
 		fmt.Fprintf(log, "backend: %s (%s%s)\n", c.Spec, c.Reason, desc)

@@ -41,8 +41,11 @@ type BenchResult struct {
 	NumCPU     int    `json:"num_cpu"`
 	// MatMulKernels: the pure-Go backend's matrix-product kernels in this process
 	// (backend.MatMulKernels: avx512, avx2, portable or generic); timings compare only within one.
-	MatMulKernels string  `json:"matmul_kernels,omitempty"`
-	NegELBOAtLast float64 `json:"neg_elbo_per_point_last"`
+	MatMulKernels string `json:"matmul_kernels,omitempty"`
+	// MatMulChoice says why those kernels ran (measured, cached, forced by VAISGPLVM_MATMUL, ...),
+	// with the probe's seconds when measured, and the CPU model (backend.Chosen).
+	MatMulChoice  *backend.KernelChoice `json:"matmul_choice,omitempty"`
+	NegELBOAtLast float64               `json:"neg_elbo_per_point_last"`
 	// CompiledGraphs counts the training graphs built over all the iterations (1: compiled once).
 	CompiledGraphs int `json:"compiled_graphs"`
 	// GraphOps and MatMuls count the operations of the training graph, and its matrix products
@@ -93,7 +96,7 @@ func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Bac
 	}
 	r := &BenchResult{Method: cfg.Method, Dataset: dataset, K: cfg.K, Batch: m.BatchSize(), StopGrad: cfg.StopGrad && m.Method.Annealed(),
 		CompileSecs: first, MedianSecs: times[len(times)/2], MinSecs: times[0], HostSecs: host, Prefetch: opt.Prefetch,
-		Iterations: opt.Iters, Backend: b.Name(), NumCPU: runtime.NumCPU(), MatMulKernels: backend.KernelsOf(b), NegELBOAtLast: tr.Curve[len(tr.Curve)-1],
+		Iterations: opt.Iters, Backend: b.Name(), NumCPU: runtime.NumCPU(), MatMulKernels: backend.KernelsOf(b), MatMulChoice: kernelChoice(b), NegELBOAtLast: tr.Curve[len(tr.Curve)-1],
 		CompiledGraphs: tr.CompiledGraphs(), Fit: "means"}
 	r.GraphOps, r.MatMuls = tr.GraphOps()
 	if cfg.Samples > 1 {
@@ -132,4 +135,13 @@ func BenchData(name string, observed, standardize bool) (x, mask [][]float64, er
 	}
 	x, mask, _, err = protocol.HidePixels(ds.X, 1)
 	return x, mask, err
+}
+
+// kernelChoice is backend.Chosen for the pure-Go backend, nil for any other (XLA).
+func kernelChoice(b backends.Backend) *backend.KernelChoice {
+	if backend.KernelsOf(b) == "" {
+		return nil
+	}
+	c := backend.Chosen()
+	return &c
 }

@@ -21,7 +21,7 @@ import (
 // binary is then the command), so that signals reach a real process.
 func TestMain(m *testing.M) {
 	if os.Getenv("VAISGPLVM_TEST_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stderr))
+		os.Exit(withKernels(os.Args))
 	}
 	os.Exit(m.Run())
 }

@@ -56,7 +56,7 @@ func usagef(format string, args ...any) error {
 // errHelp is returned by a command whose flags were asked for (-h, --help): exit status 0.
 var errHelp = errors.New("help requested")
 
-func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
+func main() { os.Exit(withKernels(os.Args)) }
 
 // run executes one command and returns the exit status: 0, 1 (a failure) or 2 (bad usage).
 func run(args []string, stderr io.Writer) int {
