@@ -342,3 +342,24 @@ func TestStartFromAndContinue(t *testing.T) {
 		t.Errorf("StartFrom a model of other sizes: no error")
 	}
 }
+
+// TestLBFGSStallIsNotConvergence: on a function whose values carry rounding noise (1e-6, well
+// above what is left to gain near its minimum, while its gradient is exact and far from zero in
+// one ill-conditioned direction) the line searches fail in a row; the driver then reports
+// "stalled", not converged, though the rule's window is flat.
+func TestLBFGSStallIsNotConvergence(t *testing.T) {
+	noisy := func(x, grad []float64) (float64, error) {
+		f := 0.0
+		for i, v := range x {
+			w := math.Pow(10, float64(i)) // curvatures 1 ... 1e5
+			f += w * v * v
+			grad[i] = 2 * w * v
+		}
+		h := math.Float64bits(x[0]*1e9+x[len(x)-1]*7e9) * 0x9e3779b97f4a7c15
+		return f + 1e-6*float64(h>>40)/float64(1<<24), nil
+	}
+	res := lbfgs(noisy, []float64{1, 1, 1, 1, 1, 1}, Rule{Window: 10, Tol: 1e-3}, 0, 2000, nil, nil)
+	if res.converged || !strings.HasPrefix(res.stoppedBy, "stalled") {
+		t.Errorf("noisy quadratic: converged %v, stopped by %q after %d iterations, %d restarts; want stalled", res.converged, res.stoppedBy, res.iters, res.restarts)
+	}
+}

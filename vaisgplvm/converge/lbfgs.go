@@ -38,18 +38,20 @@ type Objective func(x, grad []float64) (float64, error)
 
 // minimized is the end of a minimisation.
 type minimized struct {
-	x         []float64
-	f         float64
-	converged bool
-	change    float64 // f[k - Window] - f[k] at the end (nats per point; NaN before Window iterations)
-	iters     int
-	evals     int
-	status    string
-	curve     []float64 // f after each iteration
-	err       error     // an error of the objective, which stopped the run
-	stoppedBy string    // "converged", "max seconds", "max iterations", "interrupted", the optimiser's status
-	restarts  int       // restarts after a failed line search
-	nonFinite int       // evaluations at points where f was not finite
+	x          []float64
+	f          float64
+	converged  bool
+	change     float64 // f[k - Window] - f[k] at the end (nats per point; NaN before Window iterations)
+	iters      int
+	evals      int
+	status     string
+	curve      []float64 // f after each iteration
+	err        error     // an error of the objective, which stopped the run
+	stoppedBy  string    // "converged", "max seconds", "max iterations", "interrupted", the optimiser's status
+	restarts   int       // restarts after a failed line search
+	restartAt  []int     // the iteration (len(curve)) at each restart
+	nonFinite  int       // evaluations at points where f was not finite
+	sinceMajor int       // evaluations since the last iteration ended
 }
 
 // lbfgs minimises obj from x0 with gonum's L-BFGS (Moré-Thuente line search) until rule holds, or
@@ -98,7 +100,7 @@ func lbfgs(obj Objective, x0 []float64, rule Rule, maxSeconds float64, maxIters 
 	x := x0
 	for {
 		before := len(res.curve)
-		method := &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}, Store: memory}
+		method := &optimize.LBFGS{Linesearcher: &cappedSearch{Linesearcher: &optimize.MoreThuente{}}, Store: memory}
 		out, err := optimize.Minimize(p, x, &optimize.Settings{Converger: conv, GradientThreshold: 1e-300}, method)
 		res.iters += out.MajorIterations
 		if out.X != nil && !math.IsInf(out.F, 1) && (res.x == nil || out.F <= res.f) {
@@ -107,6 +109,7 @@ func lbfgs(obj Objective, x0 []float64, rule Rule, maxSeconds float64, maxIters 
 		res.status = out.Status.String()
 		if out.Status == optimize.Failure && conv.why == "" && len(res.curve) > before && res.restarts < maxRestarts {
 			res.restarts++
+			res.restartAt = append(res.restartAt, len(res.curve))
 			x = res.x
 			continue
 		}
@@ -119,6 +122,12 @@ func lbfgs(obj Objective, x0 []float64, rule Rule, maxSeconds float64, maxIters 
 			res.stoppedBy = fmt.Sprintf("the optimiser stopped: %s", out.Status)
 		}
 		res.converged = conv.why == "converged" || out.Status == optimize.GradientThreshold
+		if n := res.failedIn(rule.Window); res.converged && n >= rule.Window/2 {
+			// The window was flat because no step could be verified, not because the gradient
+			// vanished: the bound's rounding noise hides what descent is left.
+			res.converged = false
+			res.stoppedBy = fmt.Sprintf("stalled: the line search failed on %d of the last %d iterations (the bound's rounding noise hides the descent left)", n, rule.Window)
+		}
 		if res.x == nil {
 			res.x, res.f = x0, math.Inf(1)
 		}
@@ -128,6 +137,39 @@ func lbfgs(obj Objective, x0 []float64, rule Rule, maxSeconds float64, maxIters 
 
 // memory is the number of curvature pairs L-BFGS keeps (gonum's default is 15).
 var memory = 15
+
+// failedIn counts the restarts (failed line searches) among the last w iterations.
+func (m *minimized) failedIn(w int) int {
+	n := 0
+	for _, at := range m.restartAt {
+		if at > len(m.curve)-w {
+			n++
+		}
+	}
+	return n
+}
+
+// maxLineEvals bounds the evaluations of one line search.
+const maxLineEvals = 40
+
+// cappedSearch is a line search that fails after maxLineEvals trial steps: on a function with
+// rounding noise gonum's Moré-Thuente search can otherwise go on without end.
+type cappedSearch struct {
+	optimize.Linesearcher
+	n int
+}
+
+func (c *cappedSearch) Init(value, derivative, step float64) optimize.Operation {
+	c.n = 0
+	return c.Linesearcher.Init(value, derivative, step)
+}
+
+func (c *cappedSearch) Iterate(value, derivative float64) (optimize.Operation, float64, error) {
+	if c.n++; c.n > maxLineEvals {
+		return 0, 0, fmt.Errorf("no step found in %d trial steps", maxLineEvals)
+	}
+	return c.Linesearcher.Iterate(value, derivative)
+}
 
 // maxRestarts bounds lbfgs's restarts after failed line searches.
 const maxRestarts = 1000
