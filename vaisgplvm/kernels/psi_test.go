@@ -22,6 +22,45 @@ func seARD(a, b, ls []float64, v float64) float64 {
 	return v * math.Exp(-r2/2)
 }
 
+// checkPsiMC compares point i's closed-form Psi1 [N*M] and Psi2 [N*M*M] with draws Monte Carlo
+// averages of k(x, z_m) and k(z_m, x) k(x, z_m') over x drawn by sample (float64, SE-ARD with
+// lengthscales ls and variance v), within 4.5 standard errors.
+func checkPsiMC(t *testing.T, i, draws int, sample func(x []float64), z [][]float64, ls []float64, v float64, psi1, psi2 []float64) {
+	t.Helper()
+	m := len(z)
+	sum1, sq1 := make([]float64, m), make([]float64, m)
+	sum2, sq2 := make([]float64, m*m), make([]float64, m*m)
+	x, kx := make([]float64, len(ls)), make([]float64, m)
+	for range draws {
+		sample(x)
+		for a := range m {
+			kx[a] = seARD(x, z[a], ls, v)
+			sum1[a] += kx[a]
+			sq1[a] += kx[a] * kx[a]
+		}
+		for a := range m {
+			for b := range m {
+				p := kx[a] * kx[b]
+				sum2[a*m+b] += p
+				sq2[a*m+b] += p * p
+			}
+		}
+	}
+	check := func(name string, got, sum, sq float64) {
+		mean := sum / float64(draws)
+		se := math.Sqrt((sq/float64(draws) - mean*mean) / float64(draws))
+		if math.Abs(got-mean) > 4.5*se+1e-12 {
+			t.Errorf("%s: closed form %.6g, Monte Carlo %.6g ± %.2g", name, got, mean, se)
+		}
+	}
+	for a := range m {
+		check("psi1", psi1[i*m+a], sum1[a], sq1[a])
+		for b := range m {
+			check("psi2", psi2[(i*m+a)*m+b], sum2[a*m+b], sq2[a*m+b])
+		}
+	}
+}
+
 // TestPsiStatisticsAgainstMonteCarlo: Psi1 and Psi2 of the SE-ARD kernel (variance 1.7,
 // lengthscales 0.6 and 1.3) under q(x_n) = N(mu_n, diag s_n) agree with 200,000-draw float64
 // Monte Carlo averages of k(x, z_m) and k(z_m, x) k(x, z_m') within 4.5 Monte Carlo standard
@@ -51,40 +90,11 @@ func TestPsiStatisticsAgainstMonteCarlo(t *testing.T) {
 		if math.Abs(psi0[i]-v) > 1e-12 {
 			t.Errorf("psi0[%d] = %g, want %g", i, psi0[i], v)
 		}
-		sum1, sq1 := make([]float64, m), make([]float64, m)
-		sum2, sq2 := make([]float64, m*m), make([]float64, m*m)
-		x := make([]float64, q)
-		kx := make([]float64, m)
-		for d := 0; d < draws; d++ {
+		checkPsiMC(t, i, draws, func(x []float64) {
 			for j := range x {
 				x[j] = mu[i][j] + math.Sqrt(s[i][j])*rng.NormFloat64()
 			}
-			for a := 0; a < m; a++ {
-				kx[a] = seARD(x, z[a], ls, v)
-				sum1[a] += kx[a]
-				sq1[a] += kx[a] * kx[a]
-			}
-			for a := 0; a < m; a++ {
-				for b := 0; b < m; b++ {
-					p := kx[a] * kx[b]
-					sum2[a*m+b] += p
-					sq2[a*m+b] += p * p
-				}
-			}
-		}
-		check := func(name string, got, sum, sq float64) {
-			mean := sum / draws
-			se := math.Sqrt((sq/draws - mean*mean) / draws)
-			if math.Abs(got-mean) > 4.5*se+1e-12 {
-				t.Errorf("%s: closed form %.6g, Monte Carlo %.6g ± %.2g", name, got, mean, se)
-			}
-		}
-		for a := 0; a < m; a++ {
-			check("psi1", psi1[i*m+a], sum1[a], sq1[a])
-			for b := 0; b < m; b++ {
-				check("psi2", psi2[(i*m+a)*m+b], sum2[a*m+b], sq2[a*m+b])
-			}
-		}
+		}, z, ls, v, psi1, psi2)
 	}
 	mat, _ := kernels.New("matern32", kernels.Config{Q: q, Variance: 1, Lengthscale: 1})
 	mlmodel.MustExecOnceN(testutil.Backend(), mlmodel.NewStore(), func(ctx *mlmodel.Scope, mu, s, z *Node) []*Node {
@@ -171,43 +181,15 @@ func TestPsiStatisticsFull(t *testing.T) {
 		}
 	}
 	psi0, psi1, psi2 := vars.Flat64(out[4]), vars.Flat64(out[5]), vars.Flat64(out[6])
-	x, kx := make([]float64, q), make([]float64, m)
 	for i := range n {
 		if math.Abs(psi0[i]-v) > 1e-12 {
 			t.Errorf("psi0[%d] = %g, want %g", i, psi0[i], v)
 		}
-		sum1, sq1 := make([]float64, m), make([]float64, m)
-		sum2, sq2 := make([]float64, m*m), make([]float64, m*m)
-		for range draws {
+		L := fullScale[i]
+		checkPsiMC(t, i, draws, func(x []float64) {
 			e0, e1 := rng.NormFloat64(), rng.NormFloat64()
-			L := fullScale[i]
 			x[0] = mu[i][0] + L[0][0]*e0
 			x[1] = mu[i][1] + L[1][0]*e0 + L[1][1]*e1
-			for a := range m {
-				kx[a] = seARD(x, z[a], ls, v)
-				sum1[a] += kx[a]
-				sq1[a] += kx[a] * kx[a]
-			}
-			for a := range m {
-				for b := range m {
-					p := kx[a] * kx[b]
-					sum2[a*m+b] += p
-					sq2[a*m+b] += p * p
-				}
-			}
-		}
-		check := func(name string, got, sum, sq float64) {
-			mean := sum / draws
-			se := math.Sqrt((sq/draws - mean*mean) / draws)
-			if math.Abs(got-mean) > 4.5*se+1e-12 {
-				t.Errorf("%s: closed form %.6g, Monte Carlo %.6g ± %.2g", name, got, mean, se)
-			}
-		}
-		for a := range m {
-			check("psi1", psi1[i*m+a], sum1[a], sq1[a])
-			for b := range m {
-				check("psi2", psi2[(i*m+a)*m+b], sum2[a*m+b], sq2[a*m+b])
-			}
-		}
+		}, z, ls, v, psi1, psi2)
 	}
 }
