@@ -7,32 +7,38 @@
 # metrics.json and curve.csv are copied to docs/protocol/converged/DATASET-METHOD-seedS/.
 #
 #   BIN=/path/to/vaisgplvm DATASETS="oilflow wine" SEEDS="1 2" METHODS="iwvi vais" scripts/converged.sh
+#
+# CONT_FLAGS adds flags to the other bounds' runs and TAG to their folder names (e.g. CONT_FLAGS="--lr
+# 0.001" TAG=-lr0.001: Adam's continuation then starts at 1e-4, a tenth of --lr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-vaisgplvm}
 RUNS=${RUNS:-out/converged}
+CONT_FLAGS=${CONT_FLAGS:-}
+TAG=${TAG:-}
 DATASETS=${DATASETS:-oilflow wine}
 SEEDS=${SEEDS:-1 2 3 4 5}
 METHODS=${METHODS:-iwvi vais uha}
 record=docs/protocol/converged
 mkdir -p "$RUNS" "$record"
 
-run() { # dataset method seed [flags...]
-  local ds=$1 method=$2 seed=$3; shift 3
-  local dir="$RUNS/$ds-$method-seed$seed"
+run() { # dataset method seed tag [flags...]
+  local ds=$1 method=$2 seed=$3 tag=$4; shift 4
+  local dir="$RUNS/$ds-$method$tag-seed$seed"
   if [ ! -f "$dir/metrics.json" ]; then
     echo "converged.sh: $ds $method seed $seed" >&2
     "$BIN" train --dataset "$ds" --method "$method" --seed "$seed" --converge --no-figures --overwrite --out "$dir" "$@" >/dev/null
   fi
-  mkdir -p "$record/$ds-$method-seed$seed"
-  cp "$dir/metrics.json" "$dir/curve.csv" "$record/$ds-$method-seed$seed/"
+  mkdir -p "$record/$ds-$method$tag-seed$seed"
+  cp "$dir/metrics.json" "$dir/curve.csv" "$record/$ds-$method$tag-seed$seed/"
 }
 
 for seed in $SEEDS; do
   for ds in $DATASETS; do
-    run "$ds" mf "$seed"
+    run "$ds" mf "$seed" ""
     for method in $METHODS; do
-      run "$ds" "$method" "$seed" --converge-from "$RUNS/$ds-mf-seed$seed/checkpoint.gob"
+      # shellcheck disable=SC2086 # CONT_FLAGS is a list of flags
+      run "$ds" "$method" "$seed" "$TAG" --converge-from "$RUNS/$ds-mf-seed$seed/checkpoint.gob" $CONT_FLAGS
     done
   done
 done
