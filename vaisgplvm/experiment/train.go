@@ -287,17 +287,23 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 	var runErr error
 	if opt.Converge != nil {
 		if opt.ConvergeFrom != "" {
-			conv, runErr = &converge.Result{}, startFrom(tr, td, opt.ConvergeFrom)
+			runErr = startFrom(tr, td, opt.ConvergeFrom) // fitted by the run that wrote the checkpoint
 		} else {
-			conv, runErr = fitConverged(tr, *opt.Converge, opt.Stop)
+			conv, runErr = converge.Fit(tr, withStop(*opt.Converge, opt.Stop))
+			runErr = interrupted(conv, runErr, "L-BFGS")
 		}
 		if runErr == nil && tr.Model.Cfg.Method != "mf" {
 			convStart = conv
-			left := 0.0 // no limit
-			if opt.Converge.MaxSeconds > 0 {
-				left = max(opt.Converge.MaxSeconds-conv.Seconds, 1e-9)
+			cont := opt.ConvergeAdam
+			cont.Stop = opt.Stop
+			if limit := opt.Converge.MaxSeconds; limit > 0 { // what the MF start left of it
+				cont.MaxSeconds = limit
+				if conv != nil {
+					cont.MaxSeconds = max(limit-conv.Seconds, 1e-9)
+				}
 			}
-			conv, runErr = continueConverged(tr, opt.ConvergeAdam, left, opt.Stop)
+			conv, runErr = converge.Continue(tr, cont)
+			runErr = interrupted(conv, runErr, "Adam")
 		}
 	} else {
 		runErr = tr.Run(opt.Iters, opt.Observe, opt.CheckpointEvery, save)
@@ -328,9 +334,6 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		met, runErr = evaluateAndWrite(dir, tr, td, src, opt, curve, saveFinal)
 		if met != nil {
 			met.Convergence, met.ConvergenceStart, met.ConvergedFrom = conv, convStart, opt.ConvergeFrom
-			if opt.ConvergeFrom != "" {
-				met.ConvergenceStart = nil // fitted by the run that wrote the checkpoint
-			}
 		}
 	}
 	if runErr == nil {
@@ -341,20 +344,6 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		}
 	}
 	return nil, keepFailed(dir, tr, runErr, saved, ckpt)
-}
-
-// continueConverged runs converge.Continue on tr with stop within maxSeconds (0: no limit), and
-// returns an error wrapping train.ErrInterrupted when stop ended it.
-func continueConverged(tr *train.Trainer, o converge.AdamOptions, maxSeconds float64, stop <-chan struct{}) (*converge.Result, error) {
-	o.Stop, o.MaxSeconds = stop, maxSeconds
-	res, err := converge.Continue(tr, o)
-	if err != nil {
-		return nil, err
-	}
-	if res.StoppedBy == "interrupted" {
-		return res, fmt.Errorf("%w after %d Adam iterations of the converging fit (not converged)", train.ErrInterrupted, res.Iterations)
-	}
-	return res, nil
 }
 
 // startFrom loads the checkpoint path (a fit of td by any bound, with the model settings it
@@ -376,18 +365,19 @@ func startFrom(tr *train.Trainer, td *Data, path string) error {
 	return converge.StartFrom(tr, src)
 }
 
-// fitConverged runs converge.Fit on tr with stop, and returns an error wrapping
-// train.ErrInterrupted when stop ended it (the parameters are then the best so far).
-func fitConverged(tr *train.Trainer, o converge.Options, stop <-chan struct{}) (*converge.Result, error) {
+// withStop returns o with Stop set.
+func withStop(o converge.Options, stop <-chan struct{}) converge.Options {
 	o.Stop = stop
-	res, err := converge.Fit(tr, o)
-	if err != nil {
-		return nil, err
+	return o
+}
+
+// interrupted returns err, or, when the converging fit res of the named stage was stopped by the
+// run's Stop, an error wrapping train.ErrInterrupted (its parameters are then the best so far).
+func interrupted(res *converge.Result, err error, stage string) error {
+	if err == nil && res.StoppedBy == "interrupted" {
+		return fmt.Errorf("%w after %d %s iterations of the converging fit (-ELBO per point %.6g, not converged)", train.ErrInterrupted, res.Iterations, stage, res.NegELBO)
 	}
-	if res.StoppedBy == "interrupted" {
-		return res, fmt.Errorf("%w after %d L-BFGS iterations (-ELBO per point %.6g, not converged)", train.ErrInterrupted, res.Iterations, res.NegELBO)
-	}
-	return res, nil
+	return err
 }
 
 // keepFailed leaves what a failed run may (rundir.Dir.Leave: its curve as PartialCurve and its

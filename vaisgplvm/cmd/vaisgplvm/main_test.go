@@ -497,12 +497,12 @@ func TestTrainConverge(t *testing.T) {
 	dir, base, _ := trainedSetup(t)
 	out := filepath.Join(dir, "conv")
 	if code, msg := runQuiet("train", "--data", base, "--method", "mf", "--m", "5", "--converge", "--converge-window", "20",
-		"--converge-tol", "1e-6", "--quiet", "--no-figures", "--out", out); code != 0 {
+		"--converge-tol", "1e-4", "--quiet", "--no-figures", "--out", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
 	met, raw := readMetrics(t, out)
 	c := met.Convergence
-	if c == nil || !c.Converged || c.Change == nil || *c.Change > 1e-6 || !strings.Contains(c.Rule, "over the last 20") || met.Config.Batch != 0 {
+	if c == nil || !c.Converged || c.Change == nil || *c.Change > 1e-4 || !strings.Contains(c.Rule, "over the last 20") || met.Config.Batch != 0 {
 		t.Fatalf("metrics.json: %s", raw)
 	}
 	if se := *met.Eval.NegELBOSE; math.Abs(met.Eval.NegELBO-c.NegELBO) > 4*se+1e-6 {
@@ -514,7 +514,7 @@ func TestTrainConverge(t *testing.T) {
 	// Another bound: the converged MF start, then Adam on IWVI's own bound to its plateau rule.
 	iw := filepath.Join(dir, "conv-iwvi")
 	if code, msg := runQuiet("train", "--data", base, "--method", "iwvi", "--k", "3", "--m", "5", "--converge", "--converge-window", "20",
-		"--converge-tol", "1e-6", "--quiet", "--no-figures", "--out", iw); code != 0 {
+		"--converge-tol", "1e-4", "--quiet", "--no-figures", "--out", iw); code != 0 {
 		t.Fatalf("iwvi: exit %d: %s", code, msg)
 	}
 	met, raw = readMetrics(t, iw)
