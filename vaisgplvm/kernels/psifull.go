@@ -54,6 +54,10 @@ func PsiSumsFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (psi0, psi1, 
 // variance^2 exp(logPsi2n[n] - zdist) with logPsi2n [N, M, M] and zdist [M, M].
 type psiTerms struct {
 	variance, psi1, logPsi2n, zdist *Node
+	// What PsiCovarianceSumFull needs: the scale L_n [N, Q, Q], l^2 [Q], C1^-1 and C2^-1 [N, Q, Q]
+	// (Λ + S_n = C1 C1^T, Λ/2 + S_n = C2 C2^T), a1 = C1^-1 (mu_n - z_m) and a2 = C2^-1 (mu_n - z_m)
+	// [N, M, Q], half1 = (1/2) log|I + S_n Λ^-1| and half2 = (1/2) log|I + 2 S_n Λ^-1| [N].
+	scale, l2, c1Inv, c2Inv, a1, a2, half1, half2 *Node
 }
 
 // psiFull computes psiTerms (see PsiStatisticsFull).
@@ -75,8 +79,9 @@ func psiFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (*psiTerms, error
 	eye := InsertAxes(linalg.Eye(g, q, mu.DType()), 0) // [1, Q, Q]
 
 	// Psi1 through C1 C1^T = Λ + S_n.
-	w1, v1, half1 := whitenedBy(Add(cov, Mul(eye, InsertAxes(l2, 0, 0))), l2, mu, z)
-	quad1 := ReduceSum(Square(Sub(InsertAxes(w1, 1), v1)), -1) // [N, M]
+	w1, v1, half1, c1Inv := whitenedBy(Add(cov, Mul(eye, InsertAxes(l2, 0, 0))), l2, mu, z)
+	a1 := Sub(InsertAxes(w1, 1), v1)
+	quad1 := ReduceSum(Square(a1), -1) // [N, M]
 	psi1 := Mul(Exp(Sub(MulScalar(quad1, -0.5), InsertAxes(half1, -1))), variance)
 
 	// Psi2 through C2 C2^T = Λ/2 + S_n. With a_nm = w - v_m (the whitened offset of the point's
@@ -85,24 +90,78 @@ func psiFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (*psiTerms, error
 	// of the distances that matter (expanding around w instead left the bound with noise of 1e-4
 	// nats per point on oil flow at a noise variance of 5e-5, enough to stall L-BFGS).
 	l2h := MulScalar(l2, 0.5)
-	w2, v2, half2 := whitenedBy(Add(cov, Mul(eye, InsertAxes(l2h, 0, 0))), l2h, mu, z)
+	w2, v2, half2, c2Inv := whitenedBy(Add(cov, Mul(eye, InsertAxes(l2h, 0, 0))), l2h, mu, z)
 	a := Sub(InsertAxes(w2, 1), v2)                                                    // [N, M, Q]
 	aa := MulScalar(ReduceSum(Square(a), -1), -0.125)                                  // [N, M]
 	cross := MulScalar(Einsum("nmq,npq->nmp", a, a), -0.25)                            // [N, M, M]
 	rowTerms := Add(InsertAxes(aa, -1), InsertAxes(Sub(aa, InsertAxes(half2, -1)), 1)) // [N, M, M]
 	dz := Sub(InsertAxes(z, 1), InsertAxes(z, 0))                                      // [M, M, Q]
 	zdist := MulScalar(ReduceSum(Div(Square(dz), InsertAxes(l2, 0, 0)), -1), 0.25)     // [M, M]
-	return &psiTerms{variance: variance, psi1: psi1, logPsi2n: Add(cross, rowTerms), zdist: zdist}, nil
+	return &psiTerms{variance: variance, psi1: psi1, logPsi2n: Add(cross, rowTerms), zdist: zdist,
+		scale: scale, l2: l2, c1Inv: c1Inv, c2Inv: c2Inv, a1: a1, a2: a, half1: half1, half2: half2}, nil
 }
 
 // whitenedBy factorises A_n = C_n C_n^T ([N, Q, Q], A_n = diag(d) + S_n) and returns w = C_n^-1 mu_n
-// [N, Q], v = C_n^-1 z_m [N, M, Q] and half = (1/2) log(|A_n| / |diag(d)|) [N].
-func whitenedBy(a, d, mu, z *Node) (w, v, half *Node) {
+// [N, Q], v = C_n^-1 z_m [N, M, Q], half = (1/2) log(|A_n| / |diag(d)|) [N] and C_n^-1 [N, Q, Q].
+func whitenedBy(a, d, mu, z *Node) (w, v, half, cInv *Node) {
 	c, cInv := linalg.CholeskyWithInverse(a)
 	w = Einsum("nij,nj->ni", cInv, mu)
 	v = Einsum("nij,mj->nmi", cInv, z)
 	eye := InsertAxes(linalg.Eye(a.Graph(), a.Shape().Dim(-1), a.DType()), 0)
 	logDiag := ReduceSum(Log(ReduceSum(Mul(c, eye), -1)), -1) // log |C_n| [N]
 	half = Sub(logDiag, MulScalar(ReduceAllSum(Log(d)), 0.5))
-	return w, v, half
+	return w, v, half, cInv
+}
+
+// PsiCovarianceSumFull returns, beside PsiSumsFull's psi0 and Psi1 [N, M], the summed covariance
+// of the features under q(x_n), Cov = sum_n (Psi2[n] - Psi1[n]^T Psi1[n]) [M, M] (positive
+// semi-definite), computed without the cancellation of that difference: entry by entry,
+// Psi2[n, m, m'] / (Psi1[n, m] Psi1[n, m']) = exp(delta) with
+//
+//	delta = log|I + S Λ^-1| - (1/2) log|I + 2 S Λ^-1|
+//	        + abar^T (Λ + S)^-1 S (Λ + 2 S)^-1 abar - (1/4) d^T (Λ + S)^-1 S Λ^-1 d,
+//
+// abar = mu_n - (z_m + z_m')/2, d = z_m - z_m', each term a product that keeps its relative
+// precision however small S_n is, and Cov = sum_n Psi1 Psi1 expm1(delta). The sum Psi2 of
+// PsiSumsFull is Psi1^T Psi1 + Cov. The collapsed bound's data fit needs Cov to full precision
+// when the noise variance is small (its quadratic form in q(u)'s mean is divided by it).
+// Errors: as PsiStatisticsFull's.
+func PsiCovarianceSumFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (psi0, psi1, cov *Node, err error) {
+	t, err := psiFull(ctx, k, mu, scale, z)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	psi0 = MulScalar(t.variance, float64(mu.Shape().Dim(0)))
+	// With a_m = mu_n - z_m: U_m = L^T (Λ + S)^-1 a_m, V_m = L^T (Λ + 2S)^-1 a_m, W_m = L^T Λ^-1 a_m
+	// ([N, M, Q] each), abar = (a_m + a_m')/2 and d = a_m' - a_m, so the two forms are
+	// (U_m + U_m').(V_m + V_m') / 4 and (U_m' - U_m).(W_m' - W_m).
+	lt := Transpose(t.scale, 1, 2) // L_n^T [N, Q, Q]
+	u := Einsum("nij,nmj->nmi", lt, Einsum("nji,nmj->nmi", t.c1Inv, t.a1))
+	v := MulScalar(Einsum("nij,nmj->nmi", lt, Einsum("nji,nmj->nmi", t.c2Inv, t.a2)), 0.5)
+	a := Sub(InsertAxes(mu, 1), InsertAxes(z, 0)) // [N, M, Q]
+	w := Einsum("nij,nmj->nmi", lt, Div(a, InsertAxes(t.l2, 0, 0)))
+	uv := Einsum("nmq,npq->nmp", u, v) // [N, M, M]
+	uw := Einsum("nmq,npq->nmp", u, w)
+	uvd, uwd := diagOf(uv), diagOf(uw) // [N, M]
+	// (U_m + U_m').(V_m + V_m') = UV[m,m] + UV[m',m'] + UV[m,m'] + UV[m',m]; likewise with signs for d.
+	sumUV := Add(Add(InsertAxes(uvd, -1), InsertAxes(uvd, 1)), Add(uv, Transpose(uv, 1, 2)))
+	difUW := Sub(Add(InsertAxes(uwd, -1), InsertAxes(uwd, 1)), Add(uw, Transpose(uw, 1, 2)))
+	logDet := Sub(MulScalar(t.half1, 2), t.half2) // [N]
+	delta := Add(InsertAxes(logDet, -1, -1), Sub(MulScalar(sumUV, 0.25), MulScalar(difUW, 0.25)))
+	outer := Mul(InsertAxes(t.psi1, -1), InsertAxes(t.psi1, 1)) // [N, M, M]
+	cov = ReduceSum(Mul(outer, expm1(delta)), 0)
+	return psi0, t.psi1, cov, nil
+}
+
+// diagOf returns the diagonals [N, M] of a batch of square matrices [N, M, M].
+func diagOf(x *Node) *Node {
+	eye := InsertAxes(linalg.Eye(x.Graph(), x.Shape().Dim(-1), x.DType()), 0)
+	return ReduceSum(Mul(x, eye), -1)
+}
+
+// expm1 returns exp(x) - 1 to full relative precision for small x, with its gradient exp(x)
+// (GoMLX's Expm1 has none): the value is Expm1's, plus (x - x) exp(x) with only the first x
+// differentiated, which adds exactly zero to the value.
+func expm1(x *Node) *Node {
+	return Add(StopGradient(Expm1(x)), Mul(Sub(x, StopGradient(x)), StopGradient(Exp(x))))
 }
