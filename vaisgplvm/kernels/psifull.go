@@ -142,29 +142,22 @@ func PsiCovarianceSumFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (psi
 	psi0 = MulScalar(t.variance, float64(mu.Shape().Dim(0)))
 	// With a_m = mu_n - z_m: U_m = L^T (Λ + S)^-1 a_m, V_m = L^T (Λ + 2S)^-1 a_m, W_m = L^T Λ^-1 a_m
 	// ([N, M, Q] each), abar = (a_m + a_m')/2 and d = a_m' - a_m, so the two forms are
-	// (U_m + U_m').(V_m + V_m') / 4 and (U_m' - U_m).(W_m' - W_m).
+	// (U_m + U_m').(V_m + V_m') / 4 and (U_m' - U_m).(W_m' - W_m) / 4; their difference is
+	// (U_m.(V_m - W_m) + U_m'.(V_m' - W_m') + U_m.X_m' + X_m.U_m') / 4 with X = V + W: one product
+	// of size [N, M, M].
 	lt := Transpose(t.scale, 1, 2) // L_n^T [N, Q, Q]
 	u := Einsum("nij,nmj->nmi", lt, Einsum("nji,nmj->nmi", t.c1Inv, t.a1))
 	v := MulScalar(Einsum("nij,nmj->nmi", lt, Einsum("nji,nmj->nmi", t.c2Inv, t.a2)), 0.5)
 	a := Sub(InsertAxes(mu, 1), InsertAxes(z, 0)) // [N, M, Q]
 	w := Einsum("nij,nmj->nmi", lt, Div(a, InsertAxes(t.l2, 0, 0)))
-	uv := Einsum("nmq,npq->nmp", u, v) // [N, M, M]
-	uw := Einsum("nmq,npq->nmp", u, w)
-	uvd, uwd := diagOf(uv), diagOf(uw) // [N, M]
-	// (U_m + U_m').(V_m + V_m') = UV[m,m] + UV[m',m'] + UV[m,m'] + UV[m',m]; likewise with signs for d.
-	sumUV := Add(Add(InsertAxes(uvd, -1), InsertAxes(uvd, 1)), Add(uv, Transpose(uv, 1, 2)))
-	difUW := Sub(Add(InsertAxes(uwd, -1), InsertAxes(uwd, 1)), Add(uw, Transpose(uw, 1, 2)))
+	own := ReduceSum(Mul(u, Sub(v, w)), -1)       // [N, M]
+	ux := Einsum("nmq,npq->nmp", u, Add(v, w))    // [N, M, M]
 	logDet := Sub(MulScalar(t.half1, 2), t.half2) // [N]
-	delta := Add(InsertAxes(logDet, -1, -1), Sub(MulScalar(sumUV, 0.25), MulScalar(difUW, 0.25)))
+	pair := Add(Add(InsertAxes(own, -1), InsertAxes(own, 1)), Add(ux, Transpose(ux, 1, 2)))
+	delta := Add(InsertAxes(logDet, -1, -1), MulScalar(pair, 0.25))
 	outer := Mul(InsertAxes(t.psi1, -1), InsertAxes(t.psi1, 1)) // [N, M, M]
 	cov = ReduceSum(Mul(outer, expm1(delta)), 0)
 	return psi0, t.psi1, cov, nil
-}
-
-// diagOf returns the diagonals [N, M] of a batch of square matrices [N, M, M].
-func diagOf(x *Node) *Node {
-	eye := InsertAxes(linalg.Eye(x.Graph(), x.Shape().Dim(-1), x.DType()), 0)
-	return ReduceSum(Mul(x, eye), -1)
 }
 
 // expm1 returns exp(x) - 1 to full relative precision for small x, with its gradient exp(x)
