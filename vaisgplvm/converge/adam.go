@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
@@ -75,6 +77,11 @@ func Continue(tr *train.Trainer, opt AdamOptions) (*Result, error) {
 	if lr == 0 {
 		lr = tr.Model.Cfg.LR / 10
 	}
+	// The step size is set before the first step: Adam's first step moves every parameter by about
+	// the step size, and one at the model's LR throws a fit off the optimum it starts from.
+	if err := setLearningRate(tr.Ctx, lr, tr.Model.DType()); err != nil {
+		return nil, err
+	}
 	defer func(was bool) { tr.NoRunawayCheck = was }(tr.NoRunawayCheck)
 	tr.NoRunawayCheck = true
 	for {
@@ -85,9 +92,6 @@ func Continue(tr *train.Trainer, opt AdamOptions) (*Result, error) {
 		done := tr.Iter - first
 		if done == 1 {
 			res.Start = v
-			if err := setLearningRate(tr.Ctx, lr, tr.Model.DType().String()); err != nil { // the variable exists after a step
-				return nil, err
-			}
 		}
 		res.Iterations = done
 		if done%rule.Window == 0 && done >= 2*rule.Window {
@@ -105,7 +109,7 @@ func Continue(tr *train.Trainer, opt AdamOptions) (*Result, error) {
 				}
 				halvings++
 				lr /= 2
-				if err := setLearningRate(tr.Ctx, lr, tr.Model.DType().String()); err != nil {
+				if err := setLearningRate(tr.Ctx, lr, tr.Model.DType()); err != nil {
 					return nil, err
 				}
 			}
@@ -139,14 +143,11 @@ func mean(x []float64) float64 {
 	return s / float64(len(x))
 }
 
-// setLearningRate sets Adam's step size (GoMLX's variable optimizers/learning_rate) to lr.
-func setLearningRate(ctx *mlmodel.Scope, lr float64, dtype string) error {
-	for v := range ctx.Store().IterVariables() {
-		if v.Name() == "learning_rate" && strings.Contains(v.Scope(), "optimizers") {
-			return v.SetValue(vars.Convert(tensors.FromScalar(lr), vars.DTypeNamed(dtype)))
-		}
-	}
-	return fmt.Errorf("converge: the trainer has no Adam step size to set (no step taken yet?)")
+// setLearningRate sets Adam's step size (GoMLX's variable optimizers/learning_rate under the
+// trainer's root scope, which the optimiser reuses when it builds its step) to lr.
+func setLearningRate(ctx *mlmodel.Scope, lr float64, dtype dtypes.DType) error {
+	v := optimizer.LearningRateVarWithValue(ctx.Store().RootScope(), dtype, lr)
+	return v.SetValue(vars.Convert(tensors.FromScalar(lr), dtype))
 }
 
 // StartFrom copies into dst the parameters that every bound shares from src, a trainer of the same

@@ -463,3 +463,36 @@ func TestCollapsedRoundingNoise(t *testing.T) {
 		t.Errorf("Collapsed changes by %.2g nats per point for moves of 1e-10: rounding noise", ours)
 	}
 }
+
+// TestContinueFirstStep: Continue's very first Adam step is taken at its own step size (a tenth
+// of the model's LR here): no variable of q0 moves by more than that step (Adam's first update of
+// each parameter is at most the step size), while one at the model's LR would move them ten
+// times as far.
+func TestContinueFirstStep(t *testing.T) {
+	mf := smallTrainer(t, true)
+	c := mf.Model.Cfg
+	c.Method, c.K = "iwvi", 5
+	m, err := model.New(c, mf.Model.X, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iw := train.New(m, testutil.Backend())
+	if err := StartFrom(iw, mf); err != nil {
+		t.Fatal(err)
+	}
+	before, err := flatten([]*mlmodel.Variable{iw.Ctx.At("latent").GetVariable("mean")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Continue(iw, AdamOptions{MaxIters: 1}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := flatten([]*mlmodel.Variable{iw.Ctx.At("latent").GetVariable("mean")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := testutil.MaxAbsDiff(before, after)
+	if lr := c.LR / 10; moved > lr*(1+1e-9) || moved < lr/2 {
+		t.Errorf("the first step moved q0's means by up to %g; want about the step size %g (the model's LR is %g)", moved, lr, c.LR)
+	}
+}
