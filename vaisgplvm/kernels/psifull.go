@@ -144,18 +144,21 @@ func PsiCovarianceSumFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (psi
 	// ([N, M, Q] each), abar = (a_m + a_m')/2 and d = a_m' - a_m, so the two forms are
 	// (U_m + U_m').(V_m + V_m') / 4 and (U_m' - U_m).(W_m' - W_m) / 4; their difference is
 	// (U_m.(V_m - W_m) + U_m'.(V_m' - W_m') + U_m.X_m' + X_m.U_m') / 4 with X = V + W: one product
-	// of size [N, M, M], with [U, X].[X, U] giving U_m.X_m' + X_m.U_m' without a transpose.
+	// of size [N, M, M].
 	lt := Transpose(t.scale, 1, 2) // L_n^T [N, Q, Q]
 	u := Einsum("nij,nmj->nmi", lt, Einsum("nji,nmj->nmi", t.c1Inv, t.a1))
 	v := MulScalar(Einsum("nij,nmj->nmi", lt, Einsum("nji,nmj->nmi", t.c2Inv, t.a2)), 0.5)
 	a := Sub(InsertAxes(mu, 1), InsertAxes(z, 0)) // [N, M, Q]
 	w := Einsum("nij,nmj->nmi", lt, Div(a, InsertAxes(t.l2, 0, 0)))
-	own := ReduceSum(Mul(u, Sub(v, w)), -1) // [N, M]
+	// delta = P_m.Q_m' / 4 with P_m = [U_m, X_m, own_m + 4 logDet, 1] and Q_m' = [X_m', U_m', 1,
+	// own_m'], own_m = U_m.(V_m - W_m): the whole exponent in one product, nothing broadcast.
+	own := ReduceSum(Mul(u, Sub(v, w)), -1)                     // [N, M]
+	logDet := MulScalar(Sub(MulScalar(t.half1, 2), t.half2), 4) // [N]
+	ones := OnesLike(own)
 	x := Add(v, w)
-	ux := Einsum("nmq,npq->nmp", Concatenate([]*Node{u, x}, -1), Concatenate([]*Node{x, u}, -1)) // [N, M, M]
-	logDet := Sub(MulScalar(t.half1, 2), t.half2)                                                // [N]
-	pair := Add(Add(InsertAxes(own, -1), InsertAxes(own, 1)), ux)
-	delta := Add(InsertAxes(logDet, -1, -1), MulScalar(pair, 0.25))
+	p := Concatenate([]*Node{u, x, InsertAxes(Add(own, InsertAxes(logDet, -1)), -1), InsertAxes(ones, -1)}, -1)
+	q := Concatenate([]*Node{x, u, InsertAxes(ones, -1), InsertAxes(own, -1)}, -1)
+	delta := MulScalar(Einsum("nmq,npq->nmp", p, q), 0.25)      // [N, M, M]
 	outer := Mul(InsertAxes(t.psi1, -1), InsertAxes(t.psi1, 1)) // [N, M, M]
 	cov = ReduceSum(Mul(outer, expm1(delta)), 0)
 	return psi0, t.psi1, cov, nil
