@@ -9,12 +9,14 @@
 #   BIN=/path/to/vaisgplvm DATASETS="oilflow wine" SEEDS="1 2" METHODS="iwvi vais" scripts/converged.sh
 #
 # CONT_FLAGS adds flags to the other bounds' runs and TAG to their folder names (e.g. CONT_FLAGS="--lr
-# 0.001" TAG=-lr0.001: Adam's continuation then starts at 1e-4, a tenth of --lr).
+# 0.001" TAG=-lr0.001: Adam's continuation then starts at 1e-4, a tenth of --lr); MF_FLAGS adds flags
+# to the MF runs (e.g. MF_FLAGS="--max-seconds 1800": a cap, reported as not converged when hit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-vaisgplvm}
 RUNS=${RUNS:-out/converged}
 CONT_FLAGS=${CONT_FLAGS:-}
+MF_FLAGS=${MF_FLAGS:-}
 TAG=${TAG:-}
 DATASETS=${DATASETS:-oilflow wine}
 SEEDS=${SEEDS:-1 2 3 4 5}
@@ -35,7 +37,8 @@ run() { # dataset method seed tag [flags...]
 
 for seed in $SEEDS; do
   for ds in $DATASETS; do
-    run "$ds" mf "$seed" ""
+    # shellcheck disable=SC2086 # MF_FLAGS is a list of flags
+    run "$ds" mf "$seed" "" $MF_FLAGS
     for method in $METHODS; do
       # shellcheck disable=SC2086 # CONT_FLAGS is a list of flags
       run "$ds" "$method" "$seed" "$TAG" --converge-from "$RUNS/$ds-mf-seed$seed/checkpoint.gob" $CONT_FLAGS
