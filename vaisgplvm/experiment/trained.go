@@ -5,13 +5,27 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
-// CheckpointTrained returns a paper.Options.OnTrained that saves every training a table run
-// finishes as a checkpoint in dir (created when missing), named
+// Trained is one training a table run finished, as package paper reports it (paper.Trained has
+// these fields, so experiment.Trained(t) converts one): its table, data, method and seed, Key (the
+// hex sha256 of its identity in the table's store), how its data was made (Table 2's hidden
+// pixels of Seed, the image scale, the tabular standardisation) and the finished Trainer.
+type Trained struct {
+	Table           int
+	Dataset, Method string
+	Seed            uint64
+	Key             string
+	HiddenPixels    bool
+	Pixels          string
+	Standardize     bool
+	Trainer         *train.Trainer
+}
+
+// CheckpointTrained returns a function for paper.Options.OnTrained (through a conversion to
+// Trained) that saves every training a table run finishes as a checkpoint in dir (created when missing), named
 // DATASET-METHOD-seedS-KEY.checkpoint.gob with the first 16 hex digits of its store key, so that
 // trainings of other settings never share a file. Each checkpoint records the data its training
 // saw (Source.Tag: the built-in dataset with its pixel scale, standardisation and Table 2's
@@ -20,8 +34,8 @@ import (
 // training, trained again (reproduce --fresh); anything else at that name (a user's file, a
 // directory, a link) is never replaced: the training fails, naming it. CheckCheckpointDir checks
 // dir itself before a run trains anything.
-func CheckpointTrained(dir string, own *Source) func(paper.Trained) error {
-	return func(t paper.Trained) error {
+func CheckpointTrained(dir string, own *Source) func(Trained) error {
+	return func(t Trained) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("checkpoints: %w", err)
 		}

@@ -32,7 +32,7 @@ func TestCheckpointTrained(t *testing.T) {
 		OpenBackend: func(int, int) (backends.Backend, error) { return testutil.Backend(), nil },
 		Configure:   func(c *model.Config) error { c.M, c.Batch = 4, 20; return nil },
 		OnTrained: func(tr paper.Trained) error {
-			if err := save(tr); err != nil {
+			if err := save(experiment.Trained(tr)); err != nil {
 				return err
 			}
 			ev, err := tr.Trainer.Evaluate(2, nil)

@@ -187,7 +187,8 @@ func runReproduce(args []string) error {
 		if *file != "" {
 			own = &ownSrc
 		}
-		opts.OnTrained = experiment.CheckpointTrained(*checkpoints, own)
+		save := experiment.CheckpointTrained(*checkpoints, own)
+		opts.OnTrained = func(t paper.Trained) error { return save(experiment.Trained(t)) }
 	}
 	if spec.UsesField("Store") {
 		opts.Store, opts.Fresh = filepath.Join(*out, "jobs"), *fresh

@@ -16,7 +16,8 @@ const module = "github.com/vaisgplvm/vaisgplvm/"
 // TestLayers keeps docs/architecture.md's layer table true: every package of the module is in
 // exactly one row; each imports only packages of the rows above it or listed before it in its row;
 // each row's "imports from the module" column is exactly what its packages import from other rows;
-// only nb imports GoNB, and the command does not link it (go list -deps).
+// only nb imports GoNB, and the command does not link it (go list -deps); experiment does not
+// depend on paper.
 func TestLayers(t *testing.T) {
 	root := moduleRoot(t)
 	rows := layerTable(t, filepath.Join(root, "docs", "architecture.md"))
@@ -85,6 +86,10 @@ func TestLayers(t *testing.T) {
 		if strings.Contains(d, "gonb") {
 			t.Errorf("the command links %s", d)
 		}
+	}
+	// A plain training never reaches the paper's tables: the command hands table runs a converter.
+	if _, ok := goList(t, root, "-deps", "-f", "{{.ImportPath}}", "./vaisgplvm/experiment")[module+"vaisgplvm/paper"]; ok {
+		t.Errorf("experiment depends on paper (go list -deps); it must not")
 	}
 }
 
