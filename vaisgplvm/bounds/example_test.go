@@ -3,6 +3,7 @@ package bounds_test
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
@@ -27,7 +28,7 @@ func ExampleRegister() {
 		panic(err)
 	}
 	defer bounds.Unregister("mf-mc-kl-example")
-	fmt.Println(model.Methods())
+	fmt.Println("registered:", slices.Contains(model.Methods(), "mf-mc-kl-example"))
 
 	x := make([][]float64, 30)
 	for i := range x {
@@ -46,6 +47,6 @@ func ExampleRegister() {
 	}
 	fmt.Println("-ELBO per point fell:", tr.Curve[len(tr.Curve)-1] < tr.Curve[0]-1)
 	// Output:
-	// [mf iwvi vais uha smc mcd mf-mc-kl-example]
+	// registered: true
 	// -ELBO per point fell: true
 }

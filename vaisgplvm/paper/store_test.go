@@ -187,7 +187,7 @@ func TestRunawayOnStoredCurves(t *testing.T) {
 		}
 		checked++
 		for n := 1; n <= len(s.Curve); n++ {
-			if err := train.CheckRunaway(s.Curve[:n], "vais", 0.02, false); err != nil {
+			if err := train.CheckRunaway(s.Curve[:n], 0.02, true); err != nil {
 				stopped = append(stopped, filepath.Base(filepath.Dir(filepath.Dir(f)))+"/"+filepath.Base(f)[:16])
 				break
 			}

@@ -35,8 +35,10 @@ const RunawayZ = 4
 // divergence with finite values, which the non-finite check does not see.
 // Trainer.Step calls it after every iteration. curve is the -ELBO per point of every iteration
 // so far [iterations] (Trainer.Curve, nats); it checks only at block ends from the third block
-// on, and returns nil elsewhere. method, lr and stopGrad (the model's Config) shape the advice.
-func CheckRunaway(curve []float64, method string, lr float64, stopGrad bool) error {
+// on, and returns nil elsewhere. lr (the model's LR) and chainGrad (the bound has an annealed chain
+// and its gradient flows through the chain's steps: Method.Annealed() and not Config.StopGrad)
+// shape the advice.
+func CheckRunaway(curve []float64, lr float64, chainGrad bool) error {
 	n := len(curve)
 	if n%RunawayBlock != 0 || n < 3*RunawayBlock {
 		return nil
@@ -61,8 +63,8 @@ func CheckRunaway(curve []float64, method string, lr float64, stopGrad bool) err
 	}
 	advice := fmt.Sprintf("lower the learning rate LR (now %g)", lr)
 	fields := []string{"LR"}
-	if method == "vais" && !stopGrad {
-		advice += " or train VAIS's chain with StopGrad (the gradient through every annealing step is the one that diverged on MNIST at 2000-3000 iterations)"
+	if chainGrad {
+		advice += " or train the annealed chain with StopGrad (the gradient through every annealing step is the one that diverged on MNIST at 2000-3000 iterations with VAIS)"
 		fields = append(fields, "StopGrad")
 	}
 	return diverged(n, option.Failf(fields, "diverged at iteration %d: -ELBO per point averaged %.4g over iterations %d-%d, %.4g above its best "+

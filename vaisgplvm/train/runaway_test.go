@@ -28,7 +28,7 @@ func healthyCurve(n int) []float64 {
 func TestCheckRunaway(t *testing.T) {
 	c := healthyCurve(3000)
 	for n := 1; n <= len(c); n++ {
-		if err := CheckRunaway(c[:n], "vais", 0.02, false); err != nil {
+		if err := CheckRunaway(c[:n], 0.02, true); err != nil {
 			t.Fatalf("healthy curve stopped at %d: %v", n, err)
 		}
 	}
@@ -41,7 +41,7 @@ func TestCheckRunaway(t *testing.T) {
 		}
 		return d
 	}
-	err := CheckRunaway(up(0.4), "vais", 0.02, false)
+	err := CheckRunaway(up(0.4), 0.02, true)
 	var f *option.Failure
 	if !errors.As(err, &f) || !strings.Contains(err.Error(), "diverged at iteration 2100") ||
 		!strings.Contains(err.Error(), "iterations 2001-2100") || !strings.Contains(f.Error(), "StopGrad") {
@@ -50,20 +50,20 @@ func TestCheckRunaway(t *testing.T) {
 	if d := AsDiverged(err); d == nil || d.Iteration != 2100 {
 		t.Errorf("the stop is %#v; want a Diverged at iteration 2100", d)
 	}
-	if err := CheckRunaway(up(0.4), "iwvi", 0.02, false); err == nil || strings.Contains(err.Error(), "StopGrad") {
+	if err := CheckRunaway(up(0.4), 0.02, false); err == nil || strings.Contains(err.Error(), "StopGrad") {
 		t.Errorf("IWVI: %v; want the stop, advising the learning rate only", err)
 	}
-	if err := CheckRunaway(up(0.2), "vais", 0.02, false); err != nil {
+	if err := CheckRunaway(up(0.2), 0.02, true); err != nil {
 		t.Errorf("a curve giving back 20%% of its progress stopped: %v", err)
 	}
-	if err := CheckRunaway(up(0.4)[:2099], "vais", 0.02, false); err != nil {
+	if err := CheckRunaway(up(0.4)[:2099], 0.02, true); err != nil {
 		t.Errorf("checked off a block end: %v", err)
 	}
 	short := []float64{}
 	for i := range 2 * RunawayBlock { // the second block far above the first
 		short = append(short, float64(-i)+1e6*float64(i/RunawayBlock))
 	}
-	if err := CheckRunaway(short, "vais", 0.02, false); err != nil {
+	if err := CheckRunaway(short, 0.02, true); err != nil {
 		t.Errorf("checked before the third block: %v", err)
 	}
 }
@@ -81,7 +81,7 @@ func TestCheckRunawayWithinNoise(t *testing.T) {
 	}
 	shares := 0
 	for n := 1; n <= len(c); n++ {
-		if err := CheckRunaway(c[:n], "mcd", 0.02, false); err != nil {
+		if err := CheckRunaway(c[:n], 0.02, true); err != nil {
 			t.Fatalf("a fit within its noise stopped at %d: %v", n, err)
 		}
 		if n%RunawayBlock == 0 && n >= 3*RunawayBlock {
@@ -101,7 +101,7 @@ func TestCheckRunawayWithinNoise(t *testing.T) {
 	for i := range RunawayBlock {
 		up = append(up, c[2900+i]+0.1)
 	}
-	if d := AsDiverged(CheckRunaway(up, "mcd", 0.02, false)); d == nil || d.Iteration != 3000 {
+	if d := AsDiverged(CheckRunaway(up, 0.02, true)); d == nil || d.Iteration != 3000 {
 		t.Errorf("a last block 0.1 above the rest: %v; want a Diverged at iteration 3000", d)
 	}
 }

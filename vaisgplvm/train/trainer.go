@@ -163,7 +163,7 @@ func (t *Trainer) Step() (float64, error) {
 	if t.NoRunawayCheck {
 		return v, nil
 	}
-	if err := CheckRunaway(t.Curve, t.Model.Cfg.Method, t.Model.Cfg.LR, t.Model.Cfg.StopGrad); err != nil {
+	if err := CheckRunaway(t.Curve, t.Model.Cfg.LR, t.Model.Method.Annealed() && !t.Model.Cfg.StopGrad); err != nil {
 		return v, err
 	}
 	return v, nil
