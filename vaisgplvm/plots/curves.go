@@ -32,6 +32,8 @@ type CurveOptions struct {
 	Markers bool
 	// LogY uses a logarithmic y axis; every plotted value must then be > 0.
 	LogY bool
+	// LogX uses a logarithmic x axis (costs, sample sizes); every x must then be > 0.
+	LogX bool
 	// Scatter draws every point as a glyph and no line (paired values, such as each point's ESS
 	// against its gap to the evidence).
 	Scatter bool
@@ -40,7 +42,7 @@ type CurveOptions struct {
 // Curves draws several series on one axis with a legend: the -ELBO curves of runs or methods
 // (paper Fig. 4), an annealing schedule beta_k against k, step sizes eta_k. Non-finite points are
 // skipped. Errors: no series, X and Y of different lengths, a series with no finite point left,
-// or a non-positive value with LogY.
+// or a non-positive value with LogY (a non-positive x with LogX).
 func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("plots: curves: no series")
@@ -49,6 +51,10 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 	if opt.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if opt.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	for i, s := range series {
 		if s.X != nil && len(s.X) != len(s.Y) {
@@ -61,6 +67,9 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 		for _, pt := range xy {
 			if opt.LogY && pt.Y <= 0 {
 				return nil, fmt.Errorf("plots: curves: series %q has value %g at x = %g; a log axis needs > 0", s.Name, pt.Y, pt.X)
+			}
+			if opt.LogX && pt.X <= 0 {
+				return nil, fmt.Errorf("plots: curves: series %q has x = %g; a log x axis needs > 0", s.Name, pt.X)
 			}
 		}
 		if opt.Scatter {
@@ -86,7 +95,7 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 			p.Legend.Add(s.Name, line)
 		}
 	}
-	if wholeX(series) {
+	if wholeX(series) && !opt.LogX {
 		p.X.Tick.Marker = integerTicks{}
 	}
 	if !opt.LogY {

@@ -58,6 +58,12 @@ func TestCurvesErrors(t *testing.T) {
 	if _, err := Curves(CurveOptions{LogY: true}, Series{Name: "a", Y: []float64{1, -1}}); err == nil {
 		t.Error("log axis with a negative value: want an error")
 	}
+	if _, err := Curves(CurveOptions{LogX: true}, Series{Name: "a", X: []float64{0, 1}, Y: []float64{1, 2}}); err == nil {
+		t.Error("log x axis with x = 0: want an error")
+	}
+	if _, err := Curves(CurveOptions{LogX: true, LogY: true}, Series{Name: "a", X: []float64{3, 30, 300}, Y: []float64{1, 0.1, 0.01}}); err != nil {
+		t.Error(err)
+	}
 	if _, err := Curves(CurveOptions{Markers: true}, Series{Name: "a", Y: []float64{1, 2}}, Series{Name: "b", Y: []float64{2, 1}}); err != nil {
 		t.Error(err)
 	}
