@@ -41,6 +41,25 @@ func Size(full, quick int) int {
 	return full
 }
 
+// FullEnv is the environment variable that gives a notebook's long cells their full size when set
+// to 1: a notebook whose full run takes more than a few minutes on 2 cores runs a smaller default
+// and says so (Sizes).
+const FullEnv = "VAISGPLVM_FULL"
+
+// Full reports whether full sizes were asked for (FullEnv).
+func Full() bool { return os.Getenv(FullEnv) == "1" }
+
+// Sizes returns quick in quick mode, full when Full, and the default small otherwise.
+func Sizes(full, small, quick int) int {
+	switch {
+	case Quick():
+		return quick
+	case Full():
+		return full
+	}
+	return small
+}
+
 // InNotebook reports whether the code runs under a GoNB kernel.
 func InNotebook() bool { return gonbui.IsNotebook }
 

@@ -58,6 +58,17 @@ func TestQuickSize(t *testing.T) {
 	if Size(100, 3) != 100 || Quick() {
 		t.Error("normal mode: want the full size")
 	}
+	if Sizes(100, 30, 3) != 30 || Full() {
+		t.Error("normal mode: want the default (small) size of Sizes")
+	}
+	t.Setenv(FullEnv, "1")
+	if Sizes(100, 30, 3) != 100 || !Full() {
+		t.Error("full mode: want the full size")
+	}
+	t.Setenv(QuickEnv, "1")
+	if Sizes(100, 30, 3) != 3 {
+		t.Error("quick and full: quick wins (CI)")
+	}
 }
 
 // TestShowGlob: files matching a pattern are read; no match is an error.
