@@ -531,6 +531,21 @@ func TestTrainConverge(t *testing.T) {
 	if met.ConvergenceStart != nil || met.ConvergedFrom == "" || met.Convergence == nil || !met.Convergence.Converged {
 		t.Fatalf("--converge-from metrics.json: %s", raw)
 	}
+	// An annealed bound converges with eta_k held fixed, unless --adapt-eta asks otherwise.
+	for _, adapt := range []bool{false, true} {
+		vs := filepath.Join(dir, "conv-vais-"+strconv.FormatBool(adapt))
+		args := []string{"train", "--data", base, "--method", "vais", "--k", "2", "--m", "5", "--converge", "--converge-from",
+			filepath.Join(out, "checkpoint.gob"), "--quiet", "--no-figures", "--out", vs}
+		if adapt {
+			args = append(args, "--adapt-eta")
+		}
+		if code, msg := runQuiet(args...); code != 0 {
+			t.Fatalf("vais --converge-from (--adapt-eta %v): exit %d: %s", adapt, code, msg)
+		}
+		if met, raw := readMetrics(t, vs); met.Config.AdaptEta != adapt || met.Convergence == nil {
+			t.Errorf("vais --converge (--adapt-eta given: %v): adapt_eta %v in %s", adapt, met.Config.AdaptEta, raw)
+		}
+	}
 	checkCases(t, []reliabilityCase{
 		{"converge-from mf", []string{"train", "--data", base, "--method", "mf", "--converge", "--converge-from", filepath.Join(out, "checkpoint.gob"), "--out", filepath.Join(dir, "x5")}, 2, []string{"--converge-from"}},
 		{"converge iters", []string{"train", "--data", base, "--method", "mf", "--converge", "--iters", "5", "--out", filepath.Join(dir, "x2")}, 2, []string{"--iters"}},

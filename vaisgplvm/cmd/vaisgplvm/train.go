@@ -157,6 +157,10 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 		for _, a := range notes {
 			fmt.Fprintln(os.Stderr, "vaisgplvm: "+a.Say(flagFor))
 		}
+		if conv != nil && cfg.AdaptEta && !set["adapt-eta"] {
+			cfg.AdaptEta = false // adapting eta is not an ascent on the bound (docs/options.md, --converge)
+			fmt.Fprintln(os.Stderr, "vaisgplvm: --converge holds eta_k fixed while the bound converges (--adapt-eta to adapt it anyway)")
+		}
 	}
 	tr, err := experiment.NewTrainer(cfg, td, src, b)
 	if err != nil {
