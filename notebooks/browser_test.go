@@ -102,7 +102,9 @@ func TestScheduleLabInBrowser(t *testing.T) {
 	token := fmt.Sprintf("t%d", time.Now().UnixNano())
 	server := exec.Command(jupyter, "notebook", "--no-browser", "--allow-root", "--ip=127.0.0.1",
 		fmt.Sprintf("--port=%d", port), "--NotebookApp.token="+token, "--notebook-dir="+filepath.Join(tree, "notebooks"))
-	server.Env = append(env, "JUPYTER_RUNTIME_DIR="+t.TempDir())
+	// The lab waits up to 120 s for the browser to answer: on 2 busy cores Chromium took more than the
+	// default 10 s, and the lab then (rightly) took the run for a headless one.
+	server.Env = append(env, "JUPYTER_RUNTIME_DIR="+t.TempDir(), "VAISGPLVM_FRONTEND_WAIT=120")
 	// The server's log goes to a file, not a pipe: the kernels it starts inherit it, and Wait would
 	// wait for them. The server and its kernels form one process group, ended together.
 	logFile, err := os.Create(filepath.Join(t.TempDir(), "server.log"))

@@ -40,11 +40,12 @@ def wait(what, fn, timeout):
 
 
 def lab_text(driver):
-    """The text of the lab's table: the last cell's output tables, images left out."""
+    """The text of the lab's table: the output tables of the cell that holds the sliders."""
     return driver.execute_script(
-        "const cells = document.querySelectorAll('.cell');"
-        "const last = cells[cells.length - 1];"
-        "return Array.from(last.querySelectorAll('.output_area table')).map(t => t.innerText).join('\\n');")
+        "const s = document.querySelector('input[type=range]');"
+        "if (!s) return '';"
+        "const cell = s.closest('.cell');"
+        "return Array.from(cell.querySelectorAll('.output_area table')).map(t => t.innerText).join('\\n');")
 
 
 def main(url, path, shots):
@@ -60,7 +61,7 @@ def main(url, path, shots):
             "return window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected()"), 120)
         driver.execute_script("Jupyter.notebook.set_autosave_interval(0); Jupyter.notebook.execute_all_cells();")
         start = time.time()
-        slider = wait("the lab's sliders", lambda: driver.find_elements(By.CSS_SELECTOR, ".cell:last-child input[type=range]"), TIMEOUT)[0]
+        slider = wait("the lab's sliders", lambda: driver.find_elements(By.CSS_SELECTOR, ".cell input[type=range]"), TIMEOUT)[0]
         before = wait("the lab's table", lambda: lab_text(driver), 120)
         result["seconds_to_sliders"] = time.time() - start
         result["before"] = before
@@ -80,7 +81,7 @@ def main(url, path, shots):
         result["after"] = after
         if shots:
             driver.save_screenshot(os.path.join(shots, "after.png"))
-        buttons = driver.find_elements(By.CSS_SELECTOR, ".cell:last-child .output_area button")
+        buttons = driver.execute_script("return Array.from(document.querySelector('input[type=range]').closest('.cell').querySelectorAll('.output_area button'));")
         if buttons:
             buttons[-1].click()
             wait("the cell to end", lambda: driver.execute_script(

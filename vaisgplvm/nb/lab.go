@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -54,8 +55,20 @@ func (c Control) value(p int) float64 {
 const kernelIDEnv = "GONB_JUPYTER_KERNEL_ID"
 
 // FrontEndWait is how long Lab waits for a browser to answer before it decides that no live
-// front end is attached (a headless run: jupyter nbconvert, the notebook tests).
+// front end is attached (a headless run: jupyter nbconvert, the notebook tests). FrontEndWaitEnv,
+// a number of seconds, replaces it (a browser on a busy machine can take longer to answer).
 var FrontEndWait = 10 * time.Second
+
+// FrontEndWaitEnv is the environment variable that sets Lab's wait for a browser, in seconds.
+const FrontEndWaitEnv = "VAISGPLVM_FRONTEND_WAIT"
+
+// frontEndWait returns FrontEndWaitEnv's seconds when it holds a positive number, else FrontEndWait.
+func frontEndWait() time.Duration {
+	if s, err := strconv.ParseFloat(os.Getenv(FrontEndWaitEnv), 64); err == nil && s > 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	return FrontEndWait
+}
 
 // Lab shows one slider per control, a "Reset" and a "Stop" button and an output block, then calls
 // update with every slider's value (in the controls' order) each time a slider moves, and shows
@@ -79,7 +92,7 @@ func Lab(controls []Control, update func(values []float64) string) error {
 		}
 		start[i] = c.Value
 	}
-	if !gonbui.IsNotebook || os.Getenv(kernelIDEnv) == "" || !frontEndAlive(FrontEndWait) {
+	if !gonbui.IsNotebook || os.Getenv(kernelIDEnv) == "" || !frontEndAlive(frontEndWait()) {
 		showHTML("<p><i>No live front end answered (a headless run: jupyter nbconvert or the tests), so the " +
 			"sliders are not shown; open the notebook in Jupyter with the GoNB kernel and run this cell to " +
 			"drive them. The output for the starting values:</i></p>" + update(start))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestControlPositions: slider positions map to values and back at both ends and in between,
@@ -59,6 +60,17 @@ func TestLabOutsideANotebook(t *testing.T) {
 	for _, bad := range [][]Control{nil, {{Name: "a", Max: 1, Value: 2}}, {{Name: "a", Min: 1, Max: 0, Value: 0.5}}} {
 		if err := Lab(bad, update); err == nil {
 			t.Errorf("controls %+v accepted", bad)
+		}
+	}
+}
+
+// TestFrontEndWait: FrontEndWaitEnv's seconds replace FrontEndWait; an empty, zero or malformed
+// value leaves it.
+func TestFrontEndWait(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": FrontEndWait, "0": FrontEndWait, "x": FrontEndWait, "120": 120 * time.Second, "2.5": 2500 * time.Millisecond} {
+		t.Setenv(FrontEndWaitEnv, v)
+		if got := frontEndWait(); got != want {
+			t.Errorf("%s=%q: wait %v, want %v", FrontEndWaitEnv, v, got, want)
 		}
 	}
 }
