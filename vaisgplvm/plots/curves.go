@@ -37,6 +37,10 @@ type CurveOptions struct {
 	// Scatter draws every point as a glyph and no line (paired values, such as each point's ESS
 	// against its gap to the evidence).
 	Scatter bool
+	// SettleY draws the y axis linear near the lowest value and logarithmic in the distance above
+	// it, when the values span more than ten times their spread over the last half of the
+	// points (a training curve's first iterations); a linear axis otherwise. Not with LogY.
+	SettleY bool
 }
 
 // Curves draws several series on one axis with a legend: the -ELBO curves of runs or methods
@@ -56,14 +60,25 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
+	xys := make([]plotter.XYs, len(series))
 	for i, s := range series {
 		if s.X != nil && len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("plots: curves: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
 		}
-		xy := curvePoints(s, opt.Smooth, opt.SkipFirst)
-		if len(xy) == 0 {
+		xys[i] = curvePoints(s, opt.Smooth, opt.SkipFirst)
+		if len(xys[i]) == 0 {
 			return nil, fmt.Errorf("plots: curves: series %q has no finite point to draw", s.Name)
 		}
+	}
+	settle, settled := aboveBest{}, false
+	if opt.SettleY && !opt.LogY {
+		if settle, settled = settleScale(xys); settled {
+			p.Y.Scale, p.Y.Tick.Marker = settle, settle
+			p.Y.Label.Text += " (log above the lowest)"
+		}
+	}
+	for i, s := range series {
+		xy := xys[i]
 		for _, pt := range xy {
 			if opt.LogY && pt.Y <= 0 {
 				return nil, fmt.Errorf("plots: curves: series %q has value %g at x = %g; a log axis needs > 0", s.Name, pt.Y, pt.X)
@@ -98,7 +113,7 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 	if wholeX(series) && !opt.LogX {
 		p.X.Tick.Marker = integerTicks{}
 	}
-	if !opt.LogY {
+	if !opt.LogY && !settled {
 		p.Y.Tick.Marker = denseTicks{n: 7}
 	}
 	p.Legend.Top = true

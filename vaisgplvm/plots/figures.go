@@ -14,7 +14,7 @@ func SaveCurves(path, dataset string, series []Series) (string, error) {
 	}
 	n := len(series[0].Y)
 	p, err := Curves(CurveOptions{Title: fmt.Sprintf("%s: -ELBO per point (mini-batch estimate, moving average of %d)", dataset, max(1, n/50)),
-		XLabel: "iteration", YLabel: "-ELBO / N (nats)", Smooth: max(1, n/50), SkipFirst: n / 10}, series...)
+		XLabel: "iteration", YLabel: "-ELBO / N (nats)", Smooth: max(1, n/50), SkipFirst: n / 10, SettleY: true}, series...)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,160 @@
+package paper
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
+)
+
+// ConvergedRun is one `train --converge` run on record: a folder DATASET-RUN-seedS (as
+// scripts/converged.sh writes under docs/protocol/converged) holding its metrics.json.
+type ConvergedRun struct {
+	// Dataset and Run name the folder: Run is the method with any tag ("vais-fixedeta").
+	Dataset, Run string
+	Seed         int
+	// NegELBO is the fit's own -ELBO per point at its end (nats per point; the full-batch bound the
+	// optimiser saw), MCNegELBO the model's Monte Carlo bound after training.
+	NegELBO, MCNegELBO float64
+	// Converged reports whether the run stopped by its convergence rule, not by its cap.
+	Converged bool
+	// Iterations and Seconds are the fit's optimiser steps and wall seconds.
+	Iterations int
+	Seconds    float64
+	// MSE is the reconstruction MSE per entry in data units squared.
+	MSE float64
+}
+
+var convergedDir = regexp.MustCompile(`^([a-z0-9]+)-(.+)-seed([0-9]+)$`)
+
+// ReadConverged returns the converged runs stored under dir, one per folder DATASET-RUN-seedS with a
+// metrics.json, in folder order. Errors: dir cannot be read, a metrics.json cannot be read or parsed
+// or has no convergence record, or dir holds no run.
+func ReadConverged(dir string) ([]ConvergedRun, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("paper: converged runs: %w", err)
+	}
+	var runs []ConvergedRun
+	for _, e := range entries {
+		m := convergedDir.FindStringSubmatch(e.Name())
+		if !e.IsDir() || m == nil {
+			continue
+		}
+		r, err := readConvergedRun(filepath.Join(dir, e.Name(), "metrics.json"))
+		if err != nil {
+			return nil, err
+		}
+		r.Dataset, r.Run = m[1], m[2]
+		r.Seed, _ = strconv.Atoi(m[3])
+		runs = append(runs, r)
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("paper: converged runs: %s holds no DATASET-RUN-seedS folder", dir)
+	}
+	return runs, nil
+}
+
+func readConvergedRun(path string) (ConvergedRun, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %w", err)
+	}
+	var rec struct {
+		Convergence *struct {
+			NegELBO    float64 `json:"neg_elbo_per_point"`
+			Converged  bool    `json:"converged"`
+			Iterations int     `json:"iterations"`
+			Seconds    float64 `json:"seconds"`
+		} `json:"convergence"`
+		Metrics struct {
+			NegELBO float64 `json:"neg_elbo_per_point"`
+			MSE     float64 `json:"mse"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %s: %w", path, err)
+	}
+	c := rec.Convergence
+	if c == nil {
+		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %s has no convergence record (not a --converge run)", path)
+	}
+	return ConvergedRun{NegELBO: c.NegELBO, MCNegELBO: rec.Metrics.NegELBO, Converged: c.Converged,
+		Iterations: c.Iterations, Seconds: c.Seconds, MSE: rec.Metrics.MSE}, nil
+}
+
+// TInterval returns the mean of v and the half-width of its two-sided 95% t-interval (Student's t
+// with len(v)-1 degrees of freedom times the standard error); NaN half-width for fewer than two
+// values.
+func TInterval(v []float64) (mean, half float64) {
+	if len(v) < 2 {
+		return stat.Mean(v, nil), math.NaN()
+	}
+	mean, sd := stat.MeanStdDev(v, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(v) - 1)}.Quantile(0.975)
+	return mean, t * sd / math.Sqrt(float64(len(v)))
+}
+
+// ConvergedTable summarises runs per dataset and run name: the seeds, the fit's -ELBO per point as
+// mean ± the 95% t-interval's half-width over the seeds (the value alone for one seed), the Monte
+// Carlo bound likewise, how many seeds converged by their rule, the median seconds and the mean MSE.
+func ConvergedTable(title string, runs []ConvergedRun) report.Table {
+	t := report.Table{Title: title, Header: []string{"dataset", "run", "seeds", "-ELBO per point (fit)",
+		"-ELBO per point (Monte Carlo)", "converged", "median seconds", "MSE"}}
+	type key struct{ ds, run string }
+	var keys []key
+	groups := map[key][]ConvergedRun{}
+	for _, r := range runs {
+		k := key{r.Dataset, r.Run}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	for _, k := range keys {
+		g := groups[k]
+		var fit, mc, secs, mse []float64
+		seeds, conv := "", 0
+		for i, r := range g {
+			fit, mc, secs, mse = append(fit, r.NegELBO), append(mc, r.MCNegELBO), append(secs, r.Seconds), append(mse, r.MSE)
+			if i > 0 {
+				seeds += ","
+			}
+			seeds += strconv.Itoa(r.Seed)
+			if r.Converged {
+				conv++
+			}
+		}
+		t.Rows = append(t.Rows, []string{k.ds, k.run, seeds, tCell(fit), tCell(mc),
+			fmt.Sprintf("%d of %d", conv, len(g)), fmt.Sprintf("%.0f", median(secs)),
+			fmt.Sprintf("%.2g", stat.Mean(mse, nil))})
+	}
+	return t
+}
+
+func tCell(v []float64) string {
+	m, h := TInterval(v)
+	if math.IsNaN(h) {
+		return fmt.Sprintf("%.3f", m)
+	}
+	return fmt.Sprintf("%.3f ± %.3f", m, h)
+}
+
+// median returns the middle of v, or the mean of the two middle values for an even count.
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

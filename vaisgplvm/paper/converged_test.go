@@ -1,0 +1,83 @@
+package paper
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTInterval checks the half-width against Student's t quantile from tables: t(0.975, 4) =
+// 2.776445 for five values, and that one value has no interval.
+func TestTInterval(t *testing.T) {
+	v := []float64{1, 2, 3, 4, 5} // mean 3, sd sqrt(2.5)
+	m, h := TInterval(v)
+	want := 2.776445 * math.Sqrt(2.5) / math.Sqrt(5)
+	if m != 3 || math.Abs(h-want) > 1e-5 {
+		t.Fatalf("TInterval = %v ± %v, want 3 ± %v", m, h, want)
+	}
+	if _, h := TInterval([]float64{7}); !math.IsNaN(h) {
+		t.Fatalf("one value: half-width %v, want NaN", h)
+	}
+}
+
+// TestReadConvergedRecord reads the record in the repository and checks one run's figures against
+// its metrics.json as stored.
+func TestReadConvergedRecord(t *testing.T) {
+	runs, err := ReadConverged(filepath.Join("..", "..", "docs", "protocol", "converged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range runs {
+		if r.Dataset == "oilflow" && r.Run == "iwvi" && r.Seed == 1 {
+			found = true
+			if r.NegELBO != -11.10190837938734 || !r.Converged || r.Iterations != 2000 || r.MCNegELBO != -11.105968052540799 {
+				t.Fatalf("oilflow-iwvi-seed1 read as %+v", r)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("oilflow-iwvi-seed1 not among the runs read")
+	}
+}
+
+// TestConvergedTable groups two seeds of one run and one of another and checks the cells.
+func TestConvergedTable(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "metrics.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("oilflow-mf-seed1", `{"convergence":{"neg_elbo_per_point":-11,"converged":false,"seconds":10},"metrics":{"neg_elbo_per_point":-11,"mse":1e-5}}`)
+	write("oilflow-mf-seed2", `{"convergence":{"neg_elbo_per_point":-12,"converged":true,"seconds":30},"metrics":{"neg_elbo_per_point":-12,"mse":3e-5}}`)
+	write("oilflow-vais-fixedeta-seed1", `{"convergence":{"neg_elbo_per_point":-10,"converged":true,"seconds":5},"metrics":{"neg_elbo_per_point":-10,"mse":1e-5}}`)
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ReadConverged(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := ConvergedTable("t", runs)
+	if len(tab.Rows) != 2 {
+		t.Fatalf("rows %v, want 2", tab.Rows)
+	}
+	// Two seeds: mean -11.5, sd sqrt(0.5), t(0.975, 1) = 12.7062 -> half-width 6.353.
+	got := strings.Join(tab.Rows[0], "|")
+	if want := "oilflow|mf|1,2|-11.500 ± 6.353|-11.500 ± 6.353|1 of 2|20|2e-05"; got != want {
+		t.Fatalf("row %q, want %q", got, want)
+	}
+	if got := strings.Join(tab.Rows[1][:6], "|"); got != "oilflow|vais-fixedeta|1|-10.000|-10.000|1 of 1" {
+		t.Fatalf("row %q", got)
+	}
+	write("wine-mf-seed1", `{"metrics":{}}`)
+	if _, err := ReadConverged(dir); err == nil || !strings.Contains(err.Error(), "no convergence record") {
+		t.Fatalf("a run without a convergence record: err %v", err)
+	}
+}
