@@ -8,6 +8,7 @@ require (
 	github.com/gomlx/gomlx v0.28.6
 	github.com/janpfeifer/gonb v0.11.5
 	github.com/schollz/progressbar/v3 v3.19.1
+	golang.org/x/sync v0.20.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.15.2
 )
@@ -48,7 +49,6 @@ require (
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
 	golang.org/x/image v0.26.0 // indirect
 	golang.org/x/mod v0.35.0 // indirect
-	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/telemetry v0.0.0-20260409153401-be6f6cb8b1fa // indirect
 	golang.org/x/term v0.44.0 // indirect

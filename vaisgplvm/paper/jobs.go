@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // runJobs runs do on every job with at most n at a time, seed by seed (so that a run stopped part
@@ -13,9 +15,7 @@ import (
 // joined. id gives a job's seed and method. Jobs not yet started when ctx is done, or after a job
 // failed, are not run (ctx.Err is returned, or the failures).
 func runJobs[T any](ctx context.Context, list []T, n int, id func(*T) (uint64, string), do func(*T) error) error {
-	sem := make(chan struct{}, n)
 	errs := make([]error, len(list))
-	var wg sync.WaitGroup
 	order := make([]int, len(list))
 	for i := range order {
 		order[i] = i
@@ -29,32 +29,24 @@ func runJobs[T any](ctx context.Context, list []T, n int, id func(*T) (uint64, s
 		}
 		return cost[ma] < cost[mb]
 	})
-	var mu sync.Mutex
-	failed := false
+	var failed atomic.Bool
+	var g errgroup.Group
+	g.SetLimit(n)
 	for _, i := range order {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			wg.Wait()
-			return errors.Join(append(errs, ctx.Err())...)
-		}
-		mu.Lock()
-		stop := failed
-		mu.Unlock()
-		if stop {
-			<-sem
-			break
-		}
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			err := do(&list[i])
-			mu.Lock()
-			errs[i], failed = err, failed || err != nil
-			mu.Unlock()
-		}(i)
+		g.Go(func() error { // starts when one of the n slots is free
+			if ctx.Err() != nil || failed.Load() {
+				return nil // not run
+			}
+			errs[i] = do(&list[i])
+			if errs[i] != nil {
+				failed.Store(true)
+			}
+			return nil
+		})
 	}
-	wg.Wait()
+	g.Wait()
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
