@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // MSE returns the mean squared error between x [N, D] and pred [N, D] over the entries the mask
@@ -91,6 +92,18 @@ func MeanSE(v []float64) (mean, se float64) {
 	}
 	mean, sd := stat.MeanStdDev(v, nil)
 	return mean, sd / math.Sqrt(float64(len(v)))
+}
+
+// TInterval returns the mean of v and the half-width of its two-sided 95% t-interval (Student's t
+// with len(v)-1 degrees of freedom times the standard error), the interval to state over fewer
+// than 10 seeds; NaN half-width for fewer than two values.
+func TInterval(v []float64) (mean, half float64) {
+	if len(v) < 2 {
+		return stat.Mean(v, nil), math.NaN()
+	}
+	mean, se := MeanSE(v)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(v) - 1)}.Quantile(0.975)
+	return mean, t * se
 }
 
 // NormalizedWeights returns w_k = exp(logW_k) / sum_j exp(logW_j), computed stably (nil for no

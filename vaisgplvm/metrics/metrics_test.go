@@ -121,3 +121,17 @@ func TestOneNNErrorDegenerate(t *testing.T) {
 		t.Errorf("two clean clusters: error %g, want 0", e)
 	}
 }
+
+// TestTInterval checks the half-width against Student's t quantile from tables: t(0.975, 4) =
+// 2.776445 for five values, and that one value has no interval.
+func TestTInterval(t *testing.T) {
+	v := []float64{1, 2, 3, 4, 5} // mean 3, sd sqrt(2.5)
+	m, h := TInterval(v)
+	want := 2.776445 * math.Sqrt(2.5) / math.Sqrt(5)
+	if m != 3 || math.Abs(h-want) > 1e-5 {
+		t.Fatalf("TInterval = %v ± %v, want 3 ± %v", m, h, want)
+	}
+	if _, h := TInterval([]float64{7}); !math.IsNaN(h) {
+		t.Fatalf("one value: half-width %v, want NaN", h)
+	}
+}

@@ -11,8 +11,8 @@ import (
 	"strconv"
 
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
 
@@ -92,18 +92,6 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 		Iterations: c.Iterations, Seconds: c.Seconds, MSE: rec.Metrics.MSE}, nil
 }
 
-// TInterval returns the mean of v and the half-width of its two-sided 95% t-interval (Student's t
-// with len(v)-1 degrees of freedom times the standard error); NaN half-width for fewer than two
-// values.
-func TInterval(v []float64) (mean, half float64) {
-	if len(v) < 2 {
-		return stat.Mean(v, nil), math.NaN()
-	}
-	mean, sd := stat.MeanStdDev(v, nil)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(v) - 1)}.Quantile(0.975)
-	return mean, t * sd / math.Sqrt(float64(len(v)))
-}
-
 // ConvergedTable summarises runs per dataset and run name: the seeds, the fit's -ELBO per point as
 // mean ± the 95% t-interval's half-width over the seeds (the value alone for one seed), the Monte
 // Carlo bound likewise, how many seeds converged by their rule, the median seconds and the mean MSE.
@@ -142,7 +130,7 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 }
 
 func tCell(v []float64) string {
-	m, h := TInterval(v)
+	m, h := metrics.TInterval(v)
 	if math.IsNaN(h) {
 		return fmt.Sprintf("%.3f", m)
 	}
