@@ -41,6 +41,14 @@ func TestPairedTableRecord(t *testing.T) {
 	if tab.Rows[0][1] != "1,2,3" || tab.Header[3] != "IW K=1000" {
 		t.Fatalf("seeds %q, header %q", tab.Rows[0][1], tab.Header[3])
 	}
+	// The amortised family's AIS did not converge on any of the three seeds (their warnings).
+	am, err := PairedTable("t", runs, "cmf", "amortised")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := am.Rows[0][4]; got != "- (AIS did not converge on 3 of 3 seeds)" {
+		t.Fatalf("log p(y) cell against amortised %q", got)
+	}
 	if _, err := PairedTable("t", runs, "cmf", "nope"); err == nil {
 		t.Fatal("a family that is not there gave no error")
 	}
