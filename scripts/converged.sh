@@ -4,7 +4,8 @@
 # (`--converge --converge-from`, Adam on its own bound to its plateau rule). Every run has its own
 # directory $RUNS/DATASET-METHOD-seedS (checkpoints stay there, outside the repository); a run whose
 # metrics.json exists is skipped, so the script continues where it stopped. Each finished run's
-# metrics.json and curve.csv are copied to docs/protocol/converged/DATASET-METHOD-seedS/.
+# metrics.json and curve.csv are copied to docs/protocol/converged/DATASET-METHOD-seedS/, and the
+# summary there (table.md, table.json: paper.ConvergedSummary) is written again.
 #
 #   BIN=/path/to/vaisgplvm DATASETS="oilflow wine" SEEDS="1 2" METHODS="iwvi vais" scripts/converged.sh
 #
@@ -33,6 +34,8 @@ run() { # dataset method seed tag [flags...]
   fi
   mkdir -p "$record/$ds-$method$tag-seed$seed"
   cp "$dir/metrics.json" "$dir/curve.csv" "$record/$ds-$method$tag-seed$seed/"
+  # The summary (table.md, table.json) follows the folders.
+  VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/paper -run TestConvergedSummary >/dev/null
 }
 
 for seed in $SEEDS; do

@@ -20,18 +20,20 @@ import (
 // scripts/converged.sh writes under docs/protocol/converged) holding its metrics.json.
 type ConvergedRun struct {
 	// Dataset and Run name the folder: Run is the method with any tag ("vais-fixedeta").
-	Dataset, Run string
-	Seed         int
+	Dataset string `json:"dataset"`
+	Run     string `json:"run"`
+	Seed    int    `json:"seed"`
 	// NegELBO is the fit's own -ELBO per point at its end (nats per point; the full-batch bound the
 	// optimiser saw), MCNegELBO the model's Monte Carlo bound after training.
-	NegELBO, MCNegELBO float64
+	NegELBO   float64 `json:"neg_elbo_per_point"`
+	MCNegELBO float64 `json:"mc_neg_elbo_per_point"`
 	// Converged reports whether the run stopped by its convergence rule, not by its cap.
-	Converged bool
+	Converged bool `json:"converged"`
 	// Iterations and Seconds are the fit's optimiser steps and wall seconds.
-	Iterations int
-	Seconds    float64
+	Iterations int     `json:"iterations"`
+	Seconds    float64 `json:"seconds"`
 	// MSE is the reconstruction MSE per entry in data units squared.
-	MSE float64
+	MSE float64 `json:"mse"`
 }
 
 var convergedDir = regexp.MustCompile(`^([a-z0-9]+)-(.+)-seed([0-9]+)$`)
@@ -171,4 +173,46 @@ func median(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// ConvergedSummary renders the converged runs under dir as docs/protocol/converged keeps them:
+// Markdown with one ConvergedTable per dataset, and JSON holding every run (by seed, with
+// converged) and each table's rows. Errors: those of ReadConverged.
+func ConvergedSummary(dir string) (markdown string, js []byte, err error) {
+	runs, err := ReadConverged(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	var datasets []string
+	for _, r := range runs {
+		if !slices.Contains(datasets, r.Dataset) {
+			datasets = append(datasets, r.Dataset)
+		}
+	}
+	var tables []report.Table
+	for _, ds := range datasets {
+		var sub []ConvergedRun
+		for _, r := range runs {
+			if r.Dataset == ds {
+				sub = append(sub, r)
+			}
+		}
+		tables = append(tables, ConvergedTable(ds+": each bound at its own optimum (-ELBO in nats per point, mean ± 95% t-interval over the seeds)", sub))
+	}
+	md := "# The converged runs, summarised\n\nGenerated from the folders here by `VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/paper -run TestConvergedSummary`\n" +
+		"(scripts/converged.sh runs it after each run); the test fails when this file or table.json is stale. How the runs were made: README.md.\n\n" +
+		report.Markdown(tables)
+	rows := map[string][][]string{}
+	for i, ds := range datasets {
+		rows[ds] = tables[i].Rows
+	}
+	js, err = json.MarshalIndent(struct {
+		Header []string              `json:"header"`
+		Rows   map[string][][]string `json:"rows"`
+		Runs   []ConvergedRun        `json:"runs"`
+	}{tables[0].Header, rows, runs}, "", "  ")
+	if err != nil {
+		return "", nil, fmt.Errorf("paper: converged summary: %w", err)
+	}
+	return md, append(js, '\n'), nil
 }

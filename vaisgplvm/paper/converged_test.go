@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +65,33 @@ func TestConvergedTable(t *testing.T) {
 	write("wine-mf-seed1", `{"metrics":{}}`)
 	if _, err := ReadConverged(dir); err == nil || !strings.Contains(err.Error(), "no convergence record") {
 		t.Fatalf("a run without a convergence record: err %v", err)
+	}
+}
+
+// TestConvergedSummary fails when docs/protocol/converged/table.md or table.json is not what the
+// runs there generate (VAISGPLVM_UPDATE_DOCS=1 rewrites them).
+func TestConvergedSummary(t *testing.T) {
+	dir := filepath.Join("..", "..", "docs", "protocol", "converged")
+	md, js, err := ConvergedSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]byte{"table.md": []byte(md), "table.json": js} {
+		path := filepath.Join(dir, name)
+		if os.Getenv("VAISGPLVM_UPDATE_DOCS") == "1" {
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("docs/protocol/converged/%s is stale: rewrite it with VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/paper -run TestConvergedSummary", name)
+		}
+	}
+	if !strings.Contains(md, "| oilflow | iwvi |") {
+		t.Fatalf("no oil-flow IWVI row in\n%s", md)
 	}
 }
