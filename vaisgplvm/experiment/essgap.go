@@ -16,7 +16,7 @@ var ESSGapOutputs = []string{"ess_gap.csv", "ess_gap.png", "ess_hist.png"}
 
 // WriteESSGap writes, for a summary with an ESS pairing (EvidenceOptions.ESSK), ess_gap.csv (per
 // point: its row, log Z_n and its s.e., and per kind of weights the ESS and the gap) and, with
-// figures, ess_gap.png (each point's gap against its ESS) and ess_hist.png (the ESS histograms).
+// figures, ess_gap.png (each point's gap against its ESS) and ess_hist.png (the distribution of the ESS over the points, as ECDFs).
 // It writes nothing without a pairing; dir is not committed.
 func WriteESSGap(dir *rundir.Dir, sum *EvidenceSummary, figures bool) error {
 	if dir == nil || sum == nil {
@@ -57,7 +57,7 @@ func WriteESSGap(dir *rundir.Dir, sum *EvidenceSummary, figures bool) error {
 	if err != nil {
 		return err
 	}
-	hist, err := plots.Histograms("ESS per point", "ESS", 20, hists...)
+	hist, err := plots.ECDFs("ESS per point", "ESS", hists...)
 	if err != nil {
 		return err
 	}

@@ -143,7 +143,7 @@ func pixelMax(ds *data.Dataset) float64 {
 	return 255
 }
 
-// essHistograms writes Table 3's histograms of the per damaged image ESS: ess_NAME.png (each
+// essHistograms writes Table 3's distributions (ECDFs) of the per damaged image ESS: ess_NAME.png (each
 // method's own weights, the table's ESS column) and one ess_NAME_DEFINITION.png per other
 // definition of train.ESSBreakdown (q0_samples, per_pixel, chain_increments), every method in each.
 func essHistograms(dir, name string, js []*job) ([]string, error) {
@@ -162,7 +162,7 @@ func essHistograms(dir, name string, js []*job) ([]string, error) {
 		}
 	}
 	var files []string
-	p, err := plots.Histograms(fmt.Sprintf("%s: ESS of %d normalised weights per damaged image", name, k), "ESS", 25, own...)
+	p, err := plots.ECDFs(fmt.Sprintf("%s: ESS of %d normalised weights per damaged image", name, k), "ESS", own...)
 	if err != nil {
 		return files, err
 	}
@@ -175,7 +175,7 @@ func essHistograms(dir, name string, js []*job) ([]string, error) {
 		if defs[def] == nil {
 			continue
 		}
-		p, err := plots.Histograms(fmt.Sprintf("%s: per-image ESS, %s", name, def), "ESS", 25, defs[def]...)
+		p, err := plots.ECDFs(fmt.Sprintf("%s: per-image ESS, %s", name, def), "ESS", defs[def]...)
 		if err != nil {
 			return files, err
 		}

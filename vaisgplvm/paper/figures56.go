@@ -30,12 +30,13 @@ func (r *Result5) Figures() (mse, nell *plot.Plot, err error) {
 		return nil, nil, fmt.Errorf("table 5 figures: no dataset has both the standard GPLVM and VAIS")
 	}
 	runs := fmt.Sprintf("ours (%s)", seeds(r.Rows[0].Runs))
-	mse, err = plots.GroupedBars("Held-out MSE, VAIS / standard GPLVM (below 1 favours VAIS)", "MSE ratio", groups,
+	mse, err = plots.GroupedBarsScaled(plots.Ratio, "Held-out MSE, VAIS / standard GPLVM (below 1 favours VAIS)", "MSE ratio (log scale)", groups,
 		plots.BarSeries{Name: runs, Values: oursMSE}, plots.BarSeries{Name: "paper (10 runs)", Values: paperMSE})
 	if err != nil {
 		return nil, nil, err
 	}
-	nell, err = plots.GroupedBars("Held-out NELL, VAIS - standard GPLVM (below 0 favours VAIS)", "NELL difference (own units)", groups,
+	nell, err = plots.GroupedBarsScaled(plots.SymLog, "Held-out NELL, VAIS - standard GPLVM, nats per point (oil flow, wine) or per image (frey, mnist); below 0 favours VAIS",
+		"NELL difference (symmetric log scale)", groups,
 		plots.BarSeries{Name: runs, Values: oursNELL}, plots.BarSeries{Name: "paper (10 runs)", Values: paperNELL})
 	return mse, nell, err
 }

@@ -22,7 +22,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -73,34 +73,76 @@ func PNG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 }
 
 // render draws p at w x h (zero: the defaults) in format (png, svg, pdf). A legend is drawn to the
-// right of the axes, never over the data: the axes keep the rest of the width (unless the legend
-// would take more than 40% of it; then it stays inside, at the top right).
+// right of the axes, never over the data: the axes keep the rest of the width. A legend that would
+// take more than 40% of the width goes below the axes instead, the figure made taller by its
+// height, so that the axes keep w x h.
 func render(p *plot.Plot, w, h vg.Length, format string) (vg.CanvasWriterTo, error) {
 	w, h = size(w, h)
-	c, err := draw.NewFormattedCanvas(w, h, format)
+	probe, err := draw.NewFormattedCanvas(w, h, format)
 	if err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
-	dc := draw.New(c)
 	leg := p.Legend
-	r := leg.Rectangle(dc)
-	lw := r.Max.X - r.Min.X + vg.Points(24) // the side legend's 6 pt offset, and room for the text's measure
-	if r.Max.X <= r.Min.X || lw > 0.4*w {
-		fitAspect(p, dc)
-		p.Draw(dc)
-		return c, nil
+	r := leg.Rectangle(draw.New(probe))
+	if r.Max.X <= r.Min.X { // no legend
+		p.Title.Text = wrap(p.Title.TextStyle, p.Title.Text, w-vg.Points(12))
+		fitAspect(p, draw.New(probe))
+		p.Draw(draw.New(probe))
+		return probe, nil
 	}
+	lw := r.Max.X - r.Min.X + vg.Points(24) // the side legend's 6 pt offset, and room for the text's measure
+	below := lw > 0.4*w
+	if below {
+		p.Title.Text = wrap(p.Title.TextStyle, p.Title.Text, w-vg.Points(12))
+	} else {
+		p.Title.Text = wrap(p.Title.TextStyle, p.Title.Text, w-lw-vg.Points(12))
+	}
+	lh := r.Max.Y - r.Min.Y + vg.Points(12)
+	c := probe
+	if below {
+		if c, err = draw.NewFormattedCanvas(w, h+lh, format); err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+	}
+	dc := draw.New(c)
 	p.Legend = plot.NewLegend() // none inside the axes while they are drawn
 	p.Legend.TextStyle = leg.TextStyle
 	axes := draw.Crop(dc, 0, -lw, 0, 0)
+	if below {
+		axes = draw.Crop(dc, 0, 0, lh, 0)
+	}
 	fitAspect(p, axes)
 	p.Draw(axes)
 	p.Legend = leg
 	side := leg
 	side.Left, side.Top, side.XOffs = true, true, vg.Points(6)
+	if below {
+		side.YOffs = -vg.Points(6)
+		side.Draw(draw.Crop(dc, 0, 0, 0, -h))
+		return c, nil
+	}
 	side.YOffs = -p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y - p.Title.Padding
 	side.Draw(draw.Crop(dc, w-lw, 0, 0, 0))
 	return c, nil
+}
+
+// wrap breaks text at spaces into lines no wider than w in style sty (a title wider than its
+// figure would be cut at both edges).
+func wrap(sty text.Style, s string, w vg.Length) string {
+	if s == "" || sty.Rectangle(s).Size().X <= w {
+		return s
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		try := strings.TrimSpace(line + " " + word)
+		if line != "" && sty.Rectangle(try).Size().X > w {
+			lines = append(lines, line)
+			try = word
+		}
+		line = try
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 func size(w, h vg.Length) (vg.Length, vg.Length) {
@@ -113,8 +155,17 @@ func size(w, h vg.Length) (vg.Length, vg.Length) {
 	return w, h
 }
 
-// colour returns the i-th colour of a dark, colour-blind-friendlier palette (plotutil's).
-func colour(i int) color.Color { return plotutil.DarkColors[i%len(plotutil.DarkColors)] }
+// palette holds ten distinct colours (the "tab10" set of matplotlib and Tableau), so that up to ten
+// series never share one; with dashes (four patterns) twenty lines stay distinct.
+var palette = []color.Color{
+	color.NRGBA{0x1f, 0x77, 0xb4, 0xff}, color.NRGBA{0xff, 0x7f, 0x0e, 0xff}, color.NRGBA{0x2c, 0xa0, 0x2c, 0xff},
+	color.NRGBA{0xd6, 0x27, 0x28, 0xff}, color.NRGBA{0x94, 0x67, 0xbd, 0xff}, color.NRGBA{0x8c, 0x56, 0x4b, 0xff},
+	color.NRGBA{0xe3, 0x77, 0xc2, 0xff}, color.NRGBA{0x7f, 0x7f, 0x7f, 0xff}, color.NRGBA{0xbc, 0xbd, 0x22, 0xff},
+	color.NRGBA{0x17, 0xbe, 0xcf, 0xff},
+}
+
+// colour returns the i-th colour of palette.
+func colour(i int) color.Color { return palette[i%len(palette)] }
 
 // withAlpha returns c with opacity a in [0, 1].
 func withAlpha(c color.Color, a float64) color.Color {

@@ -2,12 +2,18 @@ package plots
 
 import (
 	"bytes"
+	"fmt"
 	"image/color"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 func TestSmallestLengthscales(t *testing.T) {
@@ -180,5 +186,102 @@ func TestGroupedBars(t *testing.T) {
 	}
 	if _, err := GroupedBars("t", "y", []string{"a"}, BarSeries{"ours", []float64{math.NaN()}}); err == nil {
 		t.Error("NaN: want an error")
+	}
+}
+
+// TestLegendAndTitleLayout: a legend too wide for the side goes below the axes and makes the PNG
+// taller than the default (the axes keep their size); a narrow one sits beside them at the default
+// size; a title wider than the figure is wrapped into lines that fit; ten series get ten colours.
+func TestLegendAndTitleLayout(t *testing.T) {
+	height := func(name string, n int) int {
+		var ss []Series
+		for j := range n {
+			ss = append(ss, Series{Name: fmt.Sprintf("%s %d", name, j), Y: []float64{1, 2, float64(j)}})
+		}
+		p, err := Curves(CurveOptions{Title: "t"}, ss...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := PNG(p, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Height
+	}
+	narrow, wide := height("a", 3), height("a series with a name far too long to sit beside the axes", 9)
+	if wide <= narrow {
+		t.Fatalf("PNG heights: narrow legend %d px, wide legend %d px; want the wide one taller (legend below)", narrow, wide)
+	}
+	sty := plot.New().Title.TextStyle
+	w := 3 * vg.Inch
+	s := wrap(sty, "a title that is much longer than three inches of text at the default title font size", w)
+	lines := strings.Split(s, "\n")
+	if len(lines) < 2 {
+		t.Fatalf("wrap gave one line: %q", s)
+	}
+	for _, l := range lines {
+		if sty.Rectangle(l).Size().X > w {
+			t.Fatalf("line %q is wider than %v", l, w)
+		}
+	}
+	seen := map[color.Color]bool{}
+	for i := range 10 {
+		seen[colour(i)] = true
+	}
+	if len(seen) != 10 {
+		t.Fatalf("%d distinct colours among the first 10", len(seen))
+	}
+}
+
+// TestECDFs: a sample's steps rise from 0 to 1 over its sorted values (the fraction <= x after
+// each value), non-finite values left out; a sample without a finite value is an error.
+func TestECDFs(t *testing.T) {
+	got := ecdfPoints([]float64{3, 1, math.NaN(), 2})
+	want := plotter.XYs{{X: 1, Y: 0}, {X: 1, Y: 1.0 / 3}, {X: 2, Y: 2.0 / 3}, {X: 3, Y: 1}}
+	if len(got) != len(want) {
+		t.Fatalf("steps %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("steps %v, want %v", got, want)
+		}
+	}
+	if _, err := ECDFs("t", "x", Sample{Name: "a", Values: []float64{1, 2}}, Sample{Name: "b", Values: []float64{5}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ECDFs("t", "x", Sample{Name: "c", Values: []float64{math.Inf(1)}}); err == nil {
+		t.Fatal("a sample without a finite value gave no error")
+	}
+}
+
+// TestBarScales: ratios are drawn as log2 heights from 1 (2x and 1/2x equally tall) and a ratio
+// <= 0 is refused; signed values on a symmetric log axis keep their sign; the ticks are labelled
+// with the values (1 for ratios, -1000 for the signed values), not the heights.
+func TestBarScales(t *testing.T) {
+	if Ratio.forward(2) != -Ratio.forward(0.5) || Ratio.forward(1) != 0 {
+		t.Fatalf("ratio heights: 2 -> %v, 0.5 -> %v, 1 -> %v", Ratio.forward(2), Ratio.forward(0.5), Ratio.forward(1))
+	}
+	if h := SymLog.forward(-999); math.Abs(h+3) > 1e-12 {
+		t.Fatalf("symlog height of -999: %v, want -3", h)
+	}
+	if _, err := GroupedBarsScaled(Ratio, "t", "y", []string{"a"}, BarSeries{"s", []float64{0}}); err == nil {
+		t.Fatal("a ratio of 0 was drawn")
+	}
+	labels := func(s BarScale, lo, hi float64) string {
+		var l []string
+		for _, tk := range s.Ticks(lo, hi) {
+			l = append(l, tk.Label)
+		}
+		return strings.Join(l, " ")
+	}
+	if got := labels(Ratio, -1.2, 1.5); !strings.Contains(got, " 1 ") || !strings.Contains(got, "0.5") || !strings.Contains(got, "2") {
+		t.Fatalf("ratio tick labels %q, want 0.5, 1 and 2 among them", got)
+	}
+	if got := labels(SymLog, -4.5, 0.5); !strings.Contains(got, "-1000") || !strings.HasPrefix(got, "0 ") {
+		t.Fatalf("symlog tick labels %q, want 0 and -1000 among them", got)
 	}
 }
