@@ -89,6 +89,9 @@ func moduleTree(t *testing.T, name string) string {
 // and the lab's table must change. VAISGPLVM_BROWSER_SHOTS=DIR keeps screenshots before and after
 // the move.
 func TestScheduleLabInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (tens of seconds to minutes on 2 cores): skipped under -short; the README's test command runs it")
+	}
 	python := browserOrSkip(t)
 	jupyter, env := kernelEnv(t)
 	const name = "02-beta-schedules-by-hand.ipynb"

@@ -35,6 +35,9 @@ var wants = map[string][]string{
 }
 
 func TestNotebooksExecute(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (tens of seconds to minutes on 2 cores): skipped under -short; the README's test command runs it")
+	}
 	jupyter, env := kernelEnv(t)
 	files, err := filepath.Glob("*.ipynb")
 	if err != nil || len(files) == 0 {
@@ -236,6 +239,9 @@ func TestNotebooksCallThePackage(t *testing.T) {
 // stand-in moves the beta_1 slider, the view is redrawn for the new schedule, and Stop ends the cell
 // with that view left in its output. The widgets' own JavaScript does not run here.
 func TestScheduleLabWidgets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (tens of seconds to minutes on 2 cores): skipped under -short; the README's test command runs it")
+	}
 	jupyter, env := kernelEnv(t)
 	python, err := interpreter(jupyter)
 	if err != nil {

@@ -30,6 +30,9 @@ func small(m, batch int) Options {
 // run one at a time or three at once (each has its own seeds; the backend is shared), and every
 // row's mean and 2 s.e. are those of its runs.
 func TestTable1IsIndependentOfJobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (tens of seconds to minutes on 2 cores): skipped under -short; the README's test command runs it")
+	}
 	var res [2]*Result
 	var planned int
 	var mu sync.Mutex
@@ -190,6 +193,9 @@ func checkPNG(t *testing.T, path string) {
 // TestTable3PerRun: Table 3's ESS and weight entropy per run, two seeds, 3 iterations on Frey:
 // each between its bounds (1..K, 0..log K), and the row's mean and 2 s.e. those of the runs.
 func TestTable3PerRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (tens of seconds to minutes on 2 cores): skipped under -short; the README's test command runs it")
+	}
 	o := small(5, 100)
 	o.Runs, o.Jobs = 2, 2
 	o.Configure = func(c *model.Config) error { c.M, c.K = 5, 3; return nil }

@@ -22,6 +22,9 @@ import (
 // checkpoint (it rebuilds the same hidden pixels from the recorded seed). The run is kept small
 // (M 5, K 2, 2 iterations) except where the defaults are checked.
 func TestTrainImageDatasets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (tens of seconds to minutes on 2 cores): skipped under -short; the README's test command runs it")
+	}
 	t.Setenv(data.EnvVar, "")
 	for _, c := range []struct {
 		dataset string
@@ -341,6 +344,9 @@ func TestQDefaultFitsSmallData(t *testing.T) {
 // TestCMFCommand: a seconds-long cmf run on Frey writes cmf.json with the three families' finite
 // bounds, the table, the curves and the figures; a second run into the same directory is refused.
 func TestCMFCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (tens of seconds to minutes on 2 cores): skipped under -short; the README's test command runs it")
+	}
 	t.Setenv(data.EnvVar, "")
 	out := filepath.Join(t.TempDir(), "cmf")
 	args := []string{"cmf", "--dataset", "frey", "--iters", "3", "--fit-iters", "2", "--test", "20", "--ks", "1,2", "--draws", "2",

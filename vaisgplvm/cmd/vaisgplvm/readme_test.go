@@ -14,6 +14,9 @@ import (
 // resume it describes in words. Only the length is cut (--iters, and --runs for Table 1) so that
 // the test takes seconds; every other flag is the README's. Each must exit 0.
 func TestReadmeCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (tens of seconds to minutes on 2 cores): skipped under -short; the README's test command runs it")
+	}
 	readme, err := os.ReadFile("../../../README.md")
 	if err != nil {
 		t.Fatal(err)
