@@ -1,6 +1,7 @@
 package bounds_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -41,8 +42,11 @@ func ExampleRegister() {
 	if err != nil {
 		panic(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(50, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		panic(err)
+	}
+	if err := tr.Run(context.Background(), 50, train.RunOptions{}); err != nil {
 		panic(err)
 	}
 	fmt.Println("-ELBO per point fell:", tr.Curve[len(tr.Curve)-1] < tr.Curve[0]-1)

@@ -23,7 +23,11 @@ func BenchmarkCollapsedOilFlow(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := newProblem(train.New(m, testutil.Backend()))
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := newProblem(tr)
 	if err != nil {
 		b.Fatal(err)
 	}

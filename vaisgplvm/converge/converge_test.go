@@ -50,7 +50,10 @@ func smallTrainer(t *testing.T, whitened bool) *train.Trainer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tr.Evaluate(1, nil); err != nil { // makes the variables
 		t.Fatal(err)
 	}
@@ -278,14 +281,21 @@ func TestFitRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Fit(train.New(m, testutil.Backend()), Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fit(tr, Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing entries: %v", err)
 	}
 	c.Kernel = "matern32"
 	if m, err = model.New(c, smallData(14, 7), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Fit(train.New(m, testutil.Backend()), Options{}); err == nil || !strings.Contains(err.Error(), "psi statistics") {
+	if tr, err = train.New(m, testutil.Backend()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fit(tr, Options{}); err == nil || !strings.Contains(err.Error(), "psi statistics") {
 		t.Errorf("Matérn kernel: %v", err)
 	}
 }
@@ -307,7 +317,10 @@ func TestStartFromAndContinue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	iw := train.New(m, testutil.Backend())
+	iw, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := StartFrom(iw, mf); err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +353,11 @@ func TestStartFromAndContinue(t *testing.T) {
 		t.Errorf("IWVI after Continue %.5f, at the start %.5f: the bound got worse", after.NegELBO, ev.NegELBO)
 	}
 	mfOther, _ := model.New(mf.Model.Cfg, smallData(15, 7), nil)
-	if err := StartFrom(train.New(mfOther, testutil.Backend()), mf); err == nil {
+	other, err := train.New(mfOther, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := StartFrom(other, mf); err == nil {
 		t.Errorf("StartFrom a model of other sizes: no error")
 	}
 }
@@ -412,7 +429,10 @@ func TestCollapsedRoundingNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Fit(tr, Options{Rule: Rule{Window: 50, Tol: 1e-9}, MaxIters: 400}); err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +496,10 @@ func TestContinueFirstStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	iw := train.New(m, testutil.Backend())
+	iw, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := StartFrom(iw, mf); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -37,7 +38,10 @@ func LearnedBackward(tr *train.Trainer, ev *Result, draws, iters int) ([]BoundVa
 	if mm.Step.Adaptive { // the trained eta_k as they are: read, not adapted
 		mm.Step.Adaptive, mm.Step.Learned = false, true
 	}
-	ft := train.New(mm, tr.Backend)
+	ft, err := train.New(mm, tr.Backend)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
 	if err := vars.CopyFrozen(tr.Ctx, ft.Ctx, func(scope string) bool { return !strings.HasPrefix(scope, "/bound/mcd") }); err != nil {
 		return nil, err
 	}
@@ -45,7 +49,7 @@ func LearnedBackward(tr *train.Trainer, ev *Result, draws, iters int) ([]BoundVa
 	if err != nil {
 		return nil, err
 	}
-	if err := ft.Run(iters, nil, 0, nil); err != nil {
+	if err := ft.Run(context.Background(), iters, train.RunOptions{}); err != nil {
 		return nil, fmt.Errorf("evidence: fitting the backward kernel: %w", err)
 	}
 	after, err := evaluate(ft, ev, draws, "mcd", fmt.Sprintf("the trained chain with a backward kernel fitted for %d steps at fixed parameters", iters))

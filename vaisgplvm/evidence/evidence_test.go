@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -42,8 +43,11 @@ func trained(t *testing.T, q, n int, mutate ...func(*model.Config)) *train.Train
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(60, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 60, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return tr

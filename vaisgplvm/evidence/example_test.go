@@ -1,6 +1,7 @@
 package evidence_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,8 +33,11 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	tr := train.New(m, b)
-	if err := tr.Run(60, nil, 0, nil); err != nil {
+	tr, err := train.New(m, b)
+	if err != nil {
+		panic(err)
+	}
+	if err := tr.Run(context.Background(), 60, train.RunOptions{}); err != nil {
 		panic(err)
 	}
 	ev, err := evidence.Estimate(tr, evidence.Options{Temps: 400, Runs: 8, Seed: 1})

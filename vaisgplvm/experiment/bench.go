@@ -76,7 +76,10 @@ func Bench(cfg model.Config, dataset string, x, mask [][]float64, b backends.Bac
 	if err != nil {
 		return nil, err
 	}
-	tr := train.New(m, b)
+	tr, err := train.New(m, b)
+	if err != nil {
+		return nil, err
+	}
 	tr.NoPrefetch = !opt.Prefetch
 	after := opt.AfterWarmUp
 	if opt.Profile != nil {

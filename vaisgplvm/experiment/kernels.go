@@ -68,7 +68,10 @@ func KernelProbe() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	tr := train.New(m, b)
+	tr, err := train.New(m, b)
+	if err != nil {
+		return 0, err
+	}
 	best := 0.0
 	for i := range 4 {
 		start := time.Now()

@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -162,7 +163,7 @@ func labTrainer(t *testing.T, method string) *train.Trainer {
 	cfg := model.DefaultConfig(method, 2)
 	cfg.M, cfg.K, cfg.Batch = 6, 4, 0
 	_, _, tr := fileTrainer(t, f.path, cfg)
-	if err := tr.Run(40, nil, 0, nil); err != nil {
+	if err := tr.Run(context.Background(), 40, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return tr

@@ -86,7 +86,10 @@ func BenchmarkScheduleLabView(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		b.Fatal(err)
+	}
 	points := make([]int, 100)
 	for i := range points {
 		points[i] = i * 10

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -141,7 +142,10 @@ func NewTrainer(cfg model.Config, td *Data, src Source, b backends.Backend) (*tr
 	if err != nil {
 		return nil, err
 	}
-	tr := train.New(m, b)
+	tr, err := train.New(m, b)
+	if err != nil {
+		return nil, err
+	}
 	tr.DataTag = src.Tag()
 	return tr, nil
 }
@@ -217,7 +221,7 @@ type TrainOptions struct {
 	ConvergeFrom string
 	// Observe, when not nil, sees every training step (train.Trainer.Run).
 	Observe func(train.Event)
-	// Stop, when closed, ends training after the current step (train.Trainer.Stop).
+	// Stop, when closed, ends training after the current step (a cancelled context for train.Trainer.Run).
 	Stop <-chan struct{}
 	// Warn, when not nil, gets each warning when it is found: the data's before training, the
 	// run's after it. Metrics.Warnings holds them all.
@@ -282,7 +286,8 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		saved = ckpt
 		return nil
 	}
-	tr.Stop = opt.Stop
+	ctx, cancel := stopContext(opt.Stop)
+	defer cancel()
 	var conv, convStart *converge.Result
 	var runErr error
 	if opt.Converge != nil {
@@ -306,7 +311,7 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 			runErr = interrupted(conv, runErr, "Adam")
 		}
 	} else {
-		runErr = tr.Run(opt.Iters, opt.Observe, opt.CheckpointEvery, save)
+		runErr = tr.Run(ctx, opt.Iters, train.RunOptions{Observe: opt.Observe, Every: opt.CheckpointEvery, Hook: save})
 	}
 	curve := tr.Curve
 	if conv != nil {
@@ -357,12 +362,31 @@ func startFrom(tr *train.Trainer, td *Data, path string) error {
 	if err != nil {
 		return fmt.Errorf("ConvergeFrom %s: %w", path, err)
 	}
-	src := train.New(m, tr.Backend)
+	src, err := train.New(m, tr.Backend)
+	if err != nil {
+		return fmt.Errorf("ConvergeFrom %s: %w", path, err)
+	}
 	src.DataTag = tr.DataTag
 	if err := src.Load(path); err != nil {
 		return fmt.Errorf("ConvergeFrom: %w", err)
 	}
 	return converge.StartFrom(tr, src)
+}
+
+// stopContext returns a context that is done when stop is closed (never for a nil stop), and its
+// cancel function, which also ends the goroutine that watches stop.
+func stopContext(stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if stop != nil {
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
 }
 
 // withStop returns o with Stop set.

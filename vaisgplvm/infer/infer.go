@@ -10,6 +10,7 @@
 package infer
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -120,11 +121,14 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 		return nil, fmt.Errorf("infer: %w", err)
 	}
 	nm.Latent = &latent.Config{N: len(x), Q: m.Cfg.Q, Diagonal: m.Cfg.DiagQ0, Scale0: m.Cfg.Scale0, Mean0: mean0}
-	ft := train.New(&nm, tr.Backend)
+	ft, err := train.New(&nm, tr.Backend)
+	if err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
 	if err := vars.CopyFrozen(tr.Ctx, ft.Ctx, isModelScope); err != nil {
 		return nil, err
 	}
-	if err := ft.Run(opt.Iters, nil, 0, nil); err != nil {
+	if err := ft.Run(context.Background(), opt.Iters, train.RunOptions{}); err != nil {
 		return nil, fmt.Errorf("infer: %w", err)
 	}
 	ev, err := ft.Evaluate(3, nil)

@@ -1,6 +1,7 @@
 package infer_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -45,8 +46,11 @@ func TestInferPlacesNewPointsNearTheirLatents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := train.New(m, testutil.Backend())
-		if err := tr.Run(300, nil, 0, nil); err != nil {
+		tr, err := train.New(m, testutil.Backend())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Run(context.Background(), 300, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		trainEval, err := tr.Evaluate(1, nil)
@@ -121,8 +125,11 @@ func TestInferRejectsBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(2, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 2, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]struct {

@@ -1,6 +1,7 @@
 package infer_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -27,8 +28,11 @@ func TestValidatedExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(200, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 200, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ev, err := tr.Evaluate(1, nil)

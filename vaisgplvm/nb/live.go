@@ -1,6 +1,7 @@
 package nb
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -22,14 +23,14 @@ func Train(tr *train.Trainer, iters, every int) error {
 	if !gonbui.IsNotebook {
 		bar := progress.New(os.Stderr, iters, tr.Model.Cfg.Method)
 		defer bar.Finish()
-		return tr.Run(iters, bar.Training, 0, nil)
+		return tr.Run(context.Background(), iters, train.RunOptions{Observe: bar.Training})
 	}
 	id := "vaisgplvm_live_" + gonbui.UniqueID()
 	hook := func(t *train.Trainer) error {
 		gonbui.UpdateHTML(id, liveHTML(t, iters))
 		return nil
 	}
-	err := tr.Run(iters, nil, every, hook)
+	err := tr.Run(context.Background(), iters, train.RunOptions{Every: every, Hook: hook})
 	gonbui.UpdateHTML(id, "") // drop the transient block
 	gonbui.DisplayHTML(liveHTML(tr, iters))
 	gonbui.Sync()

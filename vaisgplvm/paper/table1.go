@@ -217,12 +217,14 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 		if err != nil {
 			return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 		}
-		tr := train.New(m, b)
-		tr.Stop = ctx.Done()
+		tr, err := train.New(m, b)
+		if err != nil {
+			return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
+		}
 		j.backend = backend.Label(b)
 		observe := o.observer(j.dataset, j.method, j.seed, snaps[len(snaps)-1])
 		draws := protocol.EvaluationOf(j.dataset, 3, tr)
-		if err := o.trainSnapshots(table, j, tr, ds, damaged, snaps, draws, observe); err != nil {
+		if err := o.trainSnapshots(ctx, table, j, tr, ds, damaged, snaps, draws, observe); err != nil {
 			if j.diverged = divergedFrom(err, j.dataset, j.method, j.seed); j.diverged == nil {
 				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 			}
@@ -272,10 +274,10 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 // trainSnapshots trains j to each of snaps in turn and evaluates it there (Tables 2 and 3: the
 // hidden pixels' scores; Table 3: the weights), appending to j's evaluations. A divergence is
 // returned as the train.Diverged it is, after the snapshots it reached.
-func (o Options) trainSnapshots(table int, j *job, tr *train.Trainer, ds *data.Dataset, damaged []int, snaps []int,
+func (o Options) trainSnapshots(ctx context.Context, table int, j *job, tr *train.Trainer, ds *data.Dataset, damaged []int, snaps []int,
 	draws int, observe func(train.Event)) error {
 	for _, it := range snaps {
-		if err := tr.Run(it, observe, 0, nil); err != nil {
+		if err := tr.Run(ctx, it, train.RunOptions{Observe: observe}); err != nil {
 			return err
 		}
 		ev, err := tr.Evaluate(draws, ds.Labels)

@@ -339,9 +339,11 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o Options, b ba
 	if err != nil {
 		return err
 	}
-	tr := train.New(m, b)
-	tr.Stop = ctx.Done()
-	if err := tr.Run(o.Iters, o.observer(j.dataset, j.method, j.seed, o.Iters), 0, nil); err != nil {
+	tr, err := train.New(m, b)
+	if err != nil {
+		return err
+	}
+	if err := tr.Run(ctx, o.Iters, train.RunOptions{Observe: o.observer(j.dataset, j.method, j.seed, o.Iters)}); err != nil {
 		return err
 	}
 	ev, err := tr.Evaluate(1, s.TrainLabels)

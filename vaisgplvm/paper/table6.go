@@ -116,7 +116,10 @@ func Table6(ctx context.Context, o Options) (*Result6, error) {
 		if err != nil {
 			return nil, err
 		}
-		tr := train.New(m, b)
+		tr, err := train.New(m, b)
+		if err != nil {
+			return nil, err
+		}
 		first, times, host, err := train.TimeSteps(tr, o.Reps, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s K=%d: %w", c.method, c.k, err)

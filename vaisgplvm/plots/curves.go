@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strconv"
 
@@ -41,6 +42,9 @@ type CurveOptions struct {
 	// it, when the values span more than ten times their spread over the last half of the
 	// points (a training curve's first iterations); a linear axis otherwise. Not with LogY.
 	SettleY bool
+	// RefY draws a thin black horizontal line at each of its values: 0 under differences, 1 under
+	// ratios, a known log Z under estimates of it.
+	RefY []float64
 }
 
 // Curves draws several series on one axis with a legend: the -ELBO curves of runs or methods
@@ -109,6 +113,9 @@ func Curves(opt CurveOptions, series ...Series) (*plot.Plot, error) {
 		} else {
 			p.Legend.Add(s.Name, line)
 		}
+	}
+	for _, y := range opt.RefY {
+		p.Add(refLine(y))
 	}
 	if wholeX(series) && !opt.LogX {
 		p.X.Tick.Marker = integerTicks{}
@@ -196,4 +203,11 @@ func curvePoints(s Series, smooth, skip int) plotter.XYs {
 		xy = append(xy, plotter.XY{X: x, Y: y})
 	}
 	return xy
+}
+
+// refLine is a thin black horizontal line at y.
+func refLine(y float64) *plotter.Function {
+	ref := plotter.NewFunction(func(float64) float64 { return y })
+	ref.Color, ref.Width = color.Black, vg.Points(0.8)
+	return ref
 }

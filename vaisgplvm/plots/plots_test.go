@@ -285,3 +285,21 @@ func TestBarScales(t *testing.T) {
 		t.Fatalf("symlog tick labels %q, want 0 and -1000 among them", got)
 	}
 }
+
+// TestRefY: a reference line is the constant at its value, in black; a figure with one renders,
+// and a log axis still refuses a non-positive value of a series.
+func TestRefY(t *testing.T) {
+	if l := refLine(0.5); l.F(-3) != 0.5 || l.F(7) != 0.5 || l.Color != color.Black {
+		t.Fatalf("refLine(0.5): F(-3) %v, F(7) %v, colour %v", l.F(-3), l.F(7), l.Color)
+	}
+	p, err := Curves(CurveOptions{Title: "d", RefY: []float64{0}}, Series{Name: "a", Y: []float64{-1, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PNG(p, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Curves(CurveOptions{LogY: true, RefY: []float64{1}}, Series{Name: "a", Y: []float64{-1, 1}}); err == nil {
+		t.Fatal("LogY with a negative value: no error")
+	}
+}

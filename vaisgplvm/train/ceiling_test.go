@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -31,7 +32,10 @@ func TestBoundAboveCeilingStops(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := train.New(m, testutil.Backend())
+		tr, err := train.New(m, testutil.Backend())
+		if err != nil {
+			t.Fatal(err)
+		}
 		tr.Ctx.At("latent").VariableWithValue("raw_scale", vars.Convert(tensors.FromValue(raw), m.DType()))
 		v, err := tr.Step()
 		ceiling := m.BoundCeiling()
@@ -68,8 +72,11 @@ func TestNonFiniteUpdateStops(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tr := train.New(m, testutil.Backend())
-				err = tr.Run(2, nil, 0, nil)
+				tr, err := train.New(m, testutil.Backend())
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = tr.Run(context.Background(), 2, train.RunOptions{})
 				finite := true
 				for _, v := range tr.Curve {
 					finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)

@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
@@ -28,7 +29,10 @@ func TestLoadCheckpointBeforeConfigSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	tr.DataTag = "toy12"
 	if err := tr.Load(path); err != nil {
 		t.Fatal(err)
@@ -36,7 +40,7 @@ func TestLoadCheckpointBeforeConfigSplit(t *testing.T) {
 	if tr.Iter != 4 || len(tr.Curve) != 4 {
 		t.Fatalf("iteration %d, curve %v: want 4", tr.Iter, tr.Curve)
 	}
-	if err := tr.Run(6, nil, 0, nil); err != nil {
+	if err := tr.Run(context.Background(), 6, train.RunOptions{}); err != nil {
 		t.Fatalf("continuing from the old checkpoint: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"encoding/gob"
 	"math"
 	"math/rand/v2"
@@ -22,7 +23,7 @@ func TestLoadRefusesIncompleteCheckpoint(t *testing.T) {
 	for _, method := range []string{"mf", "iwvi", "vais"} {
 		newTrainer := smallTrainers(t, method, 3, func(c *model.Config) { c.Batch = 6 })
 		tr := newTrainer()
-		if err := tr.Run(2, nil, 0, nil); err != nil {
+		if err := tr.Run(context.Background(), 2, RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
@@ -86,7 +87,7 @@ func TestLoadRefusesIncompleteCheckpoint(t *testing.T) {
 func TestLoadRefusesMixedDType(t *testing.T) {
 	newTrainer := smallTrainers(t, "mf", 4)
 	tr := newTrainer()
-	if err := tr.Run(2, nil, 0, nil); err != nil {
+	if err := tr.Run(context.Background(), 2, RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(t.TempDir(), "ck.gob")
@@ -149,6 +150,10 @@ func smallTrainers(t *testing.T, method string, seed uint64, mutate ...func(*mod
 		if err != nil {
 			t.Fatal(err)
 		}
-		return New(m, testutil.Backend())
+		tr, err := New(m, testutil.Backend())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
 	}
 }

@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -41,7 +42,10 @@ func TestPixelLogLikSumsToLogLik(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	exec := mlmodel.MustNewExec(tr.Backend, tr.Ctx.Store(), train.BoundGraph(m, func(ctx *mlmodel.Scope, xb, mk, id, e0, _ *Node) []*Node {
 		b := m.BatchFor(ctx, xb, mk, id)
 		h := b.Q0.Sample(e0)
@@ -93,8 +97,11 @@ func TestESSBreakdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := train.New(m, testutil.Backend())
-		if err := tr.Run(20, nil, 0, nil); err != nil {
+		tr, err := train.New(m, testutil.Backend())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Run(context.Background(), 20, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		e, err := tr.ESSBreakdown(idx, k, 5)

@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -26,8 +27,11 @@ func TestEvaluateArrangedBatch(t *testing.T) {
 	if bt := train.Inputs(m, 1, 0); len(bt.Mask) != 8 || bt.Idx[0] != 1 {
 		t.Fatalf("batch not rearranged: %d mask rows (want 8), first point %d (want 1)", len(bt.Mask), bt.Idx[0])
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(150, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 150, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ev, err := tr.Evaluate(1, nil)
@@ -74,8 +78,11 @@ func TestEvaluateMonteCarloSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(5, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 5, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	one, err := tr.Evaluate(1, nil)

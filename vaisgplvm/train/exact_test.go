@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -28,8 +29,11 @@ func TestScoreMissingExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(40, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 40, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ev, err := tr.Evaluate(1, nil)
@@ -110,7 +114,10 @@ func TestScoreMissingExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr2 := train.New(m2, testutil.Backend())
+	tr2, err := train.New(m2, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ev2, err := tr2.Evaluate(1, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
@@ -26,8 +27,11 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	tr := train.New(m, b)
-	if err := tr.Run(30, nil, 0, nil); err != nil {
+	tr, err := train.New(m, b)
+	if err != nil {
+		panic(err)
+	}
+	if err := tr.Run(context.Background(), 30, train.RunOptions{}); err != nil {
 		panic(err)
 	}
 	ev, err := tr.Evaluate(3, ds.Labels) // -ELBO averaged over 3 noise draws

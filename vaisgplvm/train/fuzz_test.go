@@ -2,6 +2,7 @@ package train_test
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -119,10 +120,14 @@ func savedCheckpoint(f *testing.F, method string, seed uint64) (*train.Trainer, 
 		if err != nil {
 			f.Fatal(err)
 		}
-		return train.New(m, testutil.Backend())
+		tr, err := train.New(m, testutil.Backend())
+		if err != nil {
+			f.Fatal(err)
+		}
+		return tr
 	}
 	tr := newTrainer()
-	if err := tr.Run(2, nil, 0, nil); err != nil {
+	if err := tr.Run(context.Background(), 2, train.RunOptions{}); err != nil {
 		f.Fatal(err)
 	}
 	good := filepath.Join(f.TempDir(), "good.gob")

@@ -85,7 +85,10 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 			if got := m.UsesProjectedFit(b, len(train.Inputs(m, 77, 7).Mask)); got != (c.wide > 0) {
 				t.Fatalf("projected fit = %v, want %v", got, c.wide > 0)
 			}
-			tr := train.New(m, testutil.Backend())
+			tr, err := train.New(m, testutil.Backend())
+			if err != nil {
+				t.Fatal(err)
+			}
 			for range 3 {
 				if _, err := tr.Step(); err != nil {
 					t.Fatal(err)

@@ -151,7 +151,10 @@ func TestBatchPlanAndGraphCache(t *testing.T) {
 				t.Errorf("%s: point %d has a missing entry but is past the batch's %d mask rows", c.method, j, len(bt.Mask))
 			}
 		}
-		tr := New(m, testutil.Backend())
+		tr, err := New(m, testutil.Backend())
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := tr.Step(); err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +205,10 @@ func TestGraphCacheFollowsInPlaceChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := New(m, testutil.Backend())
+	tr, err := New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tr.Step(); err != nil {
 		t.Fatal(err)
 	}

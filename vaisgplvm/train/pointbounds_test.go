@@ -1,10 +1,12 @@
 package train_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // TestPointBounds: for MF, IWVI and VAIS after a few steps on mini-batches, each draw's point
@@ -14,7 +16,7 @@ import (
 func TestPointBounds(t *testing.T) {
 	for _, method := range []string{"mf", "iwvi", "vais"} {
 		tr := toyTrainer(t, method, func(c *model.Config) { c.Samples = 2 })
-		if err := tr.Run(4, nil, 0, nil); err != nil {
+		if err := tr.Run(context.Background(), 4, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		ev, err := tr.Evaluate(2, nil)

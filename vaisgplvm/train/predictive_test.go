@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -41,8 +42,11 @@ func trainedToy(t *testing.T, method string, k, iters int) (*train.Trainer, [][]
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(iters, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), iters, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return tr, truth

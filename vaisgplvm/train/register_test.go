@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -50,8 +51,11 @@ func TestRegisteredBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(40, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 40, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !(tr.Curve[len(tr.Curve)-1] < tr.Curve[0]) {
@@ -139,7 +143,10 @@ func TestBoundWithOwnParameter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	wide, err := tr.Evaluate(3, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -157,8 +164,11 @@ func TestBoundWithOwnParameter(t *testing.T) {
 	if m, err = model.New(cfg, x, nil); err != nil {
 		t.Fatal(err)
 	}
-	tr = train.New(m, testutil.Backend())
-	if err := tr.Run(60, nil, 0, nil); err != nil {
+	tr, err = train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 60, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	w := logWidth(t, tr)
@@ -177,7 +187,10 @@ func TestBoundWithOwnParameter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr2 := train.New(m2, testutil.Backend())
+	tr2, err := train.New(m2, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := tr2.Load(path); err != nil {
 		t.Fatal(err)
 	}

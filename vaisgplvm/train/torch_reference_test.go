@@ -2,6 +2,7 @@ package train_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -135,8 +136,11 @@ func referenceModel(t *testing.T, m int) *train.Trainer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(mod, testutil.Backend())
-	if err := tr.Run(60, nil, 0, nil); err != nil {
+	tr, err := train.New(mod, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 60, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return tr

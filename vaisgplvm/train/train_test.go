@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -43,7 +44,11 @@ func toyTrainer(t *testing.T, method string, mutate func(*model.Config)) *train.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return train.New(m, testutil.Backend())
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 // TestResumeIsExact: 3 iterations, a checkpoint, a fresh trainer loading it and 3 more give the
@@ -70,11 +75,11 @@ func TestResumeIsExact(t *testing.T) {
 		}
 		straight := toyTrainer(t, method, nil)
 		straight.NoPrefetch = true // each step's inputs built in Step: the same as prefetched ones
-		if err := straight.Run(6, nil, 0, nil); err != nil {
+		if err := straight.Run(context.Background(), 6, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		first := toyTrainer(t, method, nil)
-		if err := first.Run(3, nil, 0, nil); err != nil {
+		if err := first.Run(context.Background(), 3, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), "ck.gob")
@@ -85,7 +90,7 @@ func TestResumeIsExact(t *testing.T) {
 		if err := resumed.Load(path); err != nil {
 			t.Fatal(err)
 		}
-		if err := resumed.Run(6, nil, 0, nil); err != nil {
+		if err := resumed.Run(context.Background(), 6, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if d := testutil.MaxAbsDiff(straight.Curve, resumed.Curve); d != 0 || len(resumed.Curve) != 6 {
@@ -121,7 +126,7 @@ func TestAdaptiveEtaInTraining(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tr.Run(80, nil, 0, nil); err != nil {
+		if err := tr.Run(context.Background(), 80, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		p, err := tr.Params()
@@ -164,7 +169,7 @@ func TestClipGradOnlyActsWhenClipping(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tr.Run(20, nil, 0, nil); err != nil {
+		if err := tr.Run(context.Background(), 20, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		after, err := tr.Params()
@@ -198,7 +203,7 @@ func TestTrainingLowersTheBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tr.Run(60, nil, 0, nil); err != nil {
+		if err := tr.Run(context.Background(), 60, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		after, err := tr.Evaluate(2, nil)
@@ -250,7 +255,7 @@ func TestDivergenceStopsWithIteration(t *testing.T) {
 	if err := tr.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	err := tr.Run(50, nil, 0, nil)
+	err := tr.Run(context.Background(), 50, train.RunOptions{})
 	if err == nil {
 		t.Fatalf("training with lr 1e4 did not diverge in 50 iterations: curve %v", tr.Curve)
 	}
@@ -273,8 +278,11 @@ func TestScoreMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(40, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 40, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ev, err := tr.Evaluate(1, nil)
@@ -312,7 +320,7 @@ func TestScoreMissing(t *testing.T) {
 func TestWeights(t *testing.T) {
 	for _, method := range []string{"iwvi", "vais"} {
 		tr := toyTrainer(t, method, nil)
-		if err := tr.Run(20, nil, 0, nil); err != nil {
+		if err := tr.Run(context.Background(), 20, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		st, err := tr.Weights([]int{0, 3, 7, 11}, 25, 1)
@@ -350,7 +358,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := tr.Run(60, nil, 0, nil); err != nil {
+			if err := tr.Run(context.Background(), 60, train.RunOptions{}); err != nil {
 				t.Fatalf("%s %s: %v", method, dt, err)
 			}
 			after, err := tr.Evaluate(2, nil)
@@ -379,7 +387,7 @@ func TestStepCompilesOnce(t *testing.T) {
 	for _, method := range model.Methods() {
 		for _, batch := range []int{10, 0} {
 			tr := toyTrainer(t, method, func(c *model.Config) { c.Batch = batch })
-			if err := tr.Run(4, nil, 0, nil); err != nil {
+			if err := tr.Run(context.Background(), 4, train.RunOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if n := tr.CompiledGraphs(); n != 1 {
@@ -463,7 +471,7 @@ func TestAdamBeta2(t *testing.T) {
 func TestRunEvents(t *testing.T) {
 	tr := toyTrainer(t, "iwvi", nil)
 	var got []train.Event
-	if err := tr.Run(3, func(e train.Event) { got = append(got, e) }, 0, nil); err != nil {
+	if err := tr.Run(context.Background(), 3, train.RunOptions{Observe: func(e train.Event) { got = append(got, e) }}); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 3 {

@@ -4,6 +4,7 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -50,9 +51,6 @@ type Trainer struct {
 	// converge package's continuation from a converged start), which has no progress to give
 	// back, so that its noise reads as a runaway. Non-finite values still stop a step.
 	NoRunawayCheck bool
-	// Stop, when closed, makes Run return ErrInterrupted after the step in progress (the
-	// parameters are then those after a complete step: a checkpoint of them resumes exactly).
-	Stop <-chan struct{}
 
 	step   *mlmodel.Exec
 	stepFn func(ctx *mlmodel.Scope, in []*Node) []*Node // the graph of step (BoundGraph)
@@ -62,15 +60,19 @@ type Trainer struct {
 	ahead  *pending                                     // the next iteration's inputs, being prepared (nil with NoPrefetch)
 }
 
-// New prepares a trainer; graphs are compiled on the first Step. A nil model or backend gives a
-// trainer whose every method returns an error saying so.
-func New(m *model.Model, b backends.Backend) *Trainer {
-	if m == nil || b == nil {
-		return &Trainer{Model: m, Backend: b}
+// New prepares a trainer for m on backend b; graphs are compiled on the first Step. Errors: a nil
+// model or backend, a dtype the backend's variables cannot take, or a training graph GoMLX cannot
+// set up.
+func New(m *model.Model, b backends.Backend) (*Trainer, error) {
+	switch {
+	case m == nil:
+		return nil, fmt.Errorf("train: New: no model: pass model.New's result")
+	case b == nil:
+		return nil, fmt.Errorf("train: New: no backend: pass backend.New(\"auto\")'s result")
 	}
 	ctx := mlmodel.NewStore().RootScope()
 	if err := vars.SetDType(ctx, m.DType()); err != nil {
-		panic(err) // Config.Validate accepts only float64 and float32
+		return nil, fmt.Errorf("train: New: %w", err)
 	}
 	t := &Trainer{Model: m, Backend: b, Ctx: ctx}
 	beta2 := m.Cfg.AdamBeta2
@@ -93,23 +95,27 @@ func New(m *model.Model, b backends.Backend) *Trainer {
 		}
 		return []*Node{loss, nonFinite(ctx, x.Graph())}
 	})
-	t.step = mlmodel.MustNewExec(b, ctx.Store(), t.stepFn)
-	return t
+	step, err := mlmodel.NewExec(b, ctx.Store(), t.stepFn)
+	if err != nil {
+		return nil, fmt.Errorf("train: New: %w", err)
+	}
+	t.step = step
+	return t, nil
 }
 
-// Ready returns an error when t cannot train or evaluate: nil, or made by New without a model or
-// a backend. Functions that take a *Trainer call it first.
+// Ready returns an error when t cannot train or evaluate: nil, or not made by New. Functions that
+// take a *Trainer call it first.
 func (t *Trainer) Ready() error { return t.check() }
 
-// check returns an error when t cannot work: nil, or made by New without a model or a backend.
+// check returns an error when t cannot work: nil, or not made by New (a zero Trainer).
 func (t *Trainer) check() error {
 	switch {
 	case t == nil:
 		return fmt.Errorf("train: nil Trainer: make one with train.New(model, backend)")
 	case t.Model == nil:
-		return fmt.Errorf("train: the Trainer has no model: pass model.New's result to train.New")
+		return fmt.Errorf("train: the Trainer has no model: make it with train.New(model, backend)")
 	case t.Backend == nil || t.step == nil:
-		return fmt.Errorf("train: the Trainer has no backend: pass backend.New(\"auto\") to train.New")
+		return fmt.Errorf("train: the Trainer has no backend: make it with train.New(model, backend)")
 	}
 	return nil
 }
@@ -241,7 +247,7 @@ func checkBound(iter int, v, ceiling float64, dtype string) error {
 	return nil
 }
 
-// ErrInterrupted is returned (wrapped, with the iteration) by Run when Stop is closed.
+// ErrInterrupted is returned (wrapped, with the iteration) by Run when its context is done.
 var ErrInterrupted = errors.New("interrupted")
 
 // Event is what Run reports to its observer after every training step.
@@ -253,11 +259,22 @@ type Event struct {
 	Seconds float64 // mean wall time per iteration so far (Trainer.SecondsPerIter)
 }
 
-// Run trains until Iter reaches iters, or until Stop is closed (ErrInterrupted). observe, when not
-// nil, is called after every step with its Event (a progress bar, a live plot: the trainer draws
-// nothing itself). every > 0 calls hook after every `every` iterations (checkpoints, snapshots); a
-// hook error stops the run.
-func (t *Trainer) Run(iters int, observe func(Event), every int, hook func(*Trainer) error) error {
+// RunOptions are Run's optional settings; the zero value trains without observing.
+type RunOptions struct {
+	// Observe, when not nil, is called after every step with its Event (a progress bar, a live
+	// plot: the trainer draws nothing itself).
+	Observe func(Event)
+	// Every > 0 calls Hook after every Every iterations (checkpoints, snapshots); a Hook error
+	// stops the run.
+	Every int
+	Hook  func(*Trainer) error
+}
+
+// Run trains until Iter reaches iters (counting the iterations already done), or until ctx is
+// done: then it returns an error wrapping ErrInterrupted after the step in progress, and the
+// parameters are those after a complete step (a checkpoint of them resumes exactly). Errors: a
+// Trainer not made by New, a step's divergence (Diverged), a hook's error.
+func (t *Trainer) Run(ctx context.Context, iters int, o RunOptions) error {
 	if err := t.check(); err != nil {
 		return err
 	}
@@ -266,18 +283,16 @@ func (t *Trainer) Run(iters int, observe func(Event), every int, hook func(*Trai
 		if err != nil {
 			return err
 		}
-		if observe != nil {
-			observe(Event{Method: t.Model.Cfg.Method, Iter: t.Iter, Total: iters, NegELBO: v, Seconds: t.SecondsPerIter()})
+		if o.Observe != nil {
+			o.Observe(Event{Method: t.Model.Cfg.Method, Iter: t.Iter, Total: iters, NegELBO: v, Seconds: t.SecondsPerIter()})
 		}
-		if every > 0 && hook != nil && t.Iter%every == 0 {
-			if err := hook(t); err != nil {
+		if o.Every > 0 && o.Hook != nil && t.Iter%o.Every == 0 {
+			if err := o.Hook(t); err != nil {
 				return err
 			}
 		}
-		select {
-		case <-t.Stop:
+		if ctx.Err() != nil {
 			return fmt.Errorf("%w at iteration %d of %d", ErrInterrupted, t.Iter, iters)
-		default:
 		}
 	}
 	return nil

@@ -178,16 +178,21 @@ func annealed(method string) bool {
 	return err == nil && b.Annealed()
 }
 
-// helpOut receives COMMAND -h's flag list (a variable so that the flag reference test reads it).
-var helpOut io.Writer = os.Stdout
+// helpOut, when not nil, receives COMMAND -h's flag list instead of os.Stdout (the flag reference
+// test reads it).
+var helpOut io.Writer
 
 // parse parses flags, turning errors and stray arguments into usage errors.
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
-			fs.SetOutput(helpOut)
-			fmt.Fprintf(helpOut, "vaisgplvm %s flags:\n", fs.Name())
+			out := helpOut
+			if out == nil {
+				out = os.Stdout
+			}
+			fs.SetOutput(out)
+			fmt.Fprintf(out, "vaisgplvm %s flags:\n", fs.Name())
 			fs.PrintDefaults()
 			return errHelp
 		}

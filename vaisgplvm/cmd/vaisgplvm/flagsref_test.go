@@ -30,7 +30,7 @@ func flagsReference(t *testing.T) string {
 		var out bytes.Buffer
 		helpOut = &out
 		err := commands[name]([]string{"-h"})
-		helpOut = os.Stdout
+		helpOut = nil
 		if !errors.Is(err, errHelp) {
 			t.Fatalf("%s -h: %v, want the help", name, err)
 		}

@@ -1,6 +1,7 @@
 package apitest_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -37,8 +38,11 @@ func toyTrainer(t *testing.T, method string) *train.Trainer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := train.New(m, testutil.Backend())
-	if err := tr.Run(2, nil, 0, nil); err != nil {
+	tr, err := train.New(m, testutil.Backend())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background(), 2, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return tr
@@ -99,12 +103,13 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 		{"Evaluate(0)", func() error { _, err := tr.Evaluate(0, nil); return err }, "0 noise draws"},
 		{"Evaluate(short labels)", func() error { _, err := tr.Evaluate(1, []int{1, 2}); return err }, "2 labels for 12 points"},
 		{"nil Trainer", func() error { var n *train.Trainer; _, err := n.Step(); return err }, "nil Trainer"},
-		{"train.New(nil, nil).Run", func() error { return train.New(nil, nil).Run(1, nil, 0, nil) }, "no model"},
-		{"train.New(model, nil).Evaluate", func() error {
+		{"train.New(nil, nil)", func() error { _, err := train.New(nil, nil); return err }, "no model"},
+		{"train.New(model, nil)", func() error {
 			m, _ := model.New(cfg, good, nil)
-			_, err := train.New(m, nil).Evaluate(1, nil)
+			_, err := train.New(m, nil)
 			return err
 		}, "no backend"},
+		{"zero Trainer", func() error { return (&train.Trainer{}).Run(context.Background(), 1, train.RunOptions{}) }, "no model"},
 		{"infer.Latents(nil trainer)", func() error { _, err := infer.Latents(nil, good, nil, infer.Options{}); return err }, "nil Trainer"},
 		{"infer.Latents(mask 0.5)", func() error {
 			_, err := infer.Latents(tr, good[:2], [][]float64{{1, 0.5, 1}, {1, 1, 1}}, infer.Options{})

@@ -14,11 +14,11 @@ import (
 	"time"
 )
 
-// Stopper turns the first SIGINT or SIGTERM into a closed channel (train.Trainer.Stop): the run
+// Stopper turns the first SIGINT or SIGTERM into a closed channel (which cancels train.Trainer.Run's context): the run
 // finishes its step, writes a checkpoint and says how to resume. A second signal kills the
 // process as usual.
 type Stopper struct {
-	// C is closed on the first signal (train.Trainer.Stop).
+	// C is closed on the first signal.
 	C     chan struct{}
 	sigs  chan os.Signal
 	done  chan struct{}
