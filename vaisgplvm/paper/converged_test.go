@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,32 @@ func TestConvergedSummary(t *testing.T) {
 	}
 	if !strings.Contains(md, "| oilflow | iwvi |") {
 		t.Fatalf("no oil-flow IWVI row in\n%s", md)
+	}
+}
+
+// TestReadmeVerdictsFromRecord: every paired figure "X ± Y (k/n tighter)" in the README's verdict
+// table is a cell of docs/protocol/converged/table.md, so the README cannot state a converged
+// verdict the record does not hold (rewrite the README when the record changes).
+func TestReadmeVerdictsFromRecord(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile(filepath.Join("..", "..", "docs", "protocol", "converged", "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, verdicts, ok := strings.Cut(string(readme), "## What we find")
+	if !ok {
+		t.Fatal("README.md has no \"What we find\" section")
+	}
+	figures := regexp.MustCompile(`-?[0-9.]+ ± [0-9.]+ \([0-9]+/[0-9]+ tighter\)`).FindAllString(verdicts, -1)
+	if len(figures) == 0 {
+		t.Fatal("README.md's verdict table cites no converged figure")
+	}
+	for _, f := range figures {
+		if !strings.Contains(string(table), f) {
+			t.Errorf("README.md cites %q, which docs/protocol/converged/table.md does not hold", f)
+		}
 	}
 }
