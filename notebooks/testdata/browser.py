@@ -84,8 +84,10 @@ def main(url, path, shots):
         buttons = driver.execute_script("return Array.from(document.querySelector('input[type=range]').closest('.cell').querySelectorAll('.output_area button'));")
         if buttons:
             buttons[-1].click()
+            # The lab finishes the evaluation in progress before it stops: on busy cores that can
+            # take minutes (60 s was too short on 2 cores beside a training).
             wait("the cell to end", lambda: driver.execute_script(
-                "return Jupyter.notebook.kernel_busy === false || !document.querySelector('.kernel_busy_icon')"), 60)
+                "return Jupyter.notebook.kernel_busy === false || !document.querySelector('.kernel_busy_icon')"), 300)
         result["ok"] = True
     except Exception as e:  # reported in the JSON
         result["why"] = f"{type(e).__name__}: {e}"
