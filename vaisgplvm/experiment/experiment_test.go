@@ -308,3 +308,27 @@ func TestEvidenceOptionsCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestConvergeByDefault: a fully observed file with the se kernel converges by default; missing
+// entries, another kernel, or an N M^2 beyond ConvergeLimit say why not.
+func TestConvergeByDefault(t *testing.T) {
+	x := make([][]float64, 30)
+	for i := range x {
+		x[i] = []float64{float64(i), 1}
+	}
+	td := &experiment.Data{Dataset: &data.Dataset{X: x}}
+	if ok, why := experiment.ConvergeByDefault(td, "se", 50); !ok {
+		t.Fatalf("fully observed, se: %s", why)
+	}
+	if ok, why := experiment.ConvergeByDefault(td, "matern32", 50); ok || !strings.Contains(why, "psi statistics") {
+		t.Fatalf("matern32: %v %q", ok, why)
+	}
+	big := &experiment.Data{Dataset: &data.Dataset{X: make([][]float64, 30000)}}
+	if ok, why := experiment.ConvergeByDefault(big, "se", 50); ok || !strings.Contains(why, "too many") {
+		t.Fatalf("30000 points at M 50: %v %q", ok, why)
+	}
+	td.Mask = [][]float64{{1, 0}}
+	if ok, why := experiment.ConvergeByDefault(td, "se", 50); ok || !strings.Contains(why, "missing") {
+		t.Fatalf("missing entries: %v %q", ok, why)
+	}
+}

@@ -553,3 +553,35 @@ func TestTrainConverge(t *testing.T) {
 		{"converge matern", []string{"train", "--data", base, "--method", "mf", "--m", "5", "--kernel", "matern32", "--converge", "--quiet", "--out", filepath.Join(dir, "x4")}, 2, []string{"--converge", "psi statistics"}},
 	})
 }
+
+// TestTrainOwnDataConvergesByDefault: train --data without --iters fits a fully observed file to
+// convergence (full batch, metrics.json's convergence, capped at defaultMaxSeconds) and says so; with
+// --iters it trains Adam steps; a file with missing entries trains Adam steps and says why.
+func TestTrainOwnDataConvergesByDefault(t *testing.T) {
+	dir, base, _ := trainedSetup(t)
+	out := filepath.Join(dir, "default")
+	code, msg := runPrinting(t, []string{"train", "--data", base, "--method", "mf", "--m", "5", "--quiet", "--no-figures", "--out", out})
+	if code != 0 || !strings.Contains(msg, "fitting to convergence") {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	met, raw := readMetrics(t, out)
+	if c := met.Convergence; c == nil || met.Config.Batch != 0 || !strings.Contains(c.Rule, "over the last 50") {
+		t.Fatalf("metrics.json: %s", raw)
+	}
+	steps := filepath.Join(dir, "steps")
+	if code, msg := runQuiet("train", "--data", base, "--method", "mf", "--m", "5", "--iters", "3", "--quiet", "--no-figures", "--out", steps); code != 0 {
+		t.Fatalf("--iters 3: exit %d: %s", code, msg)
+	}
+	if met, raw := readMetrics(t, steps); met.Convergence != nil || met.Iterations != 3 {
+		t.Fatalf("--iters 3 metrics.json: %s", raw)
+	}
+	missing, _ := ownData(t, dir, 40) // NA entries
+	code, msg = runPrinting(t, []string{"train", "--data", missing, "--labels", "kind", "--method", "mf", "--m", "5", "--batch", "0", "--iters", "2", "--quiet", "--no-figures", "--out", filepath.Join(dir, "m1")})
+	if code != 0 || strings.Contains(msg, "convergence") {
+		t.Fatalf("with --batch and --iters: exit %d: %s", code, msg)
+	}
+	code, msg = runPrinting(t, []string{"train", "--data", missing, "--labels", "kind", "--method", "mf", "--m", "5", "--quiet", "--no-figures", "--out", filepath.Join(dir, "m2")})
+	if code != 0 || !strings.Contains(msg, "missing entries") {
+		t.Fatalf("missing entries: exit %d: %s", code, msg)
+	}
+}

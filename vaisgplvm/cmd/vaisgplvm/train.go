@@ -35,7 +35,7 @@ func runTrain(args []string) error {
 	pixels := fs.String("pixels", "unit", "frey, mnist: pixel scale, unit ([0, 1]) or raw (0-255)")
 	hide := fs.Bool("hide-pixels", true, "frey, mnist: hide 75% of the pixels of 5% of the images (Table 2's protocol, drawn with --seed) and score the model's reconstruction of them in metrics.json")
 	method := fs.String("method", "vais", "bound: "+strings.Join(model.Methods(), ", "))
-	iters := fs.Int("iters", 3000, "training iterations")
+	iters := fs.Int("iters", 3000, "Adam training iterations; with --data and no --iters (nor --batch or --checkpoint-every), a fully observed file is fitted to convergence instead (--converge, capped at 30 minutes)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "output directory (required)")
 	resume := fs.String("resume", "", "checkpoint to resume from: a file, or a run directory (its unfinished run's checkpoint.partial.gob when there is one, else its checkpoint.gob); --iters is the total, counting the checkpoint's iterations")
@@ -61,6 +61,11 @@ func runTrain(args []string) error {
 	if *out == "" {
 		return usagef("--out DIR is required")
 	}
+	explicit := func(field string) bool { return set[flagName(field)] }
+	flagSource := func() (experiment.Source, error) {
+		return experiment.NewSource(experiment.SourceOptions{Dataset: *dataset, File: *file, Labels: *labels, Pixels: *pixels,
+			HidePixels: *hide, Standardize: mf.standardize, Seed: *seed}, explicit)
+	}
 	var convOpt *converge.Options
 	if *conv {
 		if set["iters"] || set["checkpoint-every"] {
@@ -83,11 +88,6 @@ func runTrain(args []string) error {
 	if *convFrom != "" && *method == "mf" {
 		return usagef("--converge-from starts another bound from a converged fit; --method mf fits that start itself")
 	}
-	explicit := func(field string) bool { return set[flagName(field)] }
-	flagSource := func() (experiment.Source, error) {
-		return experiment.NewSource(experiment.SourceOptions{Dataset: *dataset, File: *file, Labels: *labels, Pixels: *pixels,
-			HidePixels: *hide, Standardize: mf.standardize, Seed: *seed}, explicit)
-	}
 	if *resume != "" {
 		if *resume, err = experiment.ResumeFile(*resume); err != nil {
 			return err
@@ -104,7 +104,7 @@ func runTrain(args []string) error {
 		if err != nil {
 			return err
 		}
-		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt, *convFrom)
+		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt, *convFrom, false)
 	}
 	src, err := flagSource()
 	if err != nil {
@@ -121,13 +121,23 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt, *convFrom)
+	if *file != "" && convOpt == nil && !set["iters"] && !set["checkpoint-every"] && !set["batch"] {
+		// Your own file is fitted to convergence unless --iters asks for Adam steps (issue 73),
+		// when the data allow it: trainRun decides once it has read them (convergeOwnData).
+		byDefault := &converge.Options{Rule: converge.Rule{Window: *convWindow, Tol: *convTol}, MaxSeconds: defaultMaxSeconds}
+		if !*quiet {
+			byDefault.Observe = convergeProgress(os.Stderr, byDefault.Rule)
+		}
+		return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, byDefault, *convFrom, true)
+	}
+	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt, *convFrom, false)
 }
 
 // trainRun opens the backend and --out, loads the data and trains: a new run of cfg (fitted to the
 // data's sizes by the flags, set), or, with resume, the checkpoint's run with its cfg as it is.
+// With byDefault, conv applies only when the data allow it (convergeOwnData), else iters Adam steps.
 func trainRun(args []string, src experiment.Source, cfg model.Config, set map[string]bool, mf *modelFlags, resume, out string,
-	iters, every int, figures, quiet, overwrite, single, exact bool, backendName string, conv *converge.Options, convFrom string) error {
+	iters, every int, figures, quiet, overwrite, single, exact bool, backendName string, conv *converge.Options, convFrom string, byDefault bool) error {
 	b, err := backend.Start(backendName, cfg.DType, 1, 1, os.Stderr)
 	if err != nil {
 		return err
@@ -147,6 +157,11 @@ func trainRun(args []string, src experiment.Source, cfg model.Config, set map[st
 	}
 	if err != nil {
 		return err
+	}
+	if byDefault && !convergeOwnData(td, cfg.Kernel, cfg.M, iters) {
+		conv = nil
+	} else if byDefault {
+		mf.v.Batch, set["batch"] = 0, true // full batch, as --converge
 	}
 	if resume == "" { // the protocol's configuration fitted to the data, the flags given on top
 		n, d := td.Dims()
@@ -224,4 +239,19 @@ func convergeProgress(w io.Writer, rule converge.Rule) func(converge.Progress) {
 		fmt.Fprintf(w, "L-BFGS iteration %d: -ELBO per point %.6g, rise over %d iterations %s (converged at <= %g), %.0f s\n",
 			p.Iter, p.NegELBO, rule.Window, change, rule.Tol, p.Seconds)
 	}
+}
+
+// defaultMaxSeconds caps the fit to convergence that train --data runs by default.
+const defaultMaxSeconds = 1800
+
+// convergeOwnData says whether train --data without --iters fits td to convergence (the file fully
+// observed, the kernel se, the data small enough: experiment.ConvergeByDefault), and says so.
+func convergeOwnData(td *experiment.Data, kernel string, m, iters int) bool {
+	ok, why := experiment.ConvergeByDefault(td, kernel, m)
+	if ok {
+		fmt.Fprintf(os.Stderr, "vaisgplvm: --data without --iters: fitting to convergence (--converge, capped at %d s; --max-seconds sets the cap); --iters N trains N Adam steps instead\n", defaultMaxSeconds)
+	} else {
+		fmt.Fprintf(os.Stderr, "vaisgplvm: --data: not fitting to convergence (%s): training %d Adam steps (--iters)\n", why, iters)
+	}
+	return ok
 }
