@@ -585,3 +585,21 @@ func TestTrainOwnDataConvergesByDefault(t *testing.T) {
 		t.Fatalf("missing entries: exit %d: %s", code, msg)
 	}
 }
+
+// TestTrainConvergeMaxIters: --max-lbfgs-iters stops the L-BFGS fit at that many iterations and
+// reports it as not converged; without --converge it is a usage error.
+func TestTrainConvergeMaxIters(t *testing.T) {
+	dir, base, _ := trainedSetup(t)
+	out := filepath.Join(dir, "capped")
+	if code, msg := runQuiet("train", "--data", base, "--method", "mf", "--m", "5", "--converge", "--max-lbfgs-iters", "7",
+		"--quiet", "--no-figures", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	met, raw := readMetrics(t, out)
+	if c := met.Convergence; c == nil || c.Converged || c.Iterations != 7 || c.StoppedBy != "max iterations" {
+		t.Fatalf("metrics.json: %s", raw)
+	}
+	if code, msg := runQuiet("train", "--data", base, "--method", "mf", "--iters", "3", "--max-lbfgs-iters", "7", "--out", filepath.Join(dir, "x")); code != 2 || !strings.Contains(msg, "--max-lbfgs-iters") {
+		t.Fatalf("without --converge: exit %d: %s", code, msg)
+	}
+}

@@ -47,6 +47,7 @@ func runTrain(args []string) error {
 	exact := fs.Bool("exact", false, "frey, mnist: also score the hidden pixels under the exact GP conditional on the complete images, at the trained hyperparameters and refitted with a validated noise (metrics.json hidden_pixels_exact, hidden_pixels_exact_refit; tens of seconds to minutes)")
 	conv := fs.Bool("converge", false, "fit to the optimum instead of for --iters Adam steps: L-BFGS on the collapsed mean-field bound, full batch, until it rises by at most --converge-tol nats per point over --converge-window iterations; other methods then continue with Adam on their own bound from a tenth of --lr, halving its step at each plateau of 200-iteration means, converged at the plateau after 4 halvings (metrics.json: convergence); fully observed data, the se kernel")
 	maxSeconds := fs.Float64("max-seconds", 0, "with --converge: stop after this many seconds, reported as not converged (0: no limit)")
+	maxIters := fs.Int("max-lbfgs-iters", 0, "with --converge: stop the L-BFGS fit after this many iterations, reported as not converged (0: no limit; a cap that does not depend on the machine's load)")
 	convWindow := fs.Int("converge-window", 50, "with --converge: L-BFGS iterations over which the rise of the bound is measured")
 	convTol := fs.Float64("converge-tol", 1e-4, "with --converge: largest rise of the bound per point (nats) over --converge-window iterations that counts as converged")
 	convFrom := fs.String("converge-from", "", "with --converge and a method other than mf: start from this checkpoint of a converged fit on the same data (train --converge --method mf) instead of fitting the mean-field start again")
@@ -75,15 +76,15 @@ func runTrain(args []string) error {
 			return usagef("--converge fits the whole data set at once: leave out --batch")
 		}
 		mf.v.Batch, set["batch"] = 0, true // full batch, as if --batch 0 were given
-		if *maxSeconds < 0 || *convWindow < 1 || !(*convTol > 0) {
-			return usagef("--max-seconds must be >= 0, --converge-window >= 1 and --converge-tol > 0")
+		if *maxSeconds < 0 || *maxIters < 0 || *convWindow < 1 || !(*convTol > 0) {
+			return usagef("--max-seconds and --max-lbfgs-iters must be >= 0, --converge-window >= 1 and --converge-tol > 0")
 		}
-		convOpt = &converge.Options{Rule: converge.Rule{Window: *convWindow, Tol: *convTol}, MaxSeconds: *maxSeconds}
+		convOpt = &converge.Options{Rule: converge.Rule{Window: *convWindow, Tol: *convTol}, MaxSeconds: *maxSeconds, MaxIters: *maxIters}
 		if !*quiet {
 			convOpt.Observe = convergeProgress(os.Stderr, convOpt.Rule)
 		}
-	} else if set["max-seconds"] || set["converge-window"] || set["converge-tol"] || set["converge-from"] {
-		return usagef("--max-seconds, --converge-window, --converge-tol and --converge-from go with --converge")
+	} else if set["max-seconds"] || set["max-lbfgs-iters"] || set["converge-window"] || set["converge-tol"] || set["converge-from"] {
+		return usagef("--max-seconds, --max-lbfgs-iters, --converge-window, --converge-tol and --converge-from go with --converge")
 	}
 	if *convFrom != "" && *method == "mf" {
 		return usagef("--converge-from starts another bound from a converged fit; --method mf fits that start itself")
