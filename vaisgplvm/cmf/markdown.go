@@ -16,7 +16,7 @@ func (r *ExperimentResult) Table() report.Table {
 	c := r.Config
 	t := report.Table{Title: fmt.Sprintf("GP-LVM-CMF on %s: %d training and %d held-out points, %s decoder (%d hidden), latent dim %d",
 		r.Dataset, r.Train, r.Test, c.Likelihood, c.Hidden, c.LatentDim)}
-	if containsFamily(r.Families, "cmf") {
+	if r.family("cmf") != nil {
 		t.Title += fmt.Sprintf(", GP input dim %d, M = %d, %s bound, term B %s", c.InputDim, c.M, c.Bound, c.TermB)
 		if c.PointVar {
 			t.Title += ", per-point variances"
@@ -148,12 +148,3 @@ func (r *ExperimentResult) Tables() []report.Table {
 }
 
 func pm(e Estimate) string { return fmt.Sprintf("%.2f ± %.2f", e.PerPoint, e.SE) }
-
-func containsFamily(fs []FamilyResult, name string) bool {
-	for _, f := range fs {
-		if f.Family == name {
-			return true
-		}
-	}
-	return false
-}

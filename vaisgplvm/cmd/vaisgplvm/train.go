@@ -67,6 +67,14 @@ func runTrain(args []string) error {
 		return experiment.NewSource(experiment.SourceOptions{Dataset: *dataset, File: *file, Labels: *labels, Pixels: *pixels,
 			HidePixels: *hide, Standardize: mf.standardize, Seed: *seed}, explicit)
 	}
+	// convergeOptions are the converging fit's options under the rule flags, capped at maxSeconds.
+	convergeOptions := func(maxSeconds float64) *converge.Options {
+		o := &converge.Options{Rule: converge.Rule{Window: *convWindow, Tol: *convTol}, MaxSeconds: maxSeconds, MaxIters: *maxIters}
+		if !*quiet {
+			o.Observe = convergeProgress(os.Stderr, o.Rule)
+		}
+		return o
+	}
 	var convOpt *converge.Options
 	if *conv {
 		if set["iters"] || set["checkpoint-every"] {
@@ -79,10 +87,7 @@ func runTrain(args []string) error {
 		if *maxSeconds < 0 || *maxIters < 0 || *convWindow < 1 || !(*convTol > 0) {
 			return usagef("--max-seconds and --max-lbfgs-iters must be >= 0, --converge-window >= 1 and --converge-tol > 0")
 		}
-		convOpt = &converge.Options{Rule: converge.Rule{Window: *convWindow, Tol: *convTol}, MaxSeconds: *maxSeconds, MaxIters: *maxIters}
-		if !*quiet {
-			convOpt.Observe = convergeProgress(os.Stderr, convOpt.Rule)
-		}
+		convOpt = convergeOptions(*maxSeconds)
 	} else if set["max-seconds"] || set["max-lbfgs-iters"] || set["converge-window"] || set["converge-tol"] || set["converge-from"] {
 		return usagef("--max-seconds, --max-lbfgs-iters, --converge-window, --converge-tol and --converge-from go with --converge")
 	}
@@ -125,11 +130,7 @@ func runTrain(args []string) error {
 	if *file != "" && convOpt == nil && !set["iters"] && !set["checkpoint-every"] && !set["batch"] {
 		// Your own file is fitted to convergence unless --iters asks for Adam steps (issue 73),
 		// when the data allow it: trainRun decides once it has read them (convergeOwnData).
-		byDefault := &converge.Options{Rule: converge.Rule{Window: *convWindow, Tol: *convTol}, MaxSeconds: defaultMaxSeconds}
-		if !*quiet {
-			byDefault.Observe = convergeProgress(os.Stderr, byDefault.Rule)
-		}
-		return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, byDefault, *convFrom, true)
+		return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convergeOptions(defaultMaxSeconds), *convFrom, true)
 	}
 	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt, *convFrom, false)
 }
