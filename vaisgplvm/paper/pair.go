@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
@@ -179,4 +180,35 @@ func (p Pairing) cells() []string {
 func annealed(method string) bool {
 	m, err := bounds.Lookup(method)
 	return err == nil && m.Annealed()
+}
+
+// ReadSide reads one side of a pairing for PairTables: spec is PATH[:METHOD], a reproduce output
+// directory of Table 1, 2 or 3 (or its tableN.json) and the method to pair when the table has
+// several. The label is "METHOD K k (folder)" from the table's settings ("K k x s chains" where it
+// ran several chains or samples per point).
+func ReadSide(spec string) (res *Result, method, label string, err error) {
+	path := spec
+	if i := strings.LastIndex(spec, ":"); i > 0 {
+		if _, err := os.Stat(spec); err != nil { // a path that holds ':' itself stays whole
+			path, method = spec[:i], spec[i+1:]
+		}
+	}
+	if res, err = ReadResult(path); err != nil {
+		return nil, "", "", err
+	}
+	label = method
+	if label == "" && len(res.Rows) > 0 {
+		label = res.Rows[0].Method
+	}
+	if k, ok := res.Settings["k"]; ok {
+		label += fmt.Sprintf(" K %v", k)
+	}
+	if s, ok := res.Settings["samples"].(float64); ok && s > 1 {
+		label += fmt.Sprintf(" x %v chains", s)
+	}
+	dir := filepath.Clean(path)
+	if strings.HasSuffix(dir, ".json") {
+		dir = filepath.Dir(dir)
+	}
+	return res, method, fmt.Sprintf("%s (%s)", label, filepath.Base(dir)), nil
 }

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	iofs "io/fs"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"

@@ -5,12 +5,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"

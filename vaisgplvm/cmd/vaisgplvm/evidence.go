@@ -11,7 +11,6 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
 // runEvidence estimates the local evidence of a checkpoint (package evidence) and its bounds' gaps
@@ -50,39 +49,20 @@ func runEvidence(args []string) error {
 	if *ckpt == "" || *out == "" {
 		return usagef("--checkpoint and --out are required")
 	}
-	opt.Checkpoint, opt.Points, opt.Sample, opt.Damaged, opt.ESSK, opt.Draws, opt.Tolerance = *ckpt, *points, *sample, *damaged, *essK, *draws, *tolerance
+	opt.Points, opt.Sample, opt.Damaged, opt.ESSK, opt.Draws, opt.Tolerance = *points, *sample, *damaged, *essK, *draws, *tolerance
 	opt.Options = evidence.Options{Temps: *temps, Runs: *runs, Seed: *seed, CheckTemps: *checkTemps, Start: *startAt,
 		Progress: progress.AIS(os.Stderr, 10*time.Second)}
 	if err := opt.Check(); err != nil {
 		return err
 	}
-	dir, err := rundir.Open(*out, opt.Outputs(), rundir.Options{Run: "evidence", Overwrite: *overwrite,
-		Inputs: map[string]string{"--checkpoint": *ckpt, "--train-data": *trainData}})
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	tr, _, err := loadCheckpoint(*ckpt, *backendName, *trainData)
-	if err != nil {
-		return err
-	}
 	defer interrupt.OnSignal("evidence", *out)()
-	sum, err := experiment.Evidence(tr, opt)
+	run := experiment.CheckpointRun{Checkpoint: *ckpt, Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainData: *trainData,
+		Provenance: experiment.Provenance(append([]string{"evidence"}, args...))}
+	sum, dir, err := experiment.RunEvidence(run, opt, !*noFigures)
 	if err != nil {
 		return err
 	}
-	sum.Report(os.Stderr)
 	printWarnings(sum.Warnings)
-	sum.Provenance = experiment.Provenance(append([]string{"evidence"}, args...))
-	if err := writeJSON(dir, "evidence.json", sum); err != nil {
-		return err
-	}
-	if err := experiment.WriteESSGap(dir, sum, !*noFigures); err != nil {
-		return err
-	}
-	if err := dir.Commit(); err != nil {
-		return err
-	}
 	wrote(dir)
-	return nil
+	return printJSON(sum)
 }

@@ -4,18 +4,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"math"
-	"os"
-
-	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 func runInfer(args []string) error {
@@ -46,20 +39,11 @@ func runInfer(args []string) error {
 	if !(*lr >= 0) || math.IsInf(*lr, 0) {
 		return usagef("--lr %g: want a positive finite learning rate, or 0 for the trained model's", *lr)
 	}
-	dir, err := rundir.Open(*out, experiment.InferOutputs, rundir.Options{Run: "infer", Overwrite: *overwrite,
-		Inputs: map[string]string{"--checkpoint": *ckpt, "--data": *dataPath, "--train-data": *trainData}})
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	tr, td, err := loadCheckpoint(*ckpt, *backendName, *trainData)
-	if err != nil {
-		return err
-	}
 	defer interrupt.OnSignal("infer", *out)()
-	sum, err := experiment.Infer(dir, tr, td, experiment.InferOptions{Checkpoint: *ckpt, Data: *dataPath,
-		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr, SingleLatent: *single, Exact: *exact}, Warn: printWarning,
-		Provenance: experiment.Provenance(append([]string{"infer"}, args...))})
+	run := experiment.CheckpointRun{Checkpoint: *ckpt, Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainData: *trainData,
+		Provenance: experiment.Provenance(append([]string{"infer"}, args...))}
+	sum, dir, err := experiment.RunInfer(run, experiment.InferOptions{Data: *dataPath,
+		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr, SingleLatent: *single, Exact: *exact}, Warn: printWarning})
 	if err != nil {
 		return err
 	}
@@ -69,14 +53,6 @@ func runInfer(args []string) error {
 
 const trainDataHelp = "where the training file the checkpoint records is now, when it has moved (its sha256 must match the recorded one)"
 
-// loadCheckpoint loads a checkpoint (experiment.LoadCheckpoint) on the backend named by spec,
-// with its training data (trainData: where its file is now, when it has moved).
-func loadCheckpoint(ckpt, spec, trainData string) (*train.Trainer, *experiment.Data, error) {
-	return experiment.LoadCheckpoint(ckpt, func(cfg model.Config) (backends.Backend, error) {
-		return backend.Start(spec, cfg.DType, 1, 1, os.Stderr)
-	}, trainData)
-}
-
 // printJSON prints v as indented JSON on stdout.
 func printJSON(v any) error {
 	buf, err := json.MarshalIndent(v, "", "  ")
@@ -85,14 +61,4 @@ func printJSON(v any) error {
 	}
 	fmt.Println(string(buf))
 	return nil
-}
-
-// writeJSON prints v as indented JSON on stdout and writes it as dir's output name.
-func writeJSON(dir *rundir.Dir, name string, v any) error {
-	buf, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	fmt.Println(string(buf))
-	return dir.WriteFile(name, buf)
 }

@@ -26,7 +26,7 @@ func TestKernelOverride(t *testing.T) {
 	}
 	env := []string{"VAISGPLVM_TEST_MAIN=1", data.EnvVar + "=", "HOME=" + dir}
 	for _, e := range os.Environ() {
-		if n, _, _ := strings.Cut(e, "="); n != backend.MatMulEnv && n != backend.AVX512Env && n != backend.AVX2Env && n != backend.ChoiceEnv && n != appliedEnv {
+		if n, _, _ := strings.Cut(e, "="); n != backend.MatMulEnv && n != backend.AVX512Env && n != backend.AVX2Env && n != backend.ChoiceEnv && n != experiment.AppliedEnv {
 			env = append(env, e)
 		}
 	}

@@ -58,6 +58,12 @@ var errHelp = errors.New("help requested")
 
 func main() { os.Exit(withKernels(os.Args)) }
 
+// withKernels runs the command under the matrix kernels chosen for this machine
+// (experiment.WithKernels).
+func withKernels(argv []string) int {
+	return experiment.WithKernels(argv, func(args []string) int { return run(args, os.Stderr) })
+}
+
 // run executes one command and returns the exit status: 0, 1 (a failure) or 2 (bad usage).
 func run(args []string, stderr io.Writer) int {
 	if len(args) < 1 {

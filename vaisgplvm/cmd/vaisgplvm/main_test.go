@@ -555,7 +555,7 @@ func TestTrainConverge(t *testing.T) {
 }
 
 // TestTrainOwnDataConvergesByDefault: train --data without --iters fits a fully observed file to
-// convergence (full batch, metrics.json's convergence, capped at defaultMaxSeconds) and says so; with
+// convergence (full batch, metrics.json's convergence, capped at experiment.DefaultMaxSeconds) and says so; with
 // --iters it trains Adam steps; a file with missing entries trains Adam steps and says why.
 func TestTrainOwnDataConvergesByDefault(t *testing.T) {
 	dir, base, _ := trainedSetup(t)

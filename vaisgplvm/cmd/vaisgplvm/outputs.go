@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"os"
 	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
 // wrote says on stderr where a finished run's files went: "wrote DIR: a, b, c".

@@ -3,9 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
@@ -28,11 +25,11 @@ func runPair(args []string) error {
 	if *iters < 0 {
 		return usagef("--iters %d: want an iteration count, or 0 for every snapshot", *iters)
 	}
-	ra, ma, la, err := readSide(*a)
+	ra, ma, la, err := paper.ReadSide(*a)
 	if err != nil {
 		return err
 	}
-	rb, mb, lb, err := readSide(*b)
+	rb, mb, lb, err := paper.ReadSide(*b)
 	if err != nil {
 		return err
 	}
@@ -45,34 +42,4 @@ func runPair(args []string) error {
 	}
 	fmt.Print(paper.PairingTable(ps).Text())
 	return nil
-}
-
-// readSide reads PATH[:METHOD] and labels it "METHOD K k (folder)" from the table's settings ("K k x s
-// chains" where it ran several chains or samples per point).
-func readSide(spec string) (*paper.Result, string, string, error) {
-	path, method := spec, ""
-	if i := strings.LastIndex(spec, ":"); i > 0 {
-		if _, err := os.Stat(spec); err != nil { // a path that holds ':' itself stays whole
-			path, method = spec[:i], spec[i+1:]
-		}
-	}
-	r, err := paper.ReadResult(path)
-	if err != nil {
-		return nil, "", "", err
-	}
-	label := method
-	if label == "" && len(r.Rows) > 0 {
-		label = r.Rows[0].Method
-	}
-	if k, ok := r.Settings["k"]; ok {
-		label += fmt.Sprintf(" K %v", k)
-	}
-	if s, ok := r.Settings["samples"].(float64); ok && s > 1 {
-		label += fmt.Sprintf(" x %v chains", s)
-	}
-	dir := filepath.Clean(path)
-	if strings.HasSuffix(dir, ".json") {
-		dir = filepath.Dir(dir)
-	}
-	return r, method, fmt.Sprintf("%s (%s)", label, filepath.Base(dir)), nil
 }

@@ -4,15 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
-	"maps"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/reproduce"
 
 	backends "github.com/gomlx/compute"
 
@@ -23,7 +23,6 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
 // tableOnly maps the reproduce flags that apply to some tables only to the paper.Options field
@@ -133,111 +132,33 @@ func runReproduce(args []string) error {
 		opts.Methods = strings.Split(*methods, ",")
 	}
 	opts.Ks = ks
-	name := fmt.Sprintf("table%d", *tab)
-	if *out == "" {
-		*out = filepath.Join("out", name)
+	if set["checkpoints"] && *checkpoints == "" {
+		return usagef("--checkpoints: the directory is empty: name a directory for the checkpoints")
 	}
-	if *from != "" {
-		if rundir.SameFile(*from, *out) {
-			return usagef("--from %s is the run whose trainings the table reads: give --out another directory", *from)
-		}
-		if _, err := os.Stat(filepath.Join(*from, "jobs")); err != nil {
-			return fmt.Errorf("--from %s: no trainings there (%v): give the --out of a reproduce run of tables 1-3 or 5", *from, err)
-		}
-	}
-	var ownSrc experiment.Source
+	req := reproduce.Request{Table: *tab, Options: opts, Out: *out, Checkpoints: *checkpoints, Fresh: *fresh, From: *from,
+		Overwrite: *overwrite, Figures: !*noFigures, Command: append([]string{"reproduce"}, args...),
+		Stuck: func(ctx context.Context, msg string) func() { return interrupt.WhenStuck(ctx, 5*time.Second, msg) }}
 	if *file != "" {
-		ownSrc = experiment.Source{File: *file, Labels: *labels, Standardize: mf.standardize}
-		own, err := ownSrc.Load() // the source then has the file's absolute path and sha256
-		if err != nil {
-			return err
-		}
-		opts.Data = own.Dataset
-		n, d := own.Dims()
-		if err := mf.fitToData(set, n, d); err != nil {
-			return err
-		}
-		if !set["out"] {
-			*out = filepath.Join("out", "table1-"+own.Name)
-		}
+		req.Data = &experiment.Source{File: *file, Labels: *labels, Standardize: mf.standardize}
+		req.FitData = func(n, d int) error { return mf.fitToData(set, n, d) }
 	}
 	dtype := mf.dtype
-	opts.OpenBackend = func(jobs, total int) (backends.Backend, error) {
+	req.Options.OpenBackend = func(jobs, total int) (backends.Backend, error) {
 		return backend.Start(*backendName, dtype, jobs, total, os.Stderr)
-	}
-	if err := opts.Check(*tab); err != nil {
-		return err // *option.Error or Configure's usage errors
-	}
-	if set["checkpoints"] {
-		if err := experiment.CheckCheckpointDir(*checkpoints); err != nil {
-			return usagef("--checkpoints: %v", err)
-		}
-	}
-	command := experiment.Provenance(append([]string{"reproduce"}, args...))["command"]
-	if err := paper.CheckReplace(filepath.Join(*out, name+".json"), command.(string), *overwrite); err != nil {
-		return err
-	}
-	dir, err := openTableDir(*out, *tab, *file)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	if *checkpoints != "" {
-		var own *experiment.Source
-		if *file != "" {
-			own = &ownSrc
-		}
-		save := experiment.CheckpointTrained(*checkpoints, own)
-		opts.OnTrained = func(t paper.Trained) error { return save(experiment.Trained(t)) }
-	}
-	if spec.UsesField("Store") {
-		opts.Store, opts.Fresh = filepath.Join(*out, "jobs"), *fresh
-	}
-	if *from != "" {
-		opts.Store, opts.StoreOnly = filepath.Join(*from, "jobs"), true
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stuck := fmt.Sprintf("reproduce --table %d interrupted while a training could not stop (building its graph): no table written to %s", *tab, *out)
-	if opts.Store != "" {
-		stuck += fmt.Sprintf("; the trainings it finished are kept in %s", opts.Store)
+	res, dir, err := reproduce.Run(ctx, req)
+	if err != nil && ctx.Err() != nil {
+		return interruptedError{err.Error()}
 	}
-	defer interrupt.WhenStuck(ctx, 5*time.Second, stuck)()
-	res, err := paper.RunTable(ctx, *tab, opts)
 	if err != nil {
-		if ctx.Err() != nil {
-			kept := ""
-			if opts.Store != "" {
-				kept = fmt.Sprintf("; the trainings it finished are kept in %s: the same command continues from them", opts.Store)
-			}
-			return interruptedError{fmt.Sprintf("reproduce --table %d interrupted: no table written to %s%s", *tab, *out, kept)}
-		}
 		return err
 	}
-	if *file != "" {
-		res.Made()["data_file"] = ownSrc.File
-	}
-	maps.Copy(res.Made(), experiment.Provenance(append([]string{"reproduce"}, args...)))
 	fmt.Print(res.Markdown())
-	files, err := paper.WriteTable(dir, *tab, res, !*noFigures)
-	if err != nil {
-		return err
-	}
-	if len(files) > 0 {
-		fmt.Fprintf(os.Stderr, "figures: %s\n", strings.Join(files, " "))
-	}
 	wrote(dir)
 	if *jsonOut {
 		return printJSON(res)
 	}
 	return nil
-}
-
-// openTableDir checks, before any training, that a table's --out can be created and written, and
-// holds it (rundir) for the run. The outputs of the previous run of the same table there are
-// replaced when this run has written its own (rundir.Dir.Commit): a table's outputs are always
-// those of one run, and files it did not write are never replaced. file is --data, if given.
-func openTableDir(out string, table int, file string) (*rundir.Dir, error) {
-	return rundir.Open(out, paper.TableOutputs(table),
-		rundir.Options{Run: fmt.Sprintf("table%d", table), Overwrite: true, Inputs: map[string]string{"--data": file}})
 }

@@ -4,14 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
-	"io"
-	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
@@ -20,7 +15,6 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -71,7 +65,7 @@ func runTrain(args []string) error {
 	convergeOptions := func(maxSeconds float64) *converge.Options {
 		o := &converge.Options{Rule: converge.Rule{Window: *convWindow, Tol: *convTol}, MaxSeconds: maxSeconds, MaxIters: *maxIters}
 		if !*quiet {
-			o.Observe = convergeProgress(os.Stderr, o.Rule)
+			o.Observe = progress.Converge(os.Stderr, o.Rule)
 		}
 		return o
 	}
@@ -110,7 +104,8 @@ func runTrain(args []string) error {
 		if err != nil {
 			return err
 		}
-		return trainRun(args, src, cfg, set, &mf, *resume, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt, *convFrom, false)
+		run := experiment.TrainRun{Source: src, Config: cfg, TrainOptions: experiment.TrainOptions{Resume: *resume, Converge: convOpt}}
+		return trainRun(args, run, set, &mf, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, *convFrom)
 	}
 	src, err := flagSource()
 	if err != nil {
@@ -127,79 +122,48 @@ func runTrain(args []string) error {
 	if err != nil {
 		return err
 	}
+	r := experiment.TrainRun{Source: src, Config: cfg, TrainOptions: experiment.TrainOptions{Converge: convOpt}}
 	if *file != "" && convOpt == nil && !set["iters"] && !set["checkpoint-every"] && !set["batch"] {
 		// Your own file is fitted to convergence unless --iters asks for Adam steps (issue 73),
-		// when the data allow it: trainRun decides once it has read them (convergeOwnData).
-		return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convergeOptions(defaultMaxSeconds), *convFrom, true)
+		// when the data allow it: RunTrain decides once it has read them.
+		r.Converge, r.ConvergeIfAllowed = convergeOptions(experiment.DefaultMaxSeconds), true
 	}
-	return trainRun(args, src, cfg, set, &mf, "", *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, convOpt, *convFrom, false)
+	return trainRun(args, r, set, &mf, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, *convFrom)
 }
 
-// trainRun opens the backend and --out, loads the data and trains: a new run of cfg (fitted to the
-// data's sizes by the flags, set), or, with resume, the checkpoint's run with its cfg as it is.
-// With byDefault, conv applies only when the data allow it (convergeOwnData), else iters Adam steps.
-func trainRun(args []string, src experiment.Source, cfg model.Config, set map[string]bool, mf *modelFlags, resume, out string,
-	iters, every int, figures, quiet, overwrite, single, exact bool, backendName string, conv *converge.Options, convFrom string, byDefault bool) error {
-	b, err := backend.Start(backendName, cfg.DType, 1, 1, os.Stderr)
-	if err != nil {
-		return err
-	}
-	// The output directory is checked (and locked) before any work: see package rundir.
-	resuming := resume != "" && experiment.SameFile(filepath.Dir(resume), out)
-	dir, err := experiment.OpenTrainDir(out, rundir.Options{Overwrite: overwrite,
-		Resume: resuming, ResumeFile: map[bool]string{true: resume}[resuming],
-		Inputs: map[string]string{"--data": src.File, "--resume": resume, "--converge-from": convFrom}})
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	td, err := src.Load()
-	if err != nil && resume != "" {
-		return fmt.Errorf("%w: resume with the data as it was, or start a new run without --resume", err)
-	}
-	if err != nil {
-		return err
-	}
-	if byDefault && !convergeOwnData(td, cfg.Kernel, cfg.M, iters) {
-		conv = nil
-	} else if byDefault {
-		mf.v.Batch, set["batch"] = 0, true // full batch, as --converge
-	}
-	if resume == "" { // the protocol's configuration fitted to the data, the flags given on top
-		n, d := td.Dims()
-		var notes []protocol.Adjustment
-		if cfg, notes, err = protocol.Training(cfg.Method, src.Dataset, cfg.Seed, n, d, mf.configure(set), mf.explicit(set)); err != nil {
-			return err
+// trainRun maps the remaining flags to r and runs it (experiment.RunTrain): a new run of r.Config
+// fitted to the data's sizes by the flags given (set), or, with r.Resume, the checkpoint's run.
+func trainRun(args []string, r experiment.TrainRun, set map[string]bool, mf *modelFlags, out string,
+	iters, every int, figures, quiet, overwrite, single, exact bool, backendName, convFrom string) error {
+	r.Out, r.Overwrite, r.Backend = out, overwrite, backendName
+	r.Fit = func(cfg model.Config, n, d int, converging bool) (model.Config, error) {
+		if converging {
+			mf.v.Batch, set["batch"] = 0, true // full batch
 		}
+		cfg, notes, err := protocol.Training(cfg.Method, r.Source.Dataset, cfg.Seed, n, d, mf.configure(set), mf.explicit(set))
 		for _, a := range notes {
 			fmt.Fprintln(os.Stderr, "vaisgplvm: "+a.Say(flagFor))
 		}
-		if conv != nil && cfg.AdaptEta && !set["adapt-eta"] {
+		if err == nil && converging && cfg.AdaptEta && !set["adapt-eta"] {
 			cfg.AdaptEta = false // adapting eta is not an ascent on the bound (docs/options.md, --converge)
 			fmt.Fprintln(os.Stderr, "vaisgplvm: --converge holds eta_k fixed while the bound converges (--adapt-eta to adapt it anyway)")
 		}
+		return cfg, err
 	}
-	tr, err := experiment.NewTrainer(cfg, td, src, b)
-	if err != nil {
-		return err
-	}
-	opt := experiment.TrainOptions{Iters: iters, CheckpointEvery: every, Seed: cfg.Seed, Figures: figures, SingleLatent: single, Exact: exact,
-		Provenance: experiment.Provenance(append([]string{"train"}, args...)),
-		Resume:     resume, Warn: printWarning, Converge: conv, ConvergeFrom: convFrom}
-	if !quiet && conv == nil {
-		opt.Observe = progress.Trainings(os.Stderr)
+	o := &r.TrainOptions
+	o.Iters, o.CheckpointEvery, o.Seed, o.Figures, o.SingleLatent, o.Exact = iters, every, r.Config.Seed, figures, single, exact
+	o.Provenance, o.Warn, o.ConvergeFrom = experiment.Provenance(append([]string{"train"}, args...)), printWarning, convFrom
+	if !quiet {
+		o.Observe = progress.Trainings(os.Stderr)
 	}
 	stop := interrupt.Notify()
 	defer stop.Release()
-	opt.Stop = stop.C
-	opt.Finishing = func() { stop.SetPhase("training is over: finishing the final evaluation and writing the outputs") }
-	met, err := experiment.Train(dir, tr, td, src, opt)
+	o.Stop = stop.C
+	o.Finishing = func() { stop.SetPhase("training is over: finishing the final evaluation and writing the outputs") }
+	met, dir, err := experiment.RunTrain(r)
 	if errors.Is(err, train.ErrInterrupted) {
 		ckpt := dir.Final(experiment.PartialCheckpoint)
 		return interruptedError{fmt.Sprintf("%v; resume with: vaisgplvm train %s", err, resumeArgs(args, ckpt))}
-	}
-	if errors.Is(err, train.ErrNotFiniteAtStart) {
-		return fmt.Errorf("%w (train: --standardize, --q0-scale, --noise0, --eta)", err)
 	}
 	if err != nil {
 		return err
@@ -223,37 +187,4 @@ func resumeArgs(args []string, ckpt string) string {
 		out = append(out, a)
 	}
 	return strings.Join(append(out, "--resume", ckpt), " ")
-}
-
-// convergeProgress returns a converge.Options.Observe that prints a line to w every 50 L-BFGS
-// iterations and every 15 s: the bound, its rise over the rule's window against the rule's limit.
-func convergeProgress(w io.Writer, rule converge.Rule) func(converge.Progress) {
-	last := time.Now()
-	return func(p converge.Progress) {
-		if p.Iter%50 != 0 && time.Since(last) < 15*time.Second {
-			return
-		}
-		last = time.Now()
-		change := "not yet measured"
-		if !math.IsNaN(p.Change) {
-			change = fmt.Sprintf("%.3g", p.Change)
-		}
-		fmt.Fprintf(w, "L-BFGS iteration %d: -ELBO per point %.6g, rise over %d iterations %s (converged at <= %g), %.0f s\n",
-			p.Iter, p.NegELBO, rule.Window, change, rule.Tol, p.Seconds)
-	}
-}
-
-// defaultMaxSeconds caps the fit to convergence that train --data runs by default.
-const defaultMaxSeconds = 1800
-
-// convergeOwnData says whether train --data without --iters fits td to convergence (the file fully
-// observed, the kernel se, the data small enough: experiment.ConvergeByDefault), and says so.
-func convergeOwnData(td *experiment.Data, kernel string, m, iters int) bool {
-	ok, why := experiment.ConvergeByDefault(td, kernel, m)
-	if ok {
-		fmt.Fprintf(os.Stderr, "vaisgplvm: --data without --iters: fitting to convergence (--converge, capped at %d s; --max-seconds sets the cap); --iters N trains N Adam steps instead\n", defaultMaxSeconds)
-	} else {
-		fmt.Fprintf(os.Stderr, "vaisgplvm: --data: not fitting to convergence (%s): training %d Adam steps (--iters)\n", why, iters)
-	}
-	return ok
 }
