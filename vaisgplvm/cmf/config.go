@@ -1,10 +1,11 @@
 package cmf
 
 import (
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"math"
 	"slices"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // Config of a GP-LVM-CMF model or one of its baselines. The zero value of a field takes the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // maxElements bounds S x B x P per evaluation call (the decoder's output), so that K = 1000
@@ -216,7 +217,7 @@ func summarise(vals [][]float64, point func([]float64) float64, reps int) (Estim
 	e.PerPoint = stat.Mean(totals, nil)
 	e.SE = stat.StdDev(totals, nil) / math.Sqrt(float64(reps))
 	if math.IsNaN(e.PerPoint) || math.IsInf(e.PerPoint, 0) || math.IsNaN(e.SE) || math.IsInf(e.SE, 0) {
-		return e, fmt.Errorf("cmf: %w: the estimate is %g ± %g", ErrDiverged, e.PerPoint, e.SE)
+		return e, option.Divergedf(0, "cmf: diverged: the estimate is %g ± %g", e.PerPoint, e.SE)
 	}
 	return e, nil
 }

@@ -2,10 +2,11 @@ package cmf
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"math"
 	"math/rand/v2"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 
 	backends "github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"

@@ -2,12 +2,12 @@ package cmf
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // LRScore is one run of the learning-rate sweep (ExperimentOptions.LRs): a family trained at LR on
@@ -136,7 +136,7 @@ func sweepRun(ctx context.Context, o ExperimentOptions, fam string, lr float64, 
 	if held != nil {
 		s.Seconds += held.Seconds
 	}
-	if errors.Is(err, ErrDiverged) {
+	if option.AsDiverged(err) != nil {
 		s.Diverged = err.Error()
 		return s, nil, nil
 	}

@@ -2,22 +2,19 @@ package cmf
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
-
-// ErrDiverged is wrapped by Train's error when the bound became NaN or infinite.
-var ErrDiverged = errors.New("diverged")
 
 // Train runs iters Adam steps on mini-batches of Cfg.Batch points, appending each step's
 // -bound per point (a mini-batch estimate) to Curve; progress, when not nil, is called after every
 // step. It stops early, without error, when ctx is cancelled. Errors: a non-finite or exploding
-// bound (wrapping ErrDiverged), with the iteration (the parameters are then unusable).
+// bound (an *option.Diverged), with the iteration (the parameters are then unusable).
 func (m *Model) Train(ctx context.Context, iters int, progress func(iter int, negBound float64)) error {
 	if m.frozen && m.Cfg.Family == "amortised" {
 		return nil // the encoder is global: held-out points have nothing of their own to fit
@@ -39,7 +36,7 @@ func (m *Model) Train(ctx context.Context, iters int, progress func(iter int, ne
 		}
 		v := vars.Flat64(out[0])[0]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("cmf: %w at iteration %d: the bound is %g; lower the learning rate (now %g)", ErrDiverged, m.Iter+1, -v, m.Cfg.LR)
+			return option.Divergedf(m.Iter+1, "cmf: diverged at iteration %d: the bound is %g; lower the learning rate (now %g)", m.Iter+1, -v, m.Cfg.LR)
 		}
 		m.Iter++
 		m.Curve = append(m.Curve, v)

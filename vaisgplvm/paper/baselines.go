@@ -2,9 +2,10 @@ package paper
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/data"
 	"slices"
 	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"

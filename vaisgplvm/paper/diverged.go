@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
-// DivergedRun is a training of Tables 1-3 or a fit of Table 5 that diverged (train.Diverged): a result of the table,
+// DivergedRun is a training of Tables 1-3 or a fit of Table 5 that diverged (option.Diverged): a result of the table,
 // not a failure of it. The table goes on with the other trainings; this one is left out of every
 // row from the first snapshot it did not reach (its rows before that keep it), and the store keeps
 // it, so a rerun of the same command does not train it again (training is deterministic by seed).
@@ -17,7 +17,7 @@ type DivergedRun struct {
 	Method    string `json:"method"`
 	Seed      uint64 `json:"seed"`
 	Iteration int    `json:"iteration"` // where the divergence was found
-	Reason    string `json:"reason"`    // train.Diverged's message, with the setting to change
+	Reason    string `json:"reason"`    // option.Diverged's message, with the setting to change
 }
 
 // divergedRuns lists the jobs that diverged, in the table's order.
@@ -56,9 +56,9 @@ func methodCell(method string, runs int, diverged []uint64) string {
 }
 
 // divergedFrom returns the DivergedRun of a training whose error is err, nil when err is not a
-// divergence (train.Diverged).
+// divergence (option.Diverged).
 func divergedFrom(err error, dataset, method string, seed uint64) *DivergedRun {
-	d := train.AsDiverged(err)
+	d := option.AsDiverged(err)
 	if d == nil {
 		return nil
 	}

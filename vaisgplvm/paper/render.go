@@ -2,10 +2,11 @@ package paper
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"

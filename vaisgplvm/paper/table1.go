@@ -39,7 +39,7 @@ type Result struct {
 // Table1 reproduces the paper's Table 1: MF, IWVI and VAIS on oilflow and wine (or on Options.Data),
 // -ELBO, reconstruction MSE and NELL per point and the latents' 1-NN error, at Iters/3, 2 Iters/3
 // and Iters iterations. Errors: an *option.Error for bad options, else the first failed training;
-// a training that diverges (train.Diverged) is not an error but a result (Result.Diverged), and the
+// a training that diverges (option.Diverged) is not an error but a result (Result.Diverged), and the
 // table goes on without it.
 func Table1(ctx context.Context, o Options) (*Result, error) { return snapshots(ctx, 1, o) }
 
@@ -273,7 +273,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 
 // trainSnapshots trains j to each of snaps in turn and evaluates it there (Tables 2 and 3: the
 // hidden pixels' scores; Table 3: the weights), appending to j's evaluations. A divergence is
-// returned as the train.Diverged it is, after the snapshots it reached.
+// returned as the option.Diverged it is, after the snapshots it reached.
 func (o Options) trainSnapshots(ctx context.Context, table int, j *job, tr *train.Trainer, ds *data.Dataset, damaged []int, snaps []int,
 	draws int, observe func(train.Event)) error {
 	for _, it := range snaps {

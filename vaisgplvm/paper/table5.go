@@ -2,7 +2,6 @@ package paper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -309,10 +308,7 @@ func fitStandard(j *job5, s protocol.Split, o Options, b backends.Backend) error
 		return err
 	}
 	if err := m.Run(o.Iters, nil); err != nil {
-		if errors.Is(err, standard.ErrDiverged) {
-			return &train.Diverged{Iteration: m.Iter, Err: err}
-		}
-		return err
+		return err // an *option.Diverged is a result of the table (divergedFrom)
 	}
 	ev, err := m.Evaluate(s.TrainLabels)
 	if err != nil {

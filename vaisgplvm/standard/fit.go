@@ -1,7 +1,6 @@
 package standard
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // Config sets up a standard GPLVM fit.
@@ -103,12 +103,9 @@ func (m *Model) latents(ctx *mlmodel.Scope, g *Graph) *Node {
 	return vars.New(ctx.At("standard"), "latent", m.h0).ValueGraph(g)
 }
 
-// ErrDiverged is wrapped by Run's error when the objective became non-finite.
-var ErrDiverged = errors.New("the fit diverged")
-
 // Run takes iters Adam steps on -log p(X, H) / N, calling observe (when not nil) after each with
 // the iterations done and that step's objective (nats per point). A non-finite objective stops
-// the run with an error naming the iteration (wrapping ErrDiverged).
+// the run with an *option.Diverged naming the iteration.
 func (m *Model) Run(iters int, observe func(iter int, objective float64)) error {
 	x := m.X
 	for i := 0; i < iters; i++ {
@@ -121,7 +118,7 @@ func (m *Model) Run(iters int, observe func(iter int, objective float64)) error 
 		m.Seconds += time.Since(start).Seconds()
 		m.Iter++
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("standard: iteration %d: objective is %g (kernel matrix not positive definite after jitter?): %w", m.Iter, v, ErrDiverged)
+			return option.Divergedf(m.Iter, "standard: the fit diverged at iteration %d: objective is %g (kernel matrix not positive definite after jitter?)", m.Iter, v)
 		}
 		m.Curve = append(m.Curve, v)
 		if observe != nil {

@@ -47,7 +47,7 @@ func TestCheckRunaway(t *testing.T) {
 		!strings.Contains(err.Error(), "iterations 2001-2100") || !strings.Contains(f.Error(), "StopGrad") {
 		t.Fatalf("a curve giving back 40%% of its progress: %v; want an option.Failure at iteration 2100 advising StopGrad", err)
 	}
-	if d := AsDiverged(err); d == nil || d.Iteration != 2100 {
+	if d := option.AsDiverged(err); d == nil || d.Iteration != 2100 {
 		t.Errorf("the stop is %#v; want a Diverged at iteration 2100", d)
 	}
 	if err := CheckRunaway(up(0.4), 0.02, false); err == nil || strings.Contains(err.Error(), "StopGrad") {
@@ -101,7 +101,7 @@ func TestCheckRunawayWithinNoise(t *testing.T) {
 	for i := range RunawayBlock {
 		up = append(up, c[2900+i]+0.1)
 	}
-	if d := AsDiverged(CheckRunaway(up, 0.02, true)); d == nil || d.Iteration != 3000 {
+	if d := option.AsDiverged(CheckRunaway(up, 0.02, true)); d == nil || d.Iteration != 3000 {
 		t.Errorf("a last block 0.1 above the rest: %v; want a Diverged at iteration 3000", d)
 	}
 }
@@ -116,7 +116,7 @@ func TestCheckBoundDiverged(t *testing.T) {
 		want int // the Diverged's iteration; 0: none
 	}{{5, math.NaN(), 5}, {7, math.Inf(1), 7}, {9, -1e9, 9}, {1, math.NaN(), 0}, {3, 12.5, 0}} {
 		err := checkBound(c.iter, c.v, 1e6, "float64")
-		d := AsDiverged(err)
+		d := option.AsDiverged(err)
 		switch {
 		case c.want == 0 && d != nil:
 			t.Errorf("iteration %d, bound %g: %v is a Diverged", c.iter, c.v, err)
