@@ -1,6 +1,7 @@
 package converge
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -50,10 +51,9 @@ type AdamOptions struct {
 	// LR is Adam's first step size; 0: a tenth of the model's LR (a fit that starts at an
 	// optimum is thrown off it by the step sizes that suit a fit from scratch).
 	LR         float64
-	MaxIters   int             // stop (not converged) after this many iterations; 0: 50000
-	MaxSeconds float64         // stop (not converged) after this many seconds; 0: no limit
-	Stop       <-chan struct{} // closed: stop after the iteration in progress (not converged)
-	Observe    func(Progress)  // sees every window's end (Change: the window's fall)
+	MaxIters   int            // stop (not converged) after this many iterations; 0: 50000
+	MaxSeconds float64        // stop (not converged) after this many seconds; 0: no limit
+	Observe    func(Progress) // sees every window's end (Change: the window's fall)
 }
 
 // Continue trains tr with its own bound (Adam from opt.LR) until opt.Rule holds, for bounds without
@@ -61,8 +61,9 @@ type AdamOptions struct {
 // is judged on window means. It returns the result with NegELBO the last window's mean; the
 // trainer's Iter and Curve grow as with train.Trainer.Run. The trainer's runaway check is off
 // while it runs (train.Trainer.NoRunawayCheck: a start at an optimum has no progress to give
-// back). Errors: the trainer's (a non-finite step ends it, with the iteration).
-func Continue(tr *train.Trainer, opt AdamOptions) (*Result, error) {
+// back). ctx's end stops it after the iteration in progress (Result.StoppedBy "interrupted").
+// Errors: the trainer's (a non-finite step ends it, with the iteration).
+func Continue(ctx context.Context, tr *train.Trainer, opt AdamOptions) (*Result, error) {
 	if err := tr.Ready(); err != nil {
 		return nil, err
 	}
@@ -115,7 +116,7 @@ func Continue(tr *train.Trainer, opt AdamOptions) (*Result, error) {
 			}
 		}
 		switch {
-		case opt.Stop != nil && closed(opt.Stop):
+		case ctx.Err() != nil:
 			res.StoppedBy = "interrupted"
 		case opt.MaxSeconds > 0 && time.Since(start).Seconds() > opt.MaxSeconds:
 			res.StoppedBy = "max seconds"

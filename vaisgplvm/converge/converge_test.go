@@ -1,6 +1,7 @@
 package converge
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -249,7 +250,7 @@ func TestLBFGSKnownOptimum(t *testing.T) {
 func TestFitMatchesTheModelsBound(t *testing.T) {
 	for _, whitened := range []bool{true, false} {
 		tr := smallTrainer(t, whitened)
-		res, err := Fit(tr, Options{Rule: Rule{Window: 20, Tol: 1e-7}, MaxIters: 3000})
+		res, err := Fit(context.Background(), tr, Options{Rule: Rule{Window: 20, Tol: 1e-7}, MaxIters: 3000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +286,7 @@ func TestFitRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Fit(tr, Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := Fit(context.Background(), tr, Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing entries: %v", err)
 	}
 	c.Kernel = "matern32"
@@ -295,7 +296,7 @@ func TestFitRefuses(t *testing.T) {
 	if tr, err = train.New(m, testutil.Backend()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Fit(tr, Options{}); err == nil || !strings.Contains(err.Error(), "psi statistics") {
+	if _, err := Fit(context.Background(), tr, Options{}); err == nil || !strings.Contains(err.Error(), "psi statistics") {
 		t.Errorf("Matérn kernel: %v", err)
 	}
 }
@@ -307,7 +308,7 @@ func TestFitRefuses(t *testing.T) {
 // giving that back.
 func TestStartFromAndContinue(t *testing.T) {
 	mf := smallTrainer(t, true)
-	fit, err := Fit(mf, Options{Rule: Rule{Window: 20, Tol: 1e-7}, MaxIters: 3000})
+	fit, err := Fit(context.Background(), mf, Options{Rule: Rule{Window: 20, Tol: 1e-7}, MaxIters: 3000})
 	if err != nil || !fit.Converged {
 		t.Fatalf("MF fit: %+v, %v", fit, err)
 	}
@@ -331,7 +332,7 @@ func TestStartFromAndContinue(t *testing.T) {
 	if ev.NegELBO > fit.NegELBO+4**ev.NegELBOSE {
 		t.Errorf("IWVI at the MF optimum: -ELBO %.5f ± %.2g, above MF's %.5f", ev.NegELBO, *ev.NegELBOSE, fit.NegELBO)
 	}
-	res, err := Continue(iw, AdamOptions{Rule: AdamRule{Window: 50, Halvings: 2}, MaxIters: 20000})
+	res, err := Continue(context.Background(), iw, AdamOptions{Rule: AdamRule{Window: 50, Halvings: 2}, MaxIters: 20000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +434,7 @@ func TestCollapsedRoundingNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Fit(tr, Options{Rule: Rule{Window: 50, Tol: 1e-9}, MaxIters: 400}); err != nil {
+	if _, err := Fit(context.Background(), tr, Options{Rule: Rule{Window: 50, Tol: 1e-9}, MaxIters: 400}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := newProblem(tr)
@@ -507,7 +508,7 @@ func TestContinueFirstStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Continue(iw, AdamOptions{MaxIters: 1}); err != nil {
+	if _, err := Continue(context.Background(), iw, AdamOptions{MaxIters: 1}); err != nil {
 		t.Fatal(err)
 	}
 	after, err := flatten([]*mlmodel.Variable{iw.Ctx.At("latent").GetVariable("mean")})

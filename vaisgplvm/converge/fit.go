@@ -1,6 +1,7 @@
 package converge
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -20,9 +21,8 @@ import (
 // Options control Fit.
 type Options struct {
 	Rule       Rule
-	MaxSeconds float64         // stop (not converged) after this many seconds; 0: no limit
-	MaxIters   int             // stop (not converged) after this many L-BFGS iterations; 0: no limit
-	Stop       <-chan struct{} // closed: stop after the iteration in progress (not converged)
+	MaxSeconds float64 // stop (not converged) after this many seconds; 0: no limit
+	MaxIters   int     // stop (not converged) after this many L-BFGS iterations; 0: no limit
 	// Observe, when not nil, sees every L-BFGS iteration.
 	Observe func(Progress)
 }
@@ -79,11 +79,12 @@ func fitted(v *mlmodel.Variable) bool {
 
 // Fit maximises the collapsed mean-field bound (Collapsed) of tr's model over q0, Z, the kernel,
 // the noise variance and the mean function, by L-BFGS from the trainer's current values, until
-// opt.Rule holds (or a limit or opt.Stop ends it: Result.Converged false, StoppedBy says which),
+// opt.Rule holds (or a limit, or ctx's end after the iteration in progress, stops it:
+// Result.Converged false, StoppedBy says which),
 // then leaves the best parameters in tr's variables with q(u) at its optimum for them. The
 // trainer's Adam iterations and curve are not touched. Errors: Supported's, and a bound that is
 // not finite at the start.
-func Fit(tr *train.Trainer, opt Options) (*Result, error) {
+func Fit(ctx context.Context, tr *train.Trainer, opt Options) (*Result, error) {
 	if err := tr.Ready(); err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func Fit(tr *train.Trainer, opt Options) (*Result, error) {
 			opt.Observe(Progress{Iter: iter, NegELBO: f, Change: change, Seconds: time.Since(start).Seconds()})
 		}
 	}
-	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, opt.Stop, observe)
+	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, ctx.Done(), observe)
 	if res.err != nil && len(res.curve) == 0 {
 		return nil, fmt.Errorf("converge: %w", res.err)
 	}

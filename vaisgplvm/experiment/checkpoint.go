@@ -3,9 +3,10 @@ package experiment
 import (
 	"errors"
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/data"
 	"io/fs"
 	"slices"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
 
 	backends "github.com/gomlx/compute"
 

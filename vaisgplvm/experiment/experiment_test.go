@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -87,12 +88,12 @@ func TestTrainThenLoadCheckpoint(t *testing.T) {
 		}
 		defer dir.Close()
 		opt := experiment.TrainOptions{Iters: iters, CheckpointEvery: 100, Seed: 1, Resume: resume}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		if stop {
-			ch := make(chan struct{})
-			close(ch)
-			opt.Stop = ch
+			cancel()
 		}
-		met, err := experiment.Train(dir, tr, td, src, opt)
+		met, err := experiment.Train(ctx, dir, tr, td, src, opt)
 		return met, tr, err
 	}
 	out := t.TempDir()

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,9 +43,9 @@ type TrainRun struct {
 
 // RunTrain opens r's backend and run directory, loads the data and trains (NewTrainer, Train). It
 // returns the metrics and the run directory, closed (its Written and Final name the files; nil
-// when it could not be opened). A run stopped by TrainOptions.Stop returns an error wrapping
+// when it could not be opened). A run stopped by ctx's end returns an error wrapping
 // train.ErrInterrupted, its checkpoint at dir.Final(PartialCheckpoint).
-func RunTrain(r TrainRun) (*Metrics, *rundir.Dir, error) {
+func RunTrain(ctx context.Context, r TrainRun) (*Metrics, *rundir.Dir, error) {
 	log := r.Log
 	if log == nil {
 		log = os.Stderr
@@ -83,7 +84,7 @@ func RunTrain(r TrainRun) (*Metrics, *rundir.Dir, error) {
 	if err != nil {
 		return nil, dir, err
 	}
-	met, err := Train(dir, tr, td, r.Source, r.TrainOptions)
+	met, err := Train(ctx, dir, tr, td, r.Source, r.TrainOptions)
 	if errors.Is(err, train.ErrNotFiniteAtStart) {
 		err = fmt.Errorf("%w (train: --standardize, --q0-scale, --noise0, --eta)", err)
 	}

@@ -221,8 +221,6 @@ type TrainOptions struct {
 	ConvergeFrom string
 	// Observe, when not nil, sees every training step (train.Trainer.Run).
 	Observe func(train.Event)
-	// Stop, when closed, ends training after the current step (a cancelled context for train.Trainer.Run).
-	Stop <-chan struct{}
 	// Warn, when not nil, gets each warning when it is found: the data's before training, the
 	// run's after it. Metrics.Warnings holds them all.
 	Warn func(string)
@@ -240,11 +238,11 @@ type TrainOptions struct {
 // Evaluation follows the dataset's protocol (protocol.EvaluationOf; 5 noise draws otherwise).
 //
 // A run that does not finish never removes or replaces a finished run's file in dir: stopped by
-// Stop, it writes PartialCheckpoint and PartialCurve and returns an error wrapping
+// ctx's end (after the step in progress), it writes PartialCheckpoint and PartialCurve and returns an error wrapping
 // train.ErrInterrupted (the checkpoint resumes exactly); failed (diverged, disk full), it leaves
 // PartialCurve and its last good PartialCheckpoint, if any, and its error says where that is.
 // Resume with Iters below the checkpoint's iterations is an *option.Error.
-func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions) (*Metrics, error) {
+func Train(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions) (*Metrics, error) {
 	if err := needAll(dir, tr, td); err != nil {
 		return nil, err
 	}
@@ -286,28 +284,25 @@ func Train(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOp
 		saved = ckpt
 		return nil
 	}
-	ctx, cancel := stopContext(opt.Stop)
-	defer cancel()
 	var conv, convStart *converge.Result
 	var runErr error
 	if opt.Converge != nil {
 		if opt.ConvergeFrom != "" {
 			runErr = startFrom(tr, td, opt.ConvergeFrom) // fitted by the run that wrote the checkpoint
 		} else {
-			conv, runErr = converge.Fit(tr, withStop(*opt.Converge, opt.Stop))
+			conv, runErr = converge.Fit(ctx, tr, *opt.Converge)
 			runErr = interrupted(conv, runErr, "L-BFGS")
 		}
 		if runErr == nil && tr.Model.Cfg.Method != "mf" {
 			convStart = conv
 			cont := opt.ConvergeAdam
-			cont.Stop = opt.Stop
 			if limit := opt.Converge.MaxSeconds; limit > 0 { // what the MF start left of it
 				cont.MaxSeconds = limit
 				if conv != nil {
 					cont.MaxSeconds = max(limit-conv.Seconds, 1e-9)
 				}
 			}
-			conv, runErr = converge.Continue(tr, cont)
+			conv, runErr = converge.Continue(ctx, tr, cont)
 			runErr = interrupted(conv, runErr, "Adam")
 		}
 	} else {
@@ -373,30 +368,8 @@ func startFrom(tr *train.Trainer, td *Data, path string) error {
 	return converge.StartFrom(tr, src)
 }
 
-// stopContext returns a context that is done when stop is closed (never for a nil stop), and its
-// cancel function, which also ends the goroutine that watches stop.
-func stopContext(stop <-chan struct{}) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	if stop != nil {
-		go func() {
-			select {
-			case <-stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-	}
-	return ctx, cancel
-}
-
-// withStop returns o with Stop set.
-func withStop(o converge.Options, stop <-chan struct{}) converge.Options {
-	o.Stop = stop
-	return o
-}
-
 // interrupted returns err, or, when the converging fit res of the named stage was stopped by the
-// run's Stop, an error wrapping train.ErrInterrupted (its parameters are then the best so far).
+// run's context, an error wrapping train.ErrInterrupted (its parameters are then the best so far).
 func interrupted(res *converge.Result, err error, stage string) error {
 	if err == nil && res.StoppedBy == "interrupted" {
 		return fmt.Errorf("%w after %d %s iterations of the converging fit (-ELBO per point %.6g, not converged)", train.ErrInterrupted, res.Iterations, stage, res.NegELBO)

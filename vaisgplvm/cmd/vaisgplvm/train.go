@@ -158,9 +158,8 @@ func trainRun(args []string, r experiment.TrainRun, set map[string]bool, mf *mod
 	}
 	stop := interrupt.Notify()
 	defer stop.Release()
-	o.Stop = stop.C
 	o.Finishing = func() { stop.SetPhase("training is over: finishing the final evaluation and writing the outputs") }
-	met, dir, err := experiment.RunTrain(r)
+	met, dir, err := experiment.RunTrain(stop.Context(), r)
 	if errors.Is(err, train.ErrInterrupted) {
 		ckpt := dir.Final(experiment.PartialCheckpoint)
 		return interruptedError{fmt.Sprintf("%v; resume with: vaisgplvm train %s", err, resumeArgs(args, ckpt))}

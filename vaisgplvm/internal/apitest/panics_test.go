@@ -1,6 +1,7 @@
 package apitest_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -57,15 +58,15 @@ func TestLibraryNeverPanics(t *testing.T) {
 			return err
 		}},
 		{"experiment.Train(nil dir)", "nil", func() error {
-			_, err := experiment.Train(nil, tr, &experiment.Data{}, experiment.Source{}, experiment.TrainOptions{Iters: 1})
+			_, err := experiment.Train(context.Background(), nil, tr, &experiment.Data{}, experiment.Source{}, experiment.TrainOptions{Iters: 1})
 			return err
 		}},
 		{"experiment.Train(nil trainer)", "nil", func() error {
-			_, err := experiment.Train(dir, nil, &experiment.Data{}, experiment.Source{}, experiment.TrainOptions{Iters: 1})
+			_, err := experiment.Train(context.Background(), dir, nil, &experiment.Data{}, experiment.Source{}, experiment.TrainOptions{Iters: 1})
 			return err
 		}},
 		{"experiment.Train(nil data)", "nil", func() error {
-			_, err := experiment.Train(dir, tr, nil, experiment.Source{}, experiment.TrainOptions{Iters: 1})
+			_, err := experiment.Train(context.Background(), dir, tr, nil, experiment.Source{}, experiment.TrainOptions{Iters: 1})
 			return err
 		}},
 		{"experiment.Infer(nil)", "nil", func() error { _, err := experiment.Infer(nil, nil, nil, experiment.InferOptions{}); return err }},

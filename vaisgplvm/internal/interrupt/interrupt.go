@@ -14,15 +14,15 @@ import (
 	"time"
 )
 
-// Stopper turns the first SIGINT or SIGTERM into a closed channel (which cancels train.Trainer.Run's context): the run
-// finishes its step, writes a checkpoint and says how to resume. A second signal kills the
-// process as usual.
+// Stopper turns the first SIGINT or SIGTERM into the end of its context (Context), which a
+// training's run takes: the run finishes its step, writes a checkpoint and says how to resume. A
+// second signal kills the process as usual.
 type Stopper struct {
-	// C is closed on the first signal.
-	C     chan struct{}
-	sigs  chan os.Signal
-	done  chan struct{}
-	phase atomic.Value // string: what the run does on a signal now (see SetPhase)
+	ctx    context.Context
+	cancel context.CancelFunc
+	sigs   chan os.Signal
+	done   chan struct{}
+	phase  atomic.Value // string: what the run does on a signal now (see SetPhase)
 }
 
 // SetPhase sets what the message on a signal says the run does, e.g. "finishing the final
@@ -31,7 +31,8 @@ func (s *Stopper) SetPhase(what string) { s.phase.Store(what) }
 
 // Notify starts catching SIGINT and SIGTERM; Release stops it.
 func Notify() *Stopper {
-	s := &Stopper{C: make(chan struct{}), sigs: make(chan os.Signal, 1), done: make(chan struct{})}
+	s := &Stopper{sigs: make(chan os.Signal, 1), done: make(chan struct{})}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.SetPhase("stopping after this iteration and writing a checkpoint")
 	signal.Notify(s.sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -39,17 +40,21 @@ func Notify() *Stopper {
 		case sig := <-s.sigs:
 			signal.Stop(s.sigs) // a second signal ends the process
 			os.Stderr.WriteString("\nvaisgplvm: " + sig.String() + ": " + s.phase.Load().(string) + " (signal again to quit at once)\n")
-			close(s.C)
+			s.cancel()
 		case <-s.done:
 		}
 	}()
 	return s
 }
 
-// Release stops catching the signals.
+// Context is done on the first signal (and after Release).
+func (s *Stopper) Context() context.Context { return s.ctx }
+
+// Release stops catching the signals and ends the context.
 func (s *Stopper) Release() {
 	signal.Stop(s.sigs)
 	close(s.done)
+	s.cancel()
 }
 
 // WhenStuck ends the process with status 130 and msg on stderr when ctx is done (the first
