@@ -148,3 +148,27 @@ func kernelChoice(b backends.Backend) *backend.KernelChoice {
 	c := backend.Chosen()
 	return &c
 }
+
+// BenchMethods times each of methods (Bench) on the same data and backend, with the configuration
+// configure returns for it; opt.Profile, when set, profiles the first method only (one profile per
+// file).
+func BenchMethods(methods []string, configure func(method string) (model.Config, error), dataset string, x, mask [][]float64,
+	b backends.Backend, opt BenchOptions) ([]*BenchResult, error) {
+	var results []*BenchResult
+	for i, method := range methods {
+		cfg, err := configure(method)
+		if err != nil {
+			return nil, err
+		}
+		o := opt
+		if i > 0 {
+			o.Profile = nil
+		}
+		r, err := Bench(cfg, dataset, x, mask, b, o)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}

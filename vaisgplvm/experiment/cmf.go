@@ -1,11 +1,16 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/plots"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
@@ -87,4 +92,46 @@ func writeCMFFigures(dir *rundir.Dir, res *cmf.ExperimentResult) error {
 		}
 	}
 	return nil
+}
+
+// CMFRun is `vaisgplvm cmf`'s run (RunCMF): the experiment's options, where its outputs go and
+// the backend.
+type CMFRun struct {
+	Options   cmf.ExperimentOptions // Backend is opened by RunCMF from BackendSpec
+	Out       string                // the run's directory; "" for out/cmf-DATASET
+	Overwrite bool                  // replace an earlier cmf run's outputs in Out
+	// BackendSpec is backend.Start's spec; Options.Config.DType its type.
+	BackendSpec string
+	Figures     bool
+	Provenance  map[string]any // recorded in cmf.json (Provenance(args) gives a command's)
+	Log         io.Writer      // the backend's choice (nil: os.Stderr)
+}
+
+// RunCMF holds r.Out (rundir), opens the backend, runs the experiment (cmf.Experiment) and writes
+// its outputs (WriteCMF). It returns the result and the directory, closed (nil when it could not
+// be opened). A ctx that ends stops the experiment: nothing is written.
+func RunCMF(ctx context.Context, r CMFRun) (*cmf.ExperimentResult, *rundir.Dir, error) {
+	if r.Out == "" {
+		r.Out = filepath.Join("out", "cmf-"+r.Options.Dataset)
+	}
+	if r.Log == nil {
+		r.Log = os.Stderr
+	}
+	dir, err := rundir.Open(r.Out, CMFOutputs(r.Options.Families), rundir.Options{Run: "cmf", Overwrite: r.Overwrite})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dir.Close()
+	if r.Options.Backend, err = backend.Start(r.BackendSpec, r.Options.Config.DType, 1, 1, r.Log); err != nil {
+		return nil, dir, err
+	}
+	res, err := cmf.Experiment(ctx, r.Options)
+	if ctx.Err() != nil {
+		return nil, dir, fmt.Errorf("cmf interrupted: nothing written to %s", r.Out)
+	}
+	if err != nil {
+		return nil, dir, err
+	}
+	res.Provenance = r.Provenance
+	return res, dir, WriteCMF(dir, res, r.Figures)
 }

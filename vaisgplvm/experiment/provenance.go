@@ -95,3 +95,21 @@ func machine() string {
 	}
 	return strings.Join([]string{runtime.GOOS + "/" + runtime.GOARCH, cpu, strconv.Itoa(runtime.NumCPU()) + " logical CPUs", runtime.Version() + exp, "pure-Go matrix kernels " + backend.MatMulKernels()}, ", ")
 }
+
+// ResumeArgs returns a train command's arguments args (after "train") with --resume ckpt in place
+// of any --resume given: the command line that resumes an interrupted run from its checkpoint ckpt.
+func ResumeArgs(args []string, ckpt string) string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--resume" || a == "-resume" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "--resume=") || strings.HasPrefix(a, "-resume=") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return strings.Join(append(out, "--resume", ckpt), " ")
+}

@@ -179,6 +179,12 @@ func median(v []float64) float64 {
 // Markdown with one ConvergedTable per dataset, and JSON holding every run (by seed, with
 // converged) and each table's rows. Errors: those of ReadConverged.
 func ConvergedSummary(dir string) (markdown string, js []byte, err error) {
+	return ConvergedSummaryWith(dir, "# The converged runs, summarised\n\nGenerated from the folders here by `VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/paper -run TestConvergedSummary`\n"+
+		"(scripts/converged.sh runs it after each run); the test fails when this file or table.json is stale. How the runs were made: README.md.\n\n")
+}
+
+// ConvergedSummaryWith is ConvergedSummary with intro, Markdown, before the tables.
+func ConvergedSummaryWith(dir, intro string) (markdown string, js []byte, err error) {
 	runs, err := ReadConverged(dir)
 	if err != nil {
 		return "", nil, err
@@ -199,9 +205,7 @@ func ConvergedSummary(dir string) (markdown string, js []byte, err error) {
 		}
 		tables = append(tables, ConvergedTable(ds+": each bound at its own optimum (-ELBO in nats per point, mean ± 95% t-interval over the seeds)", sub))
 	}
-	md := "# The converged runs, summarised\n\nGenerated from the folders here by `VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/paper -run TestConvergedSummary`\n" +
-		"(scripts/converged.sh runs it after each run); the test fails when this file or table.json is stale. How the runs were made: README.md.\n\n" +
-		report.Markdown(tables)
+	md := intro + report.Markdown(tables)
 	rows := map[string][][]string{}
 	for i, ds := range datasets {
 		rows[ds] = tables[i].Rows

@@ -53,40 +53,35 @@ func runBench(args []string) error {
 	if err := mf.checkGiven(set, list...); err != nil {
 		return err
 	}
-	var results []*experiment.BenchResult
-	var prof *os.File
+	bo := experiment.BenchOptions{Iters: *iters, Prefetch: *prefetch}
 	if *cpuProfile != "" {
 		// A new file only: a run never replaces a file it did not write.
-		if prof, err = os.OpenFile(*cpuProfile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); errors.Is(err, iofs.ErrExist) {
+		prof, err := os.OpenFile(*cpuProfile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, iofs.ErrExist) {
 			return usagef("--cpuprofile %s exists: give the name of a new file", *cpuProfile)
 		} else if err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		defer prof.Close()
+		bo.Profile = prof
 	}
 	configure := func(c *model.Config) error { // bench times full batches unless --batch
 		c.Batch = mf.v.Batch
 		return mf.apply(c, set)
 	}
-	for i, method := range list {
+	said := false
+	results, err := experiment.BenchMethods(list, func(method string) (model.Config, error) {
 		cfg, notes, err := protocol.Training(method, *dataset, 1, len(x), len(x[0]), configure, mf.explicit(set))
-		if err != nil {
-			return err
-		}
-		if i == 0 { // the adjustments are the same for every method: said once
-			for _, a := range notes {
+		for _, a := range notes {
+			if !said { // the same for every method: said once
 				fmt.Fprintln(os.Stderr, "vaisgplvm: "+a.Say(flagFor))
 			}
 		}
-		bo := experiment.BenchOptions{Iters: *iters, Prefetch: *prefetch}
-		if prof != nil && i == 0 { // one profile per file: the first method's
-			bo.Profile = prof
-		}
-		r, err := experiment.Bench(cfg, *dataset, x, mask, b, bo)
-		if err != nil {
-			return err
-		}
-		results = append(results, r)
+		said = true
+		return cfg, err
+	}, *dataset, x, mask, b, bo)
+	if err != nil {
+		return err
 	}
 	return printJSON(results)
 }

@@ -7,17 +7,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
-
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
 // runCMF trains GP-LVM-CMF and its baselines on frey or mnist and compares them on held-out
@@ -80,35 +76,21 @@ func runCMF(args []string) error {
 	if err := o.Check(); err != nil {
 		return err
 	}
-	if *out == "" {
-		*out = filepath.Join("out", "cmf-"+o.Dataset)
-	}
-	dir, err := rundir.Open(*out, experiment.CMFOutputs(o.Families), rundir.Options{Run: "cmf", Overwrite: *overwrite})
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	if o.Backend, err = backend.Start(*backendName, c.DType, 1, 1, os.Stderr); err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if !*quiet {
 		o.Progress = progress.Families(os.Stderr, o.Iters, cmp.Or(o.SweepIters, o.Iters))
 	}
-	res, err := cmf.Experiment(ctx, o)
-	if ctx.Err() != nil {
-		return interruptedError{fmt.Sprintf("cmf interrupted: nothing written to %s", *out)}
+	res, dir, err := experiment.RunCMF(ctx, experiment.CMFRun{Options: o, Out: *out, Overwrite: *overwrite, BackendSpec: *backendName,
+		Figures: !*noFigures, Provenance: experiment.Provenance(append([]string{"cmf"}, args...))})
+	if err != nil && ctx.Err() != nil {
+		return interruptedError{err.Error()}
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Print(res.Markdown())
 	printWarnings(res.Warnings())
-	res.Provenance = experiment.Provenance(append([]string{"cmf"}, args...))
-	if err := experiment.WriteCMF(dir, res, !*noFigures); err != nil {
-		return err
-	}
 	wrote(dir)
 	return nil
 }

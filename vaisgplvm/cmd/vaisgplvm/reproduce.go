@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/reproduce"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 	backends "github.com/gomlx/compute"
 
@@ -72,10 +74,46 @@ func runReproduce(args []string) error {
 	checkpoints := fs.String("checkpoints", "", "tables 1-3: also save each training this run trains as a checkpoint in this directory (DATASET-METHOD-seedS-KEY.checkpoint.gob, recording the data it saw), for evidence and infer; trainings read back from --out/jobs/ get none")
 	fresh := fs.Bool("fresh", false, "tables 1-3 and 5: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
 	from := fs.String("from", "", "tables 1-3 and 5: make the table from the trainings that another run's --out DIR holds (DIR/jobs/), training none and writing nothing there: the table so far of a run that is still going, written to --out (another directory); an error when a training it needs is not there yet")
+	var cf convergeFlags
+	cf.register(fs, "table 1 at convergence (reproduce.Converged): per dataset and seed, MF by L-BFGS on the collapsed bound (as train --converge), then each other method from that fit with Adam on its own bound from 1e-4 (--lr 0.001), one at a time, each in --out/runs/DATASET-METHOD-seedS (kept: a stopped run continues; --fresh fits them again); table1-converged.md and .json summarise them (default methods mf,iwvi,vais)", experiment.DefaultMaxSeconds)
 	mf.setDefaultBatch(fs, protocol.DefaultBatch)
 	set, err := parseSet(fs, args)
 	if err != nil {
 		return err
+	}
+	if err := cf.check(set); err != nil {
+		return err
+	}
+	split := func(name, v string) []string { // a list flag's values, nil when not given
+		if !set[name] {
+			return nil
+		}
+		return strings.Split(v, ",")
+	}
+	if cf.on {
+		for _, f := range []string{"iters", "paper", "data", "jobs", "from", "checkpoints", "overwrite", "batch"} {
+			if set[f] && *tab == 1 && (f != "batch" || mf.v.Batch != 0) {
+				return usagef("--converge fits every training of table 1 to its optimum, full batch, one at a time: leave out --%s", f)
+			}
+		}
+		if *tab != 1 {
+			return usagef("--converge works with --table 1, not %d", *tab)
+		}
+		req := reproduce.ConvergedRequest{Runs: *runs, Out: *out, Fresh: *fresh, Converge: *cf.options(cf.maxSeconds, false), Backend: *backendName,
+			Figures: !*noFigures, Command: append([]string{"reproduce"}, args...), Configure: mf.configure(set), Explicit: mf.explicit(set)}
+		req.Datasets, req.Methods = split("datasets", *datasets), split("methods", *methods)
+		stop := interrupt.Notify()
+		defer stop.Release()
+		md, dir, err := reproduce.Converged(stop.Context(), req)
+		if errors.Is(err, train.ErrInterrupted) {
+			return interruptedError{fmt.Sprintf("%v; the same command continues from the trainings finished", err)}
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Print(md)
+		wrote(dir)
+		return nil
 	}
 	spec, err := paper.Lookup(*tab)
 	if err != nil {
@@ -86,9 +124,9 @@ func runReproduce(args []string) error {
 			return usagef("--%s works with --table %s, not %d", name, paper.TablesUsing(field), *tab)
 		}
 	}
-	methodList := model.Methods()
-	if set["methods"] {
-		methodList = strings.Split(*methods, ",")
+	methodList := split("methods", *methods)
+	if methodList == nil {
+		methodList = model.Methods()
 	}
 	if err := mf.checkGiven(set, methodList...); err != nil {
 		return err
@@ -125,13 +163,7 @@ func runReproduce(args []string) error {
 		jobs := progress.NewJobs(os.Stderr, 15*time.Second)
 		opts.ObserveJob, opts.PlanJobs = jobs.Job, jobs.Plan
 	}
-	if set["datasets"] {
-		opts.Datasets = strings.Split(*datasets, ",")
-	}
-	if set["methods"] {
-		opts.Methods = strings.Split(*methods, ",")
-	}
-	opts.Ks = ks
+	opts.Datasets, opts.Methods, opts.Ks = split("datasets", *datasets), split("methods", *methods), ks
 	if set["checkpoints"] && *checkpoints == "" {
 		return usagef("--checkpoints: the directory is empty: name a directory for the checkpoints")
 	}
@@ -142,9 +174,8 @@ func runReproduce(args []string) error {
 		req.Data = &experiment.Source{File: *file, Labels: *labels, Standardize: mf.standardize}
 		req.FitData = func(n, d int) error { return mf.fitToData(set, n, d) }
 	}
-	dtype := mf.dtype
 	req.Options.OpenBackend = func(jobs, total int) (backends.Backend, error) {
-		return backend.Start(*backendName, dtype, jobs, total, os.Stderr)
+		return backend.Start(*backendName, mf.dtype, jobs, total, os.Stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

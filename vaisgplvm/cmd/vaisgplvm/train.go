@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
@@ -39,11 +38,8 @@ func runTrain(args []string) error {
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
 	single := fs.Bool("single-latent", false, "reconstruction.csv from the prediction at the single reconstruction latent (the weighted mean of the particles, as the paper reconstructs) instead of the posterior predictive mixture over the particles (metrics.json has the scores of both)")
 	exact := fs.Bool("exact", false, "frey, mnist: also score the hidden pixels under the exact GP conditional on the complete images, at the trained hyperparameters and refitted with a validated noise (metrics.json hidden_pixels_exact, hidden_pixels_exact_refit; tens of seconds to minutes)")
-	conv := fs.Bool("converge", false, "fit to the optimum instead of for --iters Adam steps: L-BFGS on the collapsed mean-field bound, full batch, until it rises by at most --converge-tol nats per point over --converge-window iterations; other methods then continue with Adam on their own bound from a tenth of --lr, halving its step at each plateau of 200-iteration means, converged at the plateau after 4 halvings (metrics.json: convergence); fully observed data, the se kernel")
-	maxSeconds := fs.Float64("max-seconds", 0, "with --converge: stop after this many seconds, reported as not converged (0: no limit)")
-	maxIters := fs.Int("max-lbfgs-iters", 0, "with --converge: stop the L-BFGS fit after this many iterations, reported as not converged (0: no limit; a cap that does not depend on the machine's load)")
-	convWindow := fs.Int("converge-window", 50, "with --converge: L-BFGS iterations over which the rise of the bound is measured")
-	convTol := fs.Float64("converge-tol", 1e-4, "with --converge: largest rise of the bound per point (nats) over --converge-window iterations that counts as converged")
+	var cf convergeFlags
+	cf.register(fs, "fit to the optimum instead of for --iters Adam steps: L-BFGS on the collapsed mean-field bound, full batch, until it rises by at most --converge-tol nats per point over --converge-window iterations; other methods then continue with Adam on their own bound from a tenth of --lr, halving its step at each plateau of 200-iteration means, converged at the plateau after 4 halvings (metrics.json: convergence); fully observed data, the se kernel", 0)
 	convFrom := fs.String("converge-from", "", "with --converge and a method other than mf: start from this checkpoint of a converged fit on the same data (train --converge --method mf) instead of fitting the mean-field start again")
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier run in --out (without it such a directory is refused, unless --resume continues its checkpoint)")
 	set, err := parseSet(fs, args)
@@ -61,16 +57,12 @@ func runTrain(args []string) error {
 		return experiment.NewSource(experiment.SourceOptions{Dataset: *dataset, File: *file, Labels: *labels, Pixels: *pixels,
 			HidePixels: *hide, Standardize: mf.standardize, Seed: *seed}, explicit)
 	}
-	// convergeOptions are the converging fit's options under the rule flags, capped at maxSeconds.
-	convergeOptions := func(maxSeconds float64) *converge.Options {
-		o := &converge.Options{Rule: converge.Rule{Window: *convWindow, Tol: *convTol}, MaxSeconds: maxSeconds, MaxIters: *maxIters}
-		if !*quiet {
-			o.Observe = progress.Converge(os.Stderr, o.Rule)
-		}
-		return o
+	run := experiment.TrainRun{Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainOptions: experiment.TrainOptions{
+		Iters: *iters, CheckpointEvery: *every, Figures: !*noFigures, SingleLatent: *single, Exact: *exact, ConvergeFrom: *convFrom}}
+	if err := cf.check(set); err != nil {
+		return err
 	}
-	var convOpt *converge.Options
-	if *conv {
+	if cf.on {
 		if set["iters"] || set["checkpoint-every"] {
 			return usagef("--converge runs until the bound has converged: leave out --iters and --checkpoint-every (--max-seconds caps it)")
 		}
@@ -78,12 +70,7 @@ func runTrain(args []string) error {
 			return usagef("--converge fits the whole data set at once: leave out --batch")
 		}
 		mf.v.Batch, set["batch"] = 0, true // full batch, as if --batch 0 were given
-		if *maxSeconds < 0 || *maxIters < 0 || *convWindow < 1 || !(*convTol > 0) {
-			return usagef("--max-seconds and --max-lbfgs-iters must be >= 0, --converge-window >= 1 and --converge-tol > 0")
-		}
-		convOpt = convergeOptions(*maxSeconds)
-	} else if set["max-seconds"] || set["max-lbfgs-iters"] || set["converge-window"] || set["converge-tol"] || set["converge-from"] {
-		return usagef("--max-seconds, --max-lbfgs-iters, --converge-window, --converge-tol and --converge-from go with --converge")
+		run.Converge = cf.options(cf.maxSeconds, *quiet)
 	}
 	if *convFrom != "" && *method == "mf" {
 		return usagef("--converge-from starts another bound from a converged fit; --method mf fits that start itself")
@@ -100,15 +87,13 @@ func runTrain(args []string) error {
 		if set["seed"] {
 			r.Seed = *seed
 		}
-		src, cfg, err := experiment.ResumeSettings(*resume, r)
-		if err != nil {
+		if run.Source, run.Config, err = experiment.ResumeSettings(*resume, r); err != nil {
 			return err
 		}
-		run := experiment.TrainRun{Source: src, Config: cfg, TrainOptions: experiment.TrainOptions{Resume: *resume, Converge: convOpt}}
-		return trainRun(args, run, set, &mf, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, *convFrom)
+		run.Resume = *resume
+		return trainRun(args, run, set, &mf, *quiet)
 	}
-	src, err := flagSource()
-	if err != nil {
+	if run.Source, err = flagSource(); err != nil {
 		return err
 	}
 	if err := mf.checkGiven(set, *method); err != nil {
@@ -118,24 +103,20 @@ func runTrain(args []string) error {
 		return usagef("--point-eta adapts the annealed chain's step sizes; --method %s has none", *method)
 	}
 	// Every flag is checked before any data is read (protocol.Training without the data's size).
-	cfg, _, err := protocol.Training(*method, src.Dataset, *seed, 0, 0, mf.configure(set), mf.explicit(set))
-	if err != nil {
+	if run.Config, _, err = protocol.Training(*method, run.Source.Dataset, *seed, 0, 0, mf.configure(set), mf.explicit(set)); err != nil {
 		return err
 	}
-	r := experiment.TrainRun{Source: src, Config: cfg, TrainOptions: experiment.TrainOptions{Converge: convOpt}}
-	if *file != "" && convOpt == nil && !set["iters"] && !set["checkpoint-every"] && !set["batch"] {
+	if *file != "" && run.Converge == nil && !set["iters"] && !set["checkpoint-every"] && !set["batch"] {
 		// Your own file is fitted to convergence unless --iters asks for Adam steps (issue 73),
 		// when the data allow it: RunTrain decides once it has read them.
-		r.Converge, r.ConvergeIfAllowed = convergeOptions(experiment.DefaultMaxSeconds), true
+		run.Converge, run.ConvergeIfAllowed = cf.options(experiment.DefaultMaxSeconds, *quiet), true
 	}
-	return trainRun(args, r, set, &mf, *out, *iters, *every, !*noFigures, *quiet, *overwrite, *single, *exact, *backendName, *convFrom)
+	return trainRun(args, run, set, &mf, *quiet)
 }
 
 // trainRun maps the remaining flags to r and runs it (experiment.RunTrain): a new run of r.Config
 // fitted to the data's sizes by the flags given (set), or, with r.Resume, the checkpoint's run.
-func trainRun(args []string, r experiment.TrainRun, set map[string]bool, mf *modelFlags, out string,
-	iters, every int, figures, quiet, overwrite, single, exact bool, backendName, convFrom string) error {
-	r.Out, r.Overwrite, r.Backend = out, overwrite, backendName
+func trainRun(args []string, r experiment.TrainRun, set map[string]bool, mf *modelFlags, quiet bool) error {
 	r.Fit = func(cfg model.Config, n, d int, converging bool) (model.Config, error) {
 		if converging {
 			mf.v.Batch, set["batch"] = 0, true // full batch
@@ -151,8 +132,7 @@ func trainRun(args []string, r experiment.TrainRun, set map[string]bool, mf *mod
 		return cfg, err
 	}
 	o := &r.TrainOptions
-	o.Iters, o.CheckpointEvery, o.Seed, o.Figures, o.SingleLatent, o.Exact = iters, every, r.Config.Seed, figures, single, exact
-	o.Provenance, o.Warn, o.ConvergeFrom = experiment.Provenance(append([]string{"train"}, args...)), printWarning, convFrom
+	o.Seed, o.Provenance, o.Warn = r.Config.Seed, experiment.Provenance(append([]string{"train"}, args...)), printWarning
 	if !quiet {
 		o.Observe = progress.Trainings(os.Stderr)
 	}
@@ -162,28 +142,11 @@ func trainRun(args []string, r experiment.TrainRun, set map[string]bool, mf *mod
 	met, dir, err := experiment.RunTrain(stop.Context(), r)
 	if errors.Is(err, train.ErrInterrupted) {
 		ckpt := dir.Final(experiment.PartialCheckpoint)
-		return interruptedError{fmt.Sprintf("%v; resume with: vaisgplvm train %s", err, resumeArgs(args, ckpt))}
+		return interruptedError{fmt.Sprintf("%v; resume with: vaisgplvm train %s", err, experiment.ResumeArgs(args, ckpt))}
 	}
 	if err != nil {
 		return err
 	}
 	wrote(dir)
 	return printJSON(met)
-}
-
-// resumeArgs returns train's arguments with --resume ckpt in place of any --resume given.
-func resumeArgs(args []string, ckpt string) string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--resume" || a == "-resume" {
-			i++
-			continue
-		}
-		if strings.HasPrefix(a, "--resume=") || strings.HasPrefix(a, "-resume=") {
-			continue
-		}
-		out = append(out, a)
-	}
-	return strings.Join(append(out, "--resume", ckpt), " ")
 }
