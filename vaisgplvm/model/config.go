@@ -111,6 +111,11 @@ type TrainConfig struct {
 	// ClipGrad clips the global norm of each step's gradient at ClipGrad times the root mean square
 	// of the recent (clipped) norms (see train's gradient clipping); 0 = off (the default).
 	ClipGrad float64 `json:"clip_grad,omitempty" flag:"clip-grad" usage:"clip each step's global gradient norm at this many times the RMS of the last ~100 steps' norms (0 = off; e.g. 5)"`
+	// NatGrad, when > 0, trains q(u) by natural-gradient steps of this size in (0, 1]
+	// (gp.NaturalStep: Hensman et al. 2013; Salimbeni et al. 2018) instead of Adam, which then
+	// trains every other parameter; 0 = Adam for all (the default, the paper's). One q(u) factor
+	// per output only (SharedQSqrt false).
+	NatGrad float64 `json:"natgrad,omitempty" flag:"natgrad" usage:"train q(u) by natural-gradient steps of this size in (0, 1] instead of Adam (0 = Adam for every parameter; 1 is the optimal q(u) of each step's full-batch draws; try 0.1-0.5 with mini-batches); needs one q(u) factor per output"`
 	// AdamBeta2 is the decay of Adam's second-moment average, in (0, 1); 0 = DefaultAdamBeta2.
 	AdamBeta2 float64 `json:"adam_beta2,omitempty"`
 	// Batch is the mini-batch size B; 0 = full batch.
@@ -255,6 +260,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Batch < 0 {
 		return option.Of("Batch", "Batch = %d: want >= 0 (0 = full batch)", c.Batch)
+	}
+	if !(c.NatGrad >= 0 && c.NatGrad <= 1) {
+		return option.Of("NatGrad", "NatGrad = %g: want a step in (0, 1], or 0 for Adam", c.NatGrad)
+	}
+	if c.NatGrad > 0 && c.SharedQSqrt {
+		return option.Errorf([]string{"NatGrad", "SharedQSqrt"}, "NatGrad needs one q(u) factor per output: turn SharedQSqrt off")
 	}
 	if c.DType != "" && c.DType != "float64" && c.DType != "float32" {
 		return option.Of("DType", "DType %q: want float64 or float32", c.DType)

@@ -83,11 +83,23 @@ func New(m *model.Model, b backends.Backend) (*Trainer, error) {
 	t.stepFn = BoundGraph(m, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		res, c := m.Bound(ctx, x, mask, idx, eps0, chain)
 		loss := DivScalar(Neg(res.ELBO), float64(m.N))
-		if m.Cfg.ClipGrad > 0 {
-			clip := newGradientClip(ctx)
-			grads := clip.apply(ctx.BuildTrainableVariablesGradientsGraph(loss), m.Cfg.ClipGrad)
+		switch {
+		case m.Cfg.NatGrad > 0 || m.Cfg.ClipGrad > 0:
+			var clip *gradientClip
+			if m.Cfg.ClipGrad > 0 {
+				clip = newGradientClip(ctx) // before the gradients: its state is not among them
+			}
+			var grads []*Node
+			if m.Cfg.NatGrad > 0 {
+				grads = naturalStepQU(ctx, loss, m.N, m.Cfg.NatGrad) // Adam's gradients: all but q(u)'s
+			} else {
+				grads = ctx.BuildTrainableVariablesGradientsGraph(loss)
+			}
+			if clip != nil {
+				grads = clip.apply(grads, m.Cfg.ClipGrad)
+			}
 			opt.(gradientUpdater).UpdateGraphWithGradients(ctx, grads, loss.DType())
-		} else {
+		default:
 			opt.UpdateGraph(ctx, x.Graph(), loss)
 		}
 		if c != nil {
