@@ -28,7 +28,7 @@ func NaturalStep(mu, sqrt, gMu, gSqrt, gamma *Node) (newMu, newSqrt *Node) {
 	b := MatMul(Transpose(l, 1, 2), TakeLowerTriangular(gSqrt, 0)) // L^T dF/dL [D, M, M]
 	a := Add(TakeLowerTriangular(b, 0), Transpose(TakeLowerTriangular(b, -1), 1, 2))
 	gS := MulScalar(MatMul(MatMul(lInvT, a), lInv), 0.5) // dF/dS [D, M, M]
-	m := InsertAxes(Transpose(mu, 0, 1), -1)            // [D, M, 1]
+	m := InsertAxes(Transpose(mu, 0, 1), -1)             // [D, M, 1]
 	gM := InsertAxes(Transpose(gMu, 0, 1), -1)
 	sInv := MatMul(lInvT, lInv)
 	theta1 := Add(MatMul(sInv, m), Mul(gamma, Sub(gM, MulScalar(MatMul(gS, m), 2)))) // theta_1 + gamma dF/deta_1
