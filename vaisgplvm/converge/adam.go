@@ -45,6 +45,17 @@ func (r AdamRule) String() string {
 		r.Window, r.Window, r.Halvings)
 }
 
+// EpochWindow returns the window of a rule on epoch means for n points in mini-batches of batch
+// (0: full batch): the smallest whole number of epochs (ceil(n / batch) iterations each) that is
+// at least 200 iterations, so that every window mean weighs every point alike.
+func EpochWindow(n, batch int) int {
+	if batch <= 0 || batch >= n {
+		return 200
+	}
+	epoch := (n + batch - 1) / batch
+	return epoch * ((200 + epoch - 1) / epoch)
+}
+
 // AdamOptions control Continue.
 type AdamOptions struct {
 	Rule AdamRule

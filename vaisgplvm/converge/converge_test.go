@@ -520,3 +520,12 @@ func TestContinueFirstStep(t *testing.T) {
 		t.Errorf("the first step moved q0's means by up to %g; want about the step size %g (the model's LR is %g)", moved, lr, c.LR)
 	}
 }
+
+// TestEpochWindow: windows of whole epochs of at least 200 iterations.
+func TestEpochWindow(t *testing.T) {
+	for _, c := range []struct{ n, batch, want int }{{1965, 100, 200}, {2163, 100, 220}, {1000, 0, 200}, {100000, 100, 1000}, {50, 100, 200}, {1000, 300, 200}} {
+		if got := EpochWindow(c.n, c.batch); got != c.want {
+			t.Errorf("EpochWindow(%d, %d) = %d, want %d", c.n, c.batch, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -212,7 +213,10 @@ type TrainOptions struct {
 	// Converge, when not nil, fits the model to the optimum of the collapsed mean-field bound by
 	// L-BFGS (converge.Fit, full batch) instead of Iters Adam iterations; for a bound other than
 	// mf, Adam then continues on the model's own bound until ConvergeAdam's rule holds
-	// (converge.Continue). Metrics.Convergence says whether the last stage converged.
+	// (converge.Continue). A model the collapsed bound cannot hold (mini-batches, missing
+	// entries, a kernel without psi statistics) is fitted by Adam alone from its start, at the
+	// model's LR, until the rule holds on means over whole epochs (converge.EpochWindow), capped
+	// by Converge.MaxSeconds. Metrics.Convergence says whether the last stage converged.
 	Converge     *converge.Options
 	ConvergeAdam converge.AdamOptions
 	// ConvergeFrom, with Converge and a bound other than mf, is the checkpoint of a converged fit
@@ -254,9 +258,12 @@ func Train(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, sr
 		}
 		return ws
 	}
+	adamOnly := false // a fit to convergence by Adam alone: mini-batches, missing entries, no psi statistics
 	if opt.Converge != nil {
-		if err := converge.Supported(tr.Model); err != nil {
-			return nil, option.Of("Converge", "Converge cannot fit this model: %v", err)
+		err := converge.Supported(tr.Model)
+		adamOnly = err != nil || tr.Model.Cfg.Batch > 0
+		if adamOnly && opt.ConvergeFrom != "" {
+			return nil, option.Of("ConvergeFrom", "ConvergeFrom starts another bound from a full-batch fit of the collapsed bound, which this model cannot have (%v)", cmp.Or(err, errors.New("mini-batches")))
 		}
 	}
 	dataWarnings := warn(DataWarnings(td.X, src.Standardize))
@@ -286,7 +293,14 @@ func Train(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, sr
 	}
 	var conv, convStart *converge.Result
 	var runErr error
-	if opt.Converge != nil {
+	if adamOnly {
+		cont := opt.ConvergeAdam
+		cont.LR = cmp.Or(cont.LR, tr.Model.Cfg.LR) // from scratch: the model's own step size
+		cont.Rule.Window = cmp.Or(cont.Rule.Window, converge.EpochWindow(tr.Model.N, tr.Model.Cfg.Batch))
+		cont.MaxSeconds = opt.Converge.MaxSeconds
+		conv, runErr = converge.Continue(ctx, tr, cont)
+		runErr = interrupted(conv, runErr, "Adam")
+	} else if opt.Converge != nil {
 		if opt.ConvergeFrom != "" {
 			runErr = startFrom(tr, td, opt.ConvergeFrom) // fitted by the run that wrote the checkpoint
 		} else {

@@ -492,7 +492,8 @@ func benchRows(t *testing.T, args ...string) []experiment.BenchResult {
 // holds, records convergence in metrics.json (converged, rule, final change) with the curve, and
 // its Monte Carlo MF bound equals the collapsed bound at the end (q(u) at its optimum); IWVI starts
 // there and continues with Adam to its own rule (both stages recorded); flags that cannot go with
-// it are usage errors (exit 2), a kernel without psi statistics too.
+// it are usage errors (exit 2), and --converge-from a model the collapsed bound cannot hold; such a
+// model (a kernel without psi statistics, mini-batches) converges by Adam alone.
 func TestTrainConverge(t *testing.T) {
 	dir, base, _ := trainedSetup(t)
 	out := filepath.Join(dir, "conv")
@@ -550,8 +551,31 @@ func TestTrainConverge(t *testing.T) {
 		{"converge-from mf", []string{"train", "--data", base, "--method", "mf", "--converge", "--converge-from", filepath.Join(out, "checkpoint.gob"), "--out", filepath.Join(dir, "x5")}, 2, []string{"--converge-from"}},
 		{"converge iters", []string{"train", "--data", base, "--method", "mf", "--converge", "--iters", "5", "--out", filepath.Join(dir, "x2")}, 2, []string{"--iters"}},
 		{"max-seconds alone", []string{"train", "--data", base, "--method", "mf", "--max-seconds", "5", "--out", filepath.Join(dir, "x3")}, 2, []string{"--converge"}},
-		{"converge matern", []string{"train", "--data", base, "--method", "mf", "--m", "5", "--kernel", "matern32", "--converge", "--quiet", "--out", filepath.Join(dir, "x4")}, 2, []string{"--converge", "psi statistics"}},
+		{"converge-from matern", []string{"train", "--data", base, "--method", "iwvi", "--m", "5", "--kernel", "matern32", "--converge", "--converge-from", filepath.Join(out, "checkpoint.gob"),
+			"--quiet", "--out", filepath.Join(dir, "x4")}, 2, []string{"--converge-from", "psi statistics"}},
 	})
+	// What the collapsed bound cannot hold converges by Adam alone, from the start at --lr, on
+	// means over whole epochs: a kernel without psi statistics (full batch), and the image sets'
+	// mini-batches (frey: 1965 images in batches of 100, 20 iterations an epoch: windows of 200).
+	for _, c := range []struct {
+		name  string
+		args  []string
+		batch int
+	}{
+		{"matern", []string{"--data", base, "--method", "mf", "--m", "5", "--kernel", "matern32"}, 0},
+		{"frey", []string{"--dataset", "frey", "--method", "mf", "--m", "5", "--hide-pixels=false"}, 100},
+	} {
+		o := filepath.Join(dir, "adam-"+c.name)
+		args := append(append([]string{"train"}, c.args...), "--converge", "--max-seconds", "4", "--quiet", "--no-figures", "--out", o)
+		if code, msg := runQuiet(args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, msg)
+		}
+		met, raw := readMetrics(t, o)
+		if cv := met.Convergence; cv == nil || met.ConvergenceStart != nil || met.Config.Batch != c.batch || !strings.Contains(cv.Rule, "over 200 iterations") ||
+			(cv.StoppedBy != "max seconds" && !cv.Converged) || cv.Iterations < 1 {
+			t.Errorf("%s: metrics.json: %s", c.name, raw)
+		}
+	}
 }
 
 // TestTrainOwnDataConvergesByDefault: train --data without --iters fits a fully observed file to

@@ -39,7 +39,7 @@ func runTrain(args []string) error {
 	single := fs.Bool("single-latent", false, "reconstruction.csv from the prediction at the single reconstruction latent (the weighted mean of the particles, as the paper reconstructs) instead of the posterior predictive mixture over the particles (metrics.json has the scores of both)")
 	exact := fs.Bool("exact", false, "frey, mnist: also score the hidden pixels under the exact GP conditional on the complete images, at the trained hyperparameters and refitted with a validated noise (metrics.json hidden_pixels_exact, hidden_pixels_exact_refit; tens of seconds to minutes)")
 	var cf convergeFlags
-	cf.register(fs, "fit to the optimum instead of for --iters Adam steps: L-BFGS on the collapsed mean-field bound, full batch, until it rises by at most --converge-tol nats per point over --converge-window iterations; other methods then continue with Adam on their own bound from a tenth of --lr, halving its step at each plateau of 200-iteration means, converged at the plateau after 4 halvings (metrics.json: convergence); fully observed data, the se kernel", 0)
+	cf.register(fs, "fit to the optimum instead of for --iters Adam steps: L-BFGS on the collapsed mean-field bound, full batch, until it rises by at most --converge-tol nats per point over --converge-window iterations; other methods then continue with Adam on their own bound from a tenth of --lr, halving its step at each plateau of 200-iteration means, converged at the plateau after 4 halvings (metrics.json: convergence). With --batch B (frey, mnist: 100 unless given), missing entries or a kernel other than se: Adam alone from the start, at --lr, until that rule holds on means over whole epochs", 0)
 	convFrom := fs.String("converge-from", "", "with --converge and a method other than mf: start from this checkpoint of a converged fit on the same data (train --converge --method mf) instead of fitting the mean-field start again")
 	overwrite := fs.Bool("overwrite", false, "replace the outputs of an earlier run in --out (without it such a directory is refused, unless --resume continues its checkpoint)")
 	set, err := parseSet(fs, args)
@@ -66,10 +66,12 @@ func runTrain(args []string) error {
 		if set["iters"] || set["checkpoint-every"] {
 			return usagef("--converge runs until the bound has converged: leave out --iters and --checkpoint-every (--max-seconds caps it)")
 		}
-		if set["batch"] && mf.v.Batch != 0 {
-			return usagef("--converge fits the whole data set at once: leave out --batch")
+		if !set["batch"] { // full batch (L-BFGS, then Adam); the image sets keep mini-batches (Adam alone)
+			mf.v.Batch, set["batch"] = 0, true
+			if *file == "" && data.IsImage(*dataset) {
+				mf.v.Batch = protocol.DefaultBatch
+			}
 		}
-		mf.v.Batch, set["batch"] = 0, true // full batch, as if --batch 0 were given
 		run.Converge = cf.options(cf.maxSeconds, *quiet)
 	}
 	if *convFrom != "" && *method == "mf" {
@@ -118,7 +120,7 @@ func runTrain(args []string) error {
 // fitted to the data's sizes by the flags given (set), or, with r.Resume, the checkpoint's run.
 func trainRun(args []string, r experiment.TrainRun, set map[string]bool, mf *modelFlags, quiet bool) error {
 	r.Fit = func(cfg model.Config, n, d int, converging bool) (model.Config, error) {
-		if converging {
+		if converging && !set["batch"] {
 			mf.v.Batch, set["batch"] = 0, true // full batch
 		}
 		cfg, notes, err := protocol.Training(cfg.Method, r.Source.Dataset, cfg.Seed, n, d, mf.configure(set), mf.explicit(set))
