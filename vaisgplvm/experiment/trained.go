@@ -24,7 +24,7 @@ type Trained struct {
 	Trainer         *train.Trainer
 }
 
-// CheckpointTrained returns a function for paper.Options.OnTrained (through a conversion to
+// CheckpointTrained returns a function for paper.Observer.Trained (through a conversion to
 // Trained) that saves every training a table run finishes as a checkpoint in dir (created when missing), named
 // DATASET-METHOD-seedS-KEY.checkpoint.gob with the first 16 hex digits of its store key, so that
 // trainings of other settings never share a file. Each checkpoint records the data its training

@@ -16,7 +16,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
 
-// TestCheckpointTrained: a table's trainings saved through Options.OnTrained load back with the
+// TestCheckpointTrained: a table's trainings saved through Observer.Trained load back with the
 // data each one saw (Table 2's hidden pixels of its own seed) and evaluate to the -ELBO the
 // finished trainer gave, draw for draw.
 func TestCheckpointTrained(t *testing.T) {
@@ -31,7 +31,7 @@ func TestCheckpointTrained(t *testing.T) {
 	o := paper.Options{Datasets: []string{"frey"}, Methods: []string{"mf"}, Iters: 3, Runs: 2, Jobs: 1,
 		OpenBackend: func(int, int) (backends.Backend, error) { return testutil.Backend(), nil },
 		Configure:   func(c *model.Config) error { c.M, c.Batch = 4, 20; return nil },
-		OnTrained: func(tr paper.Trained) error {
+		Observer: paper.ObserverFuncs{TrainedFunc: func(tr paper.Trained) error {
 			if err := save(experiment.Trained(tr)); err != nil {
 				return err
 			}
@@ -43,7 +43,7 @@ func TestCheckpointTrained(t *testing.T) {
 			defer mu.Unlock()
 			want[fmt.Sprintf("%s-seed%d", tr.Method, tr.Seed)] = seen{data.ContentSHA256(tr.Trainer.Model.X, tr.Trainer.Model.Mask), ev.NegELBO}
 			return nil
-		}}
+		}}}
 	if _, err := paper.RunTable(context.Background(), 2, o); err != nil {
 		t.Fatal(err)
 	}

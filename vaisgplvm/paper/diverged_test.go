@@ -67,7 +67,7 @@ func TestDivergedTrainingIsRecorded(t *testing.T) {
 		t.Errorf("store holds %d trainings, want 6 (the diverged one too)", len(files))
 	}
 	var trained int
-	o.ObserveJob = func(string) func(train.Event) { trained++; return nil }
+	o.Observer = ObserverFuncs{TrainingFunc: func(string) func(train.Event) { trained++; return nil }}
 	again, err := Table1(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestTable5DivergedFitIsRecorded(t *testing.T) {
 		t.Errorf("Markdown:\n%s", md)
 	}
 	var fitted int
-	o.ObserveJob = func(string) func(train.Event) { fitted++; return nil }
+	o.Observer = ObserverFuncs{TrainingFunc: func(string) func(train.Event) { fitted++; return nil }}
 	again, err := Table5(context.Background(), o)
 	if err != nil || fitted != 0 || len(again.Diverged) != len(res.Diverged) {
 		t.Errorf("rerun: %v, %d fitted, diverged %+v; want all read back", err, fitted, again.Diverged)

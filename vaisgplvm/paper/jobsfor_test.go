@@ -30,25 +30,23 @@ func TestJobsForCUDA(t *testing.T) {
 	}
 }
 
-// TestObserverFollowsJobs: with both observers set, a table whose Jobs the CUDA plugin lowered to
-// 1 reports to Observe (the one-training display), one that runs several at once to ObserveJob.
+// TestObserverFollowsJobs: the Observer is planned with the Jobs the table runs with (8, or 1
+// once the CUDA plugin lowered it), so that it can pick the display that fits; each training's
+// observer gets the table's total iterations in its events.
 func TestObserverFollowsJobs(t *testing.T) {
-	var single, named int
-	o := Options{Jobs: 8,
-		Observe:    func(train.Event) { single++ },
-		ObserveJob: func(string) func(train.Event) { return func(train.Event) { named++ } }}
-	o.observer("frey", "vais", 1, 10)(train.Event{})
-	if single != 0 || named != 1 {
-		t.Fatalf("Jobs 8: Observe got %d events, ObserveJob's %d; want 0 and 1", single, named)
+	var jobs, total int
+	o := Options{Jobs: 8, Observer: ObserverFuncs{PlanFunc: func(_, j int) { jobs = j },
+		TrainingFunc: func(string) func(train.Event) { return func(e train.Event) { total = e.Total } }}}
+	o.plan(3)
+	o.observer("frey", "vais", 1, 10)(train.Event{Total: 4})
+	if jobs != 8 || total != 10 {
+		t.Fatalf("Jobs 8: planned with %d jobs, event total %d; want 8 and 10", jobs, total)
 	}
-	o.jobsFor(cudaNamed{}).observer("frey", "vais", 1, 10)(train.Event{})
-	if single != 1 || named != 1 {
-		t.Errorf("Jobs lowered to 1: Observe got %d events, ObserveJob's %d; want 1 and 1", single, named)
+	o.jobsFor(cudaNamed{}).plan(3)
+	if jobs != 1 {
+		t.Errorf("Jobs lowered to 1: planned with %d jobs", jobs)
 	}
-	o.ObserveJob, o.Jobs = func(string) func(train.Event) { return func(train.Event) { named++ } }, 1
-	o.Observe = nil
-	o.observer("frey", "vais", 1, 10)(train.Event{})
-	if named != 2 {
-		t.Errorf("Jobs 1 with ObserveJob alone: it got %d events in all, want 2", named)
+	if (Options{Observer: ObserverFuncs{}}).observer("frey", "vais", 1, 10) != nil {
+		t.Error("an Observer without TrainingFunc gave a step observer")
 	}
 }

@@ -54,19 +54,9 @@ type Options struct {
 	// OpenBackend, when set, starts the backend for total trainings run jobs at a time; nil opens
 	// backend.OpenShared("auto" for the configurations' dtype).
 	OpenBackend func(jobs, total int) (backends.Backend, error)
-	// Observe, when set and Jobs is 1, is called after every step of every training of the table
-	// (train.Trainer.Run's events; a progress bar or a live view subscribes here).
-	Observe func(train.Event)
-	// ObserveJob, when set, is called once per training of tables 1, 2, 3 and 5, with the
-	// training's name ("oilflow vais seed 1"); the observer it returns gets that training's
-	// events, on the training's goroutine (trainings run Jobs at a time: it must be safe for
-	// concurrent use). With Jobs 1 (after the backend has lowered it: a CUDA GPU trains one at a
-	// time) Observe is used instead when both are set, so that a caller may set both and get the
-	// display that fits the trainings that run.
-	ObserveJob func(name string) func(train.Event)
-	// PlanJobs, when set, is told before the trainings start how many of them will report to
-	// ObserveJob (a status that estimates the time left for all of them).
-	PlanJobs func(trainings int)
+	// Observer, when set, sees the run: the plan, every training's steps and every training
+	// finished (Observer's methods; nil: nothing is observed).
+	Observer Observer
 	// Log, when set, receives one line per finished training.
 	Log io.Writer
 	// Figures keeps what WriteFigures needs (curves, latents, reconstructions of the first seed).
@@ -85,14 +75,8 @@ type Options struct {
 	// StoreOnly reads every training from Store and trains none, writing nothing there: the table
 	// so far of a run that is still filling Store (reproduce --from). Trainings that Store lacks
 	// are an error (ErrNotStored) that names the first of them; StoreOnly needs Store and excludes
-	// Fresh and OnTrained.
+	// Fresh.
 	StoreOnly bool
-	// OnTrained, when set, is called once for every training of Tables 1-3 that this run trains
-	// (not those read back from Store), after its last evaluation and before it is stored, on the
-	// training's goroutine: trainings run Jobs at a time, so it must be safe for concurrent use.
-	// Its error stops the table. reproduce --checkpoints saves each training's checkpoint through
-	// it (experiment.CheckpointTrained), for the evidence command.
-	OnTrained func(Trained) error
 
 	// Subset is Table 5's number of points per dataset, a seeded random subset (0: 300; AllPoints:
 	// every point).
@@ -325,10 +309,10 @@ func (o Options) jobsFor(b backends.Backend) Options {
 	return o
 }
 
-// plan tells PlanJobs, when set, that n trainings will report.
+// plan tells the Observer, when set, that n trainings will report, Jobs at a time.
 func (o Options) plan(n int) {
-	if o.PlanJobs != nil {
-		o.PlanJobs(n)
+	if o.Observer != nil {
+		o.Observer.Plan(n, o.Jobs)
 	}
 }
 
@@ -338,17 +322,13 @@ func trainingName(dataset, method string, seed uint64) string {
 }
 
 // observer returns the observer of the training of method on dataset with seed, trained to
-// iteration total in one or more Runs (the tables' snapshots): Observe when trainings run one at
-// a time and it is set, else ObserveJob's for it, else nil. Its events carry total, not the
-// snapshot's target.
+// iteration total in one or more Runs (the tables' snapshots): the Observer's for it, or nil. Its
+// events carry total, not the snapshot's target.
 func (o Options) observer(dataset, method string, seed uint64, total int) func(train.Event) {
-	var f func(train.Event)
-	switch {
-	case o.Jobs == 1 && o.Observe != nil:
-		f = o.Observe
-	case o.ObserveJob != nil:
-		f = o.ObserveJob(trainingName(dataset, method, seed))
+	if o.Observer == nil {
+		return nil
 	}
+	f := o.Observer.Training(trainingName(dataset, method, seed))
 	if f == nil {
 		return nil
 	}

@@ -42,7 +42,7 @@ type Spec struct {
 	// Weighted: the table compares importance weights, so each method must have them (Table 3).
 	Weighted bool
 	// Uses lists the Options fields the table reads beyond Runs, Iters, Paper, Methods, Standardize,
-	// Configure and the observers: "Datasets", "Data", "Pixels", "Figures", "Store", "OnTrained", "Jobs",
+	// Configure and the observers: "Datasets", "Data", "Pixels", "Figures", "Store", "Trained" (Observer.Trained), "Jobs",
 	// "Subset", "ReconIters", "Ks", "Reps". The command refuses a flag for a field a table does not use.
 	Uses []string
 	// Sequential runs one training at a time whatever Options.Jobs says (Table 6 times them).

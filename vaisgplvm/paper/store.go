@@ -62,10 +62,10 @@ func checkStoreOnly(o Options, n int, job func(i int) (name string, stored bool)
 		missing, n, ErrNotStored, o.Store, first)
 }
 
-// checkStoreOnlyOptions refuses a StoreOnly run without a Store, or with Fresh or OnTrained.
+// checkStoreOnlyOptions refuses a StoreOnly run without a Store, or with Fresh.
 func checkStoreOnlyOptions(o Options) error {
-	if o.StoreOnly && (o.Store == "" || o.Fresh || o.OnTrained != nil) {
-		return fmt.Errorf("paper: StoreOnly reads a Store and trains nothing: it needs Store, and excludes Fresh and OnTrained")
+	if o.StoreOnly && (o.Store == "" || o.Fresh) {
+		return fmt.Errorf("paper: StoreOnly reads a Store and trains nothing: it needs Store, and excludes Fresh")
 	}
 	return nil
 }

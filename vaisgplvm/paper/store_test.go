@@ -58,7 +58,7 @@ func TestStoreResumes(t *testing.T) {
 	o.Log = &log
 	var trained []string
 	o.Jobs = 1 // trained is appended to without a lock
-	o.ObserveJob = func(name string) func(train.Event) { trained = append(trained, name); return nil }
+	o.Observer = ObserverFuncs{TrainingFunc: func(name string) func(train.Event) { trained = append(trained, name); return nil }}
 	second, err := Table1(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestStoreOnly(t *testing.T) {
 	before, _ := filepath.Glob(filepath.Join(store, "*"))
 	o.StoreOnly, o.Jobs = true, 1
 	var trained []string
-	o.ObserveJob = func(name string) func(train.Event) { trained = append(trained, name); return nil }
+	o.Observer = ObserverFuncs{TrainingFunc: func(name string) func(train.Event) { trained = append(trained, name); return nil }}
 	again, err := Table1(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -54,7 +54,7 @@ func Table2(ctx context.Context, o Options) (*Result, error) { return snapshots(
 func Table3(ctx context.Context, o Options) (*Result, error) { return snapshots(ctx, 3, o) }
 
 func init() {
-	uses := []string{"Datasets", "Figures", "Store", "OnTrained", "Jobs"}
+	uses := []string{"Datasets", "Figures", "Store", "Trained", "Jobs"}
 	for _, s := range []Spec{
 		{Number: 1, Title: "oilflow, wine", Datasets: []string{"oilflow", "wine"}, Methods: []string{"mf", "iwvi", "vais"},
 			Iters: 3000, Uses: append([]string{"Data"}, uses...), PaperFullBatch: true, Run: outputOf(Table1)},
@@ -237,10 +237,10 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 			}
 			params = j.art.params
 		}
-		if j.diverged == nil && o.OnTrained != nil {
+		if j.diverged == nil && o.Observer != nil {
 			done := Trained{Table: table, Dataset: j.dataset, Method: j.method, Seed: j.seed, Key: j.key,
 				HiddenPixels: damaged != nil, Pixels: cmp.Or(o.Pixels, "unit"), Standardize: o.Standardize, Trainer: tr}
-			if err := o.OnTrained(done); err != nil {
+			if err := o.Observer.Trained(done); err != nil {
 				return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 			}
 		}

@@ -41,8 +41,7 @@ func TestTable1IsIndependentOfJobs(t *testing.T) {
 		o := small(8, 20)
 		o.Datasets, o.Runs, o.Jobs = []string{"oilflow"}, 2, jobs
 		if jobs == 3 {
-			o.PlanJobs = func(n int) { planned = n }
-			o.ObserveJob = func(name string) func(train.Event) {
+			o.Observer = ObserverFuncs{PlanFunc: func(n, _ int) { planned = n }, TrainingFunc: func(name string) func(train.Event) {
 				return func(e train.Event) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -51,7 +50,7 @@ func TestTable1IsIndependentOfJobs(t *testing.T) {
 					}
 					finished[name] = e.Iter
 				}
-			}
+			}}
 		}
 		r, err := Table1(context.Background(), o)
 		if err != nil {
@@ -261,7 +260,7 @@ func TestTable5Smoke(t *testing.T) {
 	o := small(5, 20)
 	o.Datasets, o.Subset, o.ReconIters, o.Exact = []string{"oilflow"}, 40, 3, true
 	planned := -1
-	o.PlanJobs = func(n int) { planned = n }
+	o.Observer = ObserverFuncs{PlanFunc: func(n, _ int) { planned = n }}
 	res, err := Table5(context.Background(), o)
 	if planned != 1 {
 		t.Errorf("table 5 planned %d reporting trainings, want 1 (VAIS; the standard GPLVM's fit does not report)", planned)

@@ -6,6 +6,7 @@
 package reproduce
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -13,17 +14,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // Request is one reproduce run of a table.
 type Request struct {
 	Table   int           // the paper's table number (paper.Specs)
-	Options paper.Options // the table's options (Run sets Data, OnTrained, Store, Fresh, StoreOnly)
+	Options paper.Options // the table's options (Run sets Data, Store, Fresh, StoreOnly, and wraps Observer to save checkpoints)
 	// Out is the directory of tableN.md, tableN.json and the figures; "" for out/tableN (with Data:
 	// out/table1-NAME, NAME the file's).
 	Out string
@@ -106,8 +110,7 @@ func Run(ctx context.Context, r Request) (paper.Output, *rundir.Dir, error) {
 	}
 	defer dir.Close()
 	if r.Checkpoints != "" {
-		save := experiment.CheckpointTrained(r.Checkpoints, r.Data)
-		o.OnTrained = func(t paper.Trained) error { return save(experiment.Trained(t)) }
+		o.Observer = saving{Observer: cmp.Or[paper.Observer](o.Observer, paper.ObserverFuncs{}), save: experiment.CheckpointTrained(r.Checkpoints, r.Data)}
 	}
 	if spec.UsesField("Store") {
 		o.Store, o.Fresh = filepath.Join(out, "jobs"), r.Fresh
@@ -163,3 +166,49 @@ func checkFrom(from, out string) error {
 	}
 	return nil
 }
+
+// saving is an Observer that also saves every training it is told of (experiment.CheckpointTrained).
+type saving struct {
+	paper.Observer
+	save func(experiment.Trained) error
+}
+
+// Trained tells the Observer, then saves t.
+func (s saving) Trained(t paper.Trained) error {
+	if err := s.Observer.Trained(t); err != nil {
+		return err
+	}
+	return s.save(experiment.Trained(t))
+}
+
+// Progress returns the Observer that shows a table's trainings on w: a progress bar while they run
+// one at a time, a status line per running training every 15 s when several run at once
+// (internal/progress).
+func Progress(w io.Writer) paper.Observer {
+	return &shown{bar: progress.Trainings(w), jobs: progress.NewJobs(w, 15*time.Second)}
+}
+
+// shown is Progress's Observer.
+type shown struct {
+	bar        func(train.Event)
+	jobs       *progress.Jobs
+	concurrent bool
+}
+
+// Plan picks the display for jobs trainings at a time.
+func (s *shown) Plan(trainings, jobs int) {
+	if s.concurrent = jobs > 1; s.concurrent {
+		s.jobs.Plan(trainings)
+	}
+}
+
+// Training returns the bar, or the training's status line.
+func (s *shown) Training(name string) func(train.Event) {
+	if s.concurrent {
+		return s.jobs.Job(name)
+	}
+	return s.bar
+}
+
+// Trained shows nothing more.
+func (s *shown) Trained(paper.Trained) error { return nil }

@@ -20,7 +20,6 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
@@ -32,7 +31,7 @@ import (
 var tableOnly = map[string]string{
 	"pixels": "Pixels", "data": "Data", "labels": "Data", "no-figures": "Figures", "fresh": "Store", "from": "Store",
 	"subset": "Subset", "recon-iters": "ReconIters", "ks": "Ks", "reps": "Reps", "jobs": "Jobs", "datasets": "Datasets", "exact": "Exact",
-	"checkpoints": "OnTrained",
+	"checkpoints": "Trained",
 }
 
 // tableHelp lists the registered tables for --table's help.
@@ -155,14 +154,7 @@ func runReproduce(args []string) error {
 	if *paperProto && *runs > 10 {
 		return usagef("--paper runs the paper's 10 seeds; --runs may only ask for fewer (1-10)")
 	}
-	// One training at a time gets a progress bar, concurrent ones a status line per running
-	// training every 15 s. Both are set: the table picks by the Jobs it runs with, which a CUDA
-	// GPU lowers to 1 (paper.Options.ObserveJob).
-	opts.Observe = progress.Trainings(os.Stderr)
-	if opts.Jobs > 1 && !spec.Sequential {
-		jobs := progress.NewJobs(os.Stderr, 15*time.Second)
-		opts.ObserveJob, opts.PlanJobs = jobs.Job, jobs.Plan
-	}
+	opts.Observer = reproduce.Progress(os.Stderr) // a bar, or status lines when trainings run at once
 	opts.Datasets, opts.Methods, opts.Ks = split("datasets", *datasets), split("methods", *methods), ks
 	if set["checkpoints"] && *checkpoints == "" {
 		return usagef("--checkpoints: the directory is empty: name a directory for the checkpoints")
