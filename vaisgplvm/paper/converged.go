@@ -1,8 +1,11 @@
 package paper
 
 import (
+	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -34,7 +37,17 @@ type ConvergedRun struct {
 	Seconds    float64 `json:"seconds"`
 	// MSE is the reconstruction MSE per entry in data units squared.
 	MSE float64 `json:"mse"`
+	// FirstWindow is the mean -ELBO per point of the fit's first FirstWindowIters iterations
+	// (curve.csv; at most EqualCostWindow), and FirstWindowSeconds their share of Seconds (at the
+	// run's mean seconds per iteration): the bound a run reaches at that cost. Nil without a curve.
+	FirstWindow        *float64 `json:"first_window_neg_elbo_per_point,omitempty"`
+	FirstWindowIters   int      `json:"first_window_iterations,omitempty"`
+	FirstWindowSeconds *float64 `json:"first_window_seconds,omitempty"`
 }
+
+// EqualCostWindow is the number of a fit's first iterations whose mean -ELBO EqualCostTable sets
+// against the others' converged values: one window of converge.AdamRule's default.
+const EqualCostWindow = 200
 
 var convergedDir = regexp.MustCompile(`^([a-z0-9]+)-(.+)-seed([0-9]+)$`)
 
@@ -58,6 +71,9 @@ func ReadConverged(dir string) ([]ConvergedRun, error) {
 		}
 		r.Dataset, r.Run = m[1], m[2]
 		r.Seed, _ = strconv.Atoi(m[3])
+		if err := r.readFirstWindow(filepath.Join(dir, e.Name(), "curve.csv")); err != nil {
+			return nil, err
+		}
 		runs = append(runs, r)
 	}
 	if len(runs) == 0 {
@@ -92,6 +108,78 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 	}
 	return ConvergedRun{NegELBO: c.NegELBO, MCNegELBO: rec.Metrics.NegELBO, Converged: c.Converged,
 		Iterations: c.Iterations, Seconds: c.Seconds, MSE: rec.Metrics.MSE}, nil
+}
+
+// readFirstWindow sets FirstWindow and its seconds from the curve at path (nothing when there is
+// no file).
+func (r *ConvergedRun) readFirstWindow(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("paper: converged runs: %w", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 {
+		return fmt.Errorf("paper: converged runs: %s: %v (want a header and one row per iteration)", path, err)
+	}
+	var v []float64
+	for _, row := range rows[1:min(len(rows), EqualCostWindow+1)] {
+		x, err := strconv.ParseFloat(row[len(row)-1], 64)
+		if err != nil {
+			return fmt.Errorf("paper: converged runs: %s: %w", path, err)
+		}
+		v = append(v, x)
+	}
+	mean, secs := stat.Mean(v, nil), r.Seconds*float64(len(v))/float64(max(r.Iterations, len(rows)-1))
+	r.FirstWindow, r.FirstWindowIters, r.FirstWindowSeconds = &mean, len(v), &secs
+	return nil
+}
+
+// EqualCostTable sets each run's first EqualCostWindow iterations against every other run's
+// converged value, per dataset and seed: for runs that all start from the same fit (the bounds
+// other than MF continue from MF's; MF itself is left out), a run whose first window is already
+// below another's converged -ELBO is the tighter at every equal time after that start. A cell
+// "k/n" counts the common seeds on which the row's first window is below the column's end.
+func EqualCostTable(title string, runs []ConvergedRun) report.Table {
+	var names []string
+	byRun := map[string]map[int]ConvergedRun{}
+	for _, r := range runs {
+		if r.Run == "mf" || r.FirstWindow == nil {
+			continue
+		}
+		if byRun[r.Run] == nil {
+			names = append(names, r.Run)
+			byRun[r.Run] = map[int]ConvergedRun{}
+		}
+		byRun[r.Run][r.Seed] = r
+	}
+	t := report.Table{Title: title, Header: []string{"run", "first window: -ELBO per point", "its median seconds"}}
+	for _, n := range names {
+		t.Header = append(t.Header, "below "+n+"'s end")
+	}
+	for _, a := range names {
+		var first, secs []float64
+		for _, seed := range slices.Sorted(maps.Keys(byRun[a])) {
+			first, secs = append(first, *byRun[a][seed].FirstWindow), append(secs, *byRun[a][seed].FirstWindowSeconds)
+		}
+		row := []string{a, tCell(first), fmt.Sprintf("%.0f", median(secs))}
+		for _, b := range names {
+			below, n := 0, 0
+			for seed, ra := range byRun[a] {
+				if rb, ok := byRun[b][seed]; ok && a != b {
+					n++
+					if *ra.FirstWindow < rb.NegELBO {
+						below++
+					}
+				}
+			}
+			row = append(row, map[bool]string{true: "-", false: fmt.Sprintf("%d/%d", below, n)}[n == 0])
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }
 
 // ConvergedTable summarises runs per dataset and run name: the seeds, the fit's -ELBO per point as
@@ -195,7 +283,7 @@ func ConvergedSummaryWith(dir, intro string) (markdown string, js []byte, err er
 			datasets = append(datasets, r.Dataset)
 		}
 	}
-	var tables []report.Table
+	var tables, equal []report.Table
 	for _, ds := range datasets {
 		var sub []ConvergedRun
 		for _, r := range runs {
@@ -204,8 +292,13 @@ func ConvergedSummaryWith(dir, intro string) (markdown string, js []byte, err er
 			}
 		}
 		tables = append(tables, ConvergedTable(ds+": each bound at its own optimum (-ELBO in nats per point, mean ± 95% t-interval over the seeds)", sub))
+		equal = append(equal, EqualCostTable(fmt.Sprintf("%s at equal cost: each continuation's first %d iterations from MF's fit against the others' converged -ELBO (seeds on which it is already lower)", ds, EqualCostWindow), sub))
 	}
-	md := intro + report.Markdown(tables)
+	var all []report.Table
+	for i := range tables {
+		all = append(all, tables[i], equal[i])
+	}
+	md := intro + report.Markdown(all)
 	rows := map[string][][]string{}
 	for i, ds := range datasets {
 		rows[ds] = tables[i].Rows

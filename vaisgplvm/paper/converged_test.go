@@ -2,6 +2,7 @@ package paper
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -66,6 +67,56 @@ func TestConvergedTable(t *testing.T) {
 	write("wine-mf-seed1", `{"metrics":{}}`)
 	if _, err := ReadConverged(dir); err == nil || !strings.Contains(err.Error(), "no convergence record") {
 		t.Fatalf("a run without a convergence record: err %v", err)
+	}
+}
+
+// TestEqualCostTable: the first window is the mean of a run's first curve rows, its seconds the
+// share of the run's seconds; a cell counts the common seeds on which the row's first window is
+// below the column's converged value; MF and runs without a curve are left out.
+func TestEqualCostTable(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, metrics string, curve []float64) {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "metrics.json"), []byte(metrics), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if curve == nil {
+			return
+		}
+		b := "iteration,neg_elbo_per_point\n"
+		for i, v := range curve {
+			b += fmt.Sprintf("%d,%g\n", i+1, v)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "curve.csv"), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conv := func(end, secs float64, iters int) string {
+		return fmt.Sprintf(`{"convergence":{"neg_elbo_per_point":%g,"converged":true,"seconds":%g,"iterations":%d},"metrics":{"neg_elbo_per_point":%g}}`, end, secs, iters, end)
+	}
+	write("oilflow-mf-seed1", conv(-11, 100, 3), []float64{-1, -5, -11})
+	write("oilflow-iwvi-seed1", conv(-11.2, 40, 4), []float64{-11.1, -11.1, -11.2, -11.2}) // first window -11.15, 40 s
+	write("oilflow-vais-seed1", conv(-10.9, 80, 4), []float64{-10.8, -10.8, -10.9, -10.9})
+	write("oilflow-iwvi-seed2", conv(-11.0, 20, 2), []float64{-10.0, -11.0}) // first -10.5: not below vais's -10.95
+	write("oilflow-vais-seed2", conv(-10.95, 20, 2), []float64{-10.9, -11.0})
+	write("oilflow-uha-seed1", conv(-10.9, 10, 2), nil)
+	runs, err := ReadConverged(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := EqualCostTable("t", runs)
+	if got := strings.Join(tab.Header, "|"); got != "run|first window: -ELBO per point|its median seconds|below iwvi's end|below vais's end" {
+		t.Fatalf("header %q", got)
+	}
+	// iwvi: first windows -11.15 (seed 1, 40 s) and -10.5 (seed 2, 20 s); below vais's ends -10.9
+	// and -10.95 on seed 1 only.
+	if got := strings.Join(tab.Rows[0], "|"); !strings.HasPrefix(got, "iwvi|-10.825 ± ") || !strings.HasSuffix(got, "|30|-|1/2") {
+		t.Errorf("iwvi row %q", got)
+	}
+	if got := strings.Join(tab.Rows[1], "|"); !strings.HasSuffix(got, "|0/2|-") {
+		t.Errorf("vais row %q", got)
 	}
 }
 
