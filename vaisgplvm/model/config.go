@@ -212,10 +212,16 @@ func (c *Config) StepRule() anneal.StepSize {
 
 // Validate checks every setting and names the first bad one. Errors are *option.Error naming the
 // Config field at fault.
-func (c *Config) Validate() error {
-	method, err := bounds.Lookup(c.Method)
-	if err != nil {
-		return option.Of("Method", "Method: %v", err)
+func (c *Config) Validate() error { return c.validateWith(Components{}) }
+
+// validateWith is Validate with the kernel and the bound of parts where they are given.
+func (c *Config) validateWith(parts Components) error {
+	method := parts.Bound
+	if method == nil {
+		var err error
+		if method, err = bounds.Lookup(c.Method); err != nil {
+			return option.Of("Method", "Method: %v", err)
+		}
 	}
 	if c.Q <= 0 {
 		return option.Of("Q", "Q = %d: want > 0", c.Q)
@@ -242,7 +248,7 @@ func (c *Config) Validate() error {
 	if c.Samples > MaxSamples {
 		return option.Of("Samples", "Samples = %d: want <= %d draws per point", c.Samples, MaxSamples)
 	}
-	if _, err := kernels.New(c.Kernel, kernels.Config{Q: c.Q, Variance: 1, Lengthscale: 1}); err != nil {
+	if _, err := parts.kernel(c.Kernel)(kernels.Config{Q: c.Q, Variance: 1, Lengthscale: 1}); err != nil {
 		return option.Of("Kernel", "Kernel: %v", err)
 	}
 	if method.Annealed() {

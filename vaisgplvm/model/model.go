@@ -2,9 +2,10 @@ package model
 
 import (
 	"fmt"
-	"github.com/vaisgplvm/vaisgplvm/data"
 	"math"
 	"math/rand/v2"
+
+	"github.com/vaisgplvm/vaisgplvm/data"
 
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
@@ -16,6 +17,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/kernels"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
 
 // Model is a Bayesian GPLVM for data X [N, D] with an optional observation mask [N, D].
@@ -37,8 +39,34 @@ type Model struct {
 
 // New builds a model: q0 means from PCA, Z from a seeded random subset of them, kernel variance
 // and noise variance from the data variance. Errors name bad shapes, NaNs or settings.
-func New(cfg Config, x, mask [][]float64) (*Model, error) {
-	if err := cfg.Validate(); err != nil {
+func New(cfg Config, x, mask [][]float64) (*Model, error) { return NewWith(cfg, x, mask, Components{}) }
+
+// Components are a model's kernel and bound given as values, beside the registries that
+// Config.Kernel and Config.Method name (kernels.Register..., bounds.Register): a part left nil
+// comes from its registry. A model made with a part given here has that part's name in its
+// Config; its checkpoint loads only where that name is registered.
+type Components struct {
+	// Kernel makes the kernel from kernels.New's settings (Q, the initial variance and
+	// lengthscale), e.g. a type of your own that implements kernels.Kernel.
+	Kernel func(kernels.Config) (kernels.Kernel, error)
+	// Bound is the bound to train, e.g. a type of your own that implements bounds.Method.
+	Bound bounds.Method
+}
+
+// NewWith is New with the kernel or the bound given as values (Components); Config.Kernel and
+// Config.Method become their names.
+func NewWith(cfg Config, x, mask [][]float64, parts Components) (*Model, error) {
+	if parts.Bound != nil {
+		cfg.Method = parts.Bound.Name()
+	}
+	if parts.Kernel != nil {
+		k, err := parts.Kernel(kernels.Config{Q: max(cfg.Q, 1), Variance: 1, Lengthscale: 1})
+		if err != nil {
+			return nil, option.Of("Kernel", "Kernel: %v", err)
+		}
+		cfg.Kernel = k.Name()
+	}
+	if err := cfg.validateWith(parts); err != nil {
 		return nil, err
 	}
 	if err := data.CheckMatrix(x, mask); err != nil {
@@ -67,7 +95,7 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 		z0[i] = append([]float64(nil), mean0[j]...)
 	}
 	dataVar := meanColumnVariance(x, mask)
-	kern, err := kernels.New(cfg.Kernel, kernels.Config{Q: cfg.Q, Variance: dataVar, Lengthscale: 1})
+	kern, err := parts.kernel(cfg.Kernel)(kernels.Config{Q: cfg.Q, Variance: dataVar, Lengthscale: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -79,8 +107,10 @@ func New(cfg Config, x, mask [][]float64) (*Model, error) {
 		Latent: &latent.Config{N: n, Q: cfg.Q, Diagonal: cfg.DiagQ0, Mean0: mean0, Scale0: cfg.Scale0},
 		Step:   cfg.StepRule(),
 	}
-	if m.Method, err = bounds.Lookup(cfg.Method); err != nil {
-		return nil, err
+	if m.Method = parts.Bound; m.Method == nil {
+		if m.Method, err = bounds.Lookup(cfg.Method); err != nil {
+			return nil, err
+		}
 	}
 	if _, err = bounds.ResolveSettings(m.Method, cfg.BoundSettings); err != nil {
 		return nil, err
@@ -407,4 +437,12 @@ func (m *Model) PixelLogLik(ctx *mlmodel.Scope, x, mask, h *Node) *Node {
 		e = Mul(e, m.tile(mask, s))
 	}
 	return Reshape(e, s, b, m.D)
+}
+
+// kernel returns the Kernel constructor, or kernels.New for the registered kernel name.
+func (p Components) kernel(name string) func(kernels.Config) (kernels.Kernel, error) {
+	if p.Kernel != nil {
+		return p.Kernel
+	}
+	return func(c kernels.Config) (kernels.Kernel, error) { return kernels.New(name, c) }
 }
