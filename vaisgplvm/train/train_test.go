@@ -54,7 +54,8 @@ func toyTrainer(t *testing.T, method string, mutate func(*model.Config)) *train.
 // TestResumeIsExact: 3 iterations, a checkpoint, a fresh trainer loading it and 3 more give the
 // same curve as 6 iterations in one go (batches and noise depend only on seed and iteration),
 // also with the adaptive step size's, the per-point step-size factors' and gradient clipping's
-// state (clipping at 1x the running RMS, so that most steps are clipped and the state matters).
+// state (clipping at 1x the running RMS, so that most steps are clipped and the state matters),
+// and with q(u) trained by natural-gradient steps (IWVI, NatGrad 0.5).
 // The straight run builds each step's inputs in Step (NoPrefetch), the others prepare them in the
 // background: the curves must still agree to the last bit.
 func TestResumeIsExact(t *testing.T) {
@@ -62,13 +63,14 @@ func TestResumeIsExact(t *testing.T) {
 		"vais+adapt-eta": func(c *model.Config) { c.AdaptEta, c.Eta = true, 1 },
 		"vais+clip-grad": func(c *model.Config) { c.ClipGrad = 1 },
 		"vais+point-eta": func(c *model.Config) { c.PointEta, c.Eta = true, 1 },
+		"iwvi+natgrad":   func(c *model.Config) { c.NatGrad = 0.5 },
 	}
 	var states []float64        // gradient clipping's running mean of squared norms, straight and resumed
 	var pointScales [][]float64 // per-point step-size factors, straight and resumed
-	for _, method := range append(model.Methods(), "vais+adapt-eta", "vais+clip-grad", "vais+point-eta") {
+	for _, method := range append(model.Methods(), "vais+adapt-eta", "vais+clip-grad", "vais+point-eta", "iwvi+natgrad") {
 		mutate := func(*model.Config) {}
 		if v, ok := variants[method]; ok {
-			method, mutate = "vais", v
+			method, mutate = method[:strings.Index(method, "+")], v
 		}
 		toyTrainer := func(t *testing.T, method string, _ func(*model.Config)) *train.Trainer {
 			return toyTrainer(t, method, mutate)
