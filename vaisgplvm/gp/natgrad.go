@@ -33,10 +33,14 @@ func NaturalStep(mu, sqrt, gMu, gSqrt, gamma *Node) (newMu, newSqrt *Node) {
 	sInv := MatMul(lInvT, lInv)
 	theta1 := Add(MatMul(sInv, m), Mul(gamma, Sub(gM, MulScalar(MatMul(gS, m), 2)))) // theta_1 + gamma dF/deta_1
 	prec := Sub(sInv, MulScalar(Mul(gamma, gS), 2))                                  // -2 (theta_2 + gamma dF/deta_2)
-	_, pInv := linalg.CholeskyWithInverse(symmetric(prec))
-	cov := MatMul(Transpose(pInv, 1, 2), pInv) // the new S = prec^-1
+	// The new S = prec^-1 and its lower factor from one factorisation: with J the exchange matrix
+	// (rows and columns reversed), J prec J = R R^T gives S = (J R^-T J)(J R^-T J)^T, and
+	// J R^-T J is lower triangular.
+	_, rInv := linalg.CholeskyWithInverse(Reverse(symmetric(prec), 1, 2))
+	newSqrt = Reverse(Transpose(rInv, 1, 2), 1, 2)
+	cov := MatMul(newSqrt, Transpose(newSqrt, 1, 2))
 	newMu = Transpose(Squeeze(MatMul(cov, theta1), -1), 0, 1)
-	return newMu, linalg.Cholesky(symmetric(cov))
+	return newMu, newSqrt
 }
 
 // symmetric returns (x + x^T) / 2 over the last two axes: rounding leaves products that should be
