@@ -55,8 +55,6 @@ type ConvergedRequest struct {
 	Figures   bool     // each run's figures
 	Command   []string // the command line, recorded in every run's metrics.json
 	Log       io.Writer
-	// Observe, when not nil, sees the Adam continuations' steps (experiment.TrainOptions).
-	Observe func(name string) func(converge.Progress)
 }
 
 // Converged runs r (its trainings one at a time, so that their seconds compare) and writes the
@@ -158,9 +156,6 @@ func (r *ConvergedRequest) train(ctx context.Context, ds, method string, seed ui
 		}
 	}
 	opts := r.Converge
-	if r.Observe != nil {
-		opts.Observe = r.Observe(fmt.Sprintf("%s %s seed %d", ds, method, seed))
-	}
 	fmt.Fprintf(r.Log, "table 1 at convergence: %s %s seed %d -> %s\n", ds, method, seed, out)
 	cfg, _, err := protocol.Training(method, ds, seed, 0, 0, configure, explicit)
 	if err != nil {
