@@ -28,7 +28,8 @@ func TestCheckpointTrained(t *testing.T) {
 	}
 	var mu sync.Mutex
 	want := map[string]seen{}
-	o := paper.Options{Datasets: []string{"frey"}, Methods: []string{"mf"}, Iters: 3, Runs: 2, Jobs: 1,
+	o := &paper.ImageOptions{Trainings: paper.Trainings{Datasets: []string{"frey"}, Jobs: 1}}
+	o.Options = paper.Options{Methods: []string{"mf"}, Iters: 3, Runs: 2,
 		OpenBackend: func(int, int) (backends.Backend, error) { return testutil.Backend(), nil },
 		Configure:   func(c *model.Config) error { c.M, c.Batch = 4, 20; return nil },
 		Observer: paper.ObserverFuncs{TrainedFunc: func(tr paper.Trained) error {

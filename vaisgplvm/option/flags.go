@@ -17,6 +17,9 @@ type Ints []int
 // String returns the list comma-separated.
 func (v *Ints) String() string { return join(*v, func(k int) string { return strconv.Itoa(k) }) }
 
+// Get returns the list as a []int (flag.Getter).
+func (v *Ints) Get() any { return []int(*v) }
+
 // Set parses s; an entry that is not an integer >= 1 is an error naming it.
 func (v *Ints) Set(s string) error {
 	var out []int
@@ -73,13 +76,15 @@ func join[T any](xs []T, s func(T) string) string {
 
 // Bind registers on fs a flag for every field of the struct *ptr with a `flag:"name"` tag, bound
 // to the field: its usage is the field's `usage` tag (plus extra[name]) and its default the
-// field's current value. Fields must be int, float64, bool or string; another type panics (a
-// programming error, found by any test that binds the struct).
+// field's current value. A name that fs already has is left as it is (several structs may share a
+// flag: SetGiven copies its value into the one chosen). Fields must be int, float64, bool, string
+// or []int (Ints); another type panics (a programming error, found by any test that binds the
+// struct).
 func Bind(fs *flag.FlagSet, ptr any, extra map[string]string) {
 	v := reflect.ValueOf(ptr).Elem()
 	for _, sf := range reflect.VisibleFields(v.Type()) {
 		name := sf.Tag.Get("flag")
-		if name == "" {
+		if name == "" || fs.Lookup(name) != nil {
 			continue
 		}
 		usage := sf.Tag.Get("usage") + extra[name]
@@ -92,10 +97,45 @@ func Bind(fs *flag.FlagSet, ptr any, extra map[string]string) {
 			fs.BoolVar(p, name, *p, usage)
 		case *string:
 			fs.StringVar(p, name, *p, usage)
+		case *[]int:
+			fs.Var((*Ints)(p), name, usage)
 		default:
 			panic(fmt.Sprintf("option.Bind: %s.%s: a flag tag on a %s field", v.Type(), sf.Name, sf.Type))
 		}
 	}
+}
+
+// SetGiven sets every field of the struct *ptr with a `flag:"name"` tag for which given(name) is
+// true to the value of fs's flag of that name (flag.Getter), which Bind may have bound to another
+// struct: the flags a command line gave, copied into the options it chose after parsing. A `min`
+// tag bounds an int field. Errors: a value below its min ("--name V: want >= MIN"), a flag that fs
+// lacks or whose value's type is not the field's.
+func SetGiven(fs *flag.FlagSet, ptr any, given func(name string) bool) error {
+	v := reflect.ValueOf(ptr).Elem()
+	for _, sf := range reflect.VisibleFields(v.Type()) {
+		name := sf.Tag.Get("flag")
+		if name == "" || !given(name) {
+			continue
+		}
+		var g flag.Getter
+		if f := fs.Lookup(name); f != nil {
+			g, _ = f.Value.(flag.Getter)
+		}
+		if g == nil {
+			return fmt.Errorf("option.SetGiven: no flag --%s with a value to get", name)
+		}
+		val := reflect.ValueOf(g.Get())
+		if val.Type() != sf.Type {
+			return fmt.Errorf("option.SetGiven: --%s holds a %s, %s.%s is a %s", name, val.Type(), v.Type(), sf.Name, sf.Type)
+		}
+		if m := sf.Tag.Get("min"); m != "" && val.Kind() == reflect.Int {
+			if lo, err := strconv.Atoi(m); err == nil && val.Int() < int64(lo) {
+				return fmt.Errorf("--%s %d: want >= %d", name, val.Int(), lo)
+			}
+		}
+		v.FieldByIndex(sf.Index).Set(val)
+	}
+	return nil
 }
 
 // CopyTagged copies into *dst, from src (a struct of the same type), every field with a flag tag

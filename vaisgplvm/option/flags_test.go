@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,6 +63,47 @@ func TestBindAndCopy(t *testing.T) {
 	}
 	if Tag[cfg]("Rate") != "rate" || Tag[cfg]("Hidden") != "" || Tag[cfg]("None") != "" {
 		t.Error("Tag: wrong flag names")
+	}
+}
+
+// TestSetGiven: two structs sharing a flag bind it once (the first one's default); SetGiven copies
+// the flags given, and only those, into a third value of either type, []int included; a value
+// below a min tag and a flag that the set lacks are errors.
+func TestSetGiven(t *testing.T) {
+	type a struct {
+		Reps int   `flag:"reps" usage:"repetitions" min:"1"`
+		Ks   []int `flag:"ks" usage:"values of K"`
+	}
+	type b struct {
+		Reps  int    `flag:"reps" usage:"another"`
+		Pixel string `flag:"pixels" usage:"scale"`
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	Bind(fs, &a{Reps: 5, Ks: []int{5, 10}}, nil)
+	Bind(fs, &b{Reps: 9, Pixel: "unit"}, nil)
+	if fs.Lookup("reps").DefValue != "5" || fs.Lookup("reps").Usage != "repetitions" || fs.Lookup("ks").DefValue != "5,10" {
+		t.Fatalf("shared flag: default %s, usage %q; ks default %s", fs.Lookup("reps").DefValue, fs.Lookup("reps").Usage, fs.Lookup("ks").DefValue)
+	}
+	if err := fs.Parse([]string{"--reps", "3", "--ks", "2,4", "--pixels", "raw"}); err != nil {
+		t.Fatal(err)
+	}
+	given := map[string]bool{"reps": true, "ks": true, "pixels": true}
+	gotA := a{Reps: 1}
+	if err := SetGiven(fs, &gotA, func(n string) bool { return given[n] }); err != nil || gotA.Reps != 3 || !slices.Equal(gotA.Ks, []int{2, 4}) {
+		t.Errorf("SetGiven into a: %+v, %v; want Reps 3, Ks [2 4]", gotA, err)
+	}
+	gotB := b{Reps: 7}
+	if err := SetGiven(fs, &gotB, func(n string) bool { return n == "pixels" }); err != nil || gotB != (b{Reps: 7, Pixel: "raw"}) {
+		t.Errorf("SetGiven into b, pixels only: %+v, %v", gotB, err)
+	}
+	if err := fs.Parse([]string{"--reps", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetGiven(fs, &a{}, func(n string) bool { return n == "reps" }); err == nil || err.Error() != "--reps 0: want >= 1" {
+		t.Errorf("reps 0 under min 1: %v", err)
+	}
+	if err := SetGiven(flag.NewFlagSet("empty", flag.ContinueOnError), &a{}, func(string) bool { return true }); err == nil {
+		t.Error("a flag set without the flags: want an error")
 	}
 }
 

@@ -118,7 +118,7 @@ func TestClaimsSayTheirProtocol(t *testing.T) {
 // made from a store still being filled); more than 10 is capped at the paper's 10.
 func TestPaperRunsFewerSeeds(t *testing.T) {
 	for _, c := range []struct{ runs, want int }{{0, 10}, {5, 5}, {10, 10}, {12, 10}} {
-		o, err := Options{Paper: true, Runs: c.runs}.withDefaults(2)
+		o, err := opts{Paper: true, Runs: c.runs}.withDefaults(2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestPaperRunsFewerSeeds(t *testing.T) {
 // batch) as for Table 2.
 func TestPaperKeepsSetIters(t *testing.T) {
 	for _, c := range []struct{ table, iters, want int }{{1, 0, 3000}, {1, 6000, 6000}, {2, 0, 3000}, {2, 10000, 10000}, {2, 300, 300}} {
-		o, err := Options{Paper: true, Iters: c.iters, Runs: 3}.withDefaults(c.table)
+		o, err := opts{Paper: true, Iters: c.iters, Runs: 3}.withDefaults(c.table)
 		if err != nil {
 			t.Fatal(err)
 		}

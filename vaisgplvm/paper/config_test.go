@@ -20,7 +20,7 @@ func TestTableConfig(t *testing.T) {
 		{"iwvi", "mnist", 2, nil, false}, {"vais", "oilflow", 1, nil, false}, {"vais", "frey", 6, nil, false},
 		{"vais", "frey", 2, func(c *model.Config) error { c.StopGrad = false; return nil }, false},
 		{"vais", "frey", 6, func(c *model.Config) error { c.StopGrad = true; return nil }, true}} {
-		cfg, err := Options{Configure: c.configure}.config(c.table, c.method, c.dataset, 1)
+		cfg, err := opts{Configure: c.configure}.config(c.table, c.method, c.dataset, 1)
 		if err != nil || cfg.StopGrad != c.want {
 			t.Errorf("table %d, %s on %s: StopGrad %v (%v), want %v", c.table, c.method, c.dataset, cfg.StopGrad, err, c.want)
 		}
@@ -36,7 +36,7 @@ func TestTableConfig(t *testing.T) {
 	}{{"vais", "mnist", 2, nil, true}, {"vais", "mnist", 5, nil, true}, {"vais", "frey", 2, nil, true}, {"vais", "oilflow", 1, nil, false},
 		{"iwvi", "mnist", 2, nil, false}, {"vais", "frey", 6, nil, false},
 		{"vais", "mnist", 2, func(c *model.Config) error { c.StopGrad = false; return nil }, false}} {
-		cfg, err := Options{Paper: true, Configure: c.configure}.config(c.table, c.method, c.dataset, 1)
+		cfg, err := opts{Paper: true, Configure: c.configure}.config(c.table, c.method, c.dataset, 1)
 		if err != nil || cfg.StopGrad != c.want {
 			t.Errorf("--paper, table %d, %s on %s: StopGrad %v (%v), want %v", c.table, c.method, c.dataset, cfg.StopGrad, err, c.want)
 		}

@@ -66,7 +66,7 @@ func divergedFrom(err error, dataset, method string, seed uint64) *DivergedRun {
 }
 
 // logFinished writes a training's end to the log (when set): done, or diverged and recorded.
-func (o Options) logFinished(dataset, method string, seed uint64, diverged *DivergedRun, start time.Time) {
+func (o opts) logFinished(dataset, method string, seed uint64, diverged *DivergedRun, start time.Time) {
 	switch {
 	case o.Log == nil:
 	case diverged != nil:

@@ -17,7 +17,7 @@ import (
 // and say so, the paired differences pair the seeds that remain, Result.Diverged and the Markdown
 // say where and why, and a rerun reads it back from the store instead of training it again.
 func TestDivergedTrainingIsRecorded(t *testing.T) {
-	o := small(8, 20)
+	o := small[Table1Options](8, 20)
 	o.Iters, o.Runs, o.Datasets, o.Methods, o.Store = 9, 3, []string{"oilflow"}, []string{"iwvi", "vais"}, t.TempDir()
 	o.Configure = func(c *model.Config) error {
 		c.M, c.Batch = 8, 20
@@ -80,7 +80,7 @@ func TestDivergedTrainingIsRecorded(t *testing.T) {
 // TestTable5DivergedFitIsRecorded: in Table 5 a diverged fit (VAIS's seed 2 at a learning rate of
 // 1e8) is recorded and left out of its row while the other fits finish, and a rerun reads it back.
 func TestTable5DivergedFitIsRecorded(t *testing.T) {
-	o := small(5, 20)
+	o := small[Table5Options](5, 20)
 	o.Datasets, o.Subset, o.ReconIters, o.Runs, o.Store, o.Iters = []string{"oilflow"}, 40, 3, 3, t.TempDir(), 4
 	o.Configure = func(c *model.Config) error {
 		c.M, c.Batch = 5, 20

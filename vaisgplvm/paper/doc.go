@@ -5,7 +5,7 @@
 // points) and Table6 (seconds per Frey epoch against K). Table 4 lists settings: it is package
 // protocol (protocol.Config, protocol.Q).
 //
-// Each table registers itself (Register, Spec: its datasets, methods, the Options it reads, how
+// Each table registers itself (Register, Spec: its datasets, methods, its options type, how
 // the paper's protocol applies to it, its Run function and figures); RunTable runs one by number
 // and WriteTable writes it, so a new table is one file and its registration.
 //
@@ -19,14 +19,18 @@
 //
 // A notebook reproduces a table in a few lines:
 //
-//	res, err := paper.Table1(ctx, paper.Options{Iters: 300, Runs: 3})
+//	res, err := paper.Table1(ctx, paper.Table1Options{Options: paper.Options{Iters: 300, Runs: 3}})
 //	if err != nil { ... }
 //	nb.ShowResult(res) // our rows beside the paper's, then its claims checked
 //
-// Options' zero value is each table's default size; Options.Configure adjusts every training's
-// model.Config (M, K, the step-size rule ...) after the paper's protocol (protocol.Config) has set it.
+// Each table has its own options type (TableOptions: Table1Options, ImageOptions for Tables 2 and
+// 3, Table5Options, Table6Options), embedding Options, what every table reads, and Trainings for
+// the tables made of many trainings; a table's own settings are its fields, tagged with the
+// reproduce flags that set them. The zero value of each is the table's default size;
+// Options.Configure adjusts every training's model.Config (M, K, the step-size rule ...) after the
+// paper's protocol (protocol.Config) has set it.
 //
 // Scales: our -ELBO and NELL are nats per data point (per image in Tables 2 and 3); MSE is per entry
 // in the data's units (raw oilflow and wine unless Options.Standardize; images on [0, 1] unless
-// Options.Pixels is "raw"). The paper does not state its scales, so compare orderings and ratios.
+// ImageOptions.Pixels is "raw"). The paper does not state its scales, so compare orderings and ratios.
 package paper

@@ -41,10 +41,10 @@ func newArtefacts(tr *train.Trainer, j *job, mask [][]float64, damaged []int) (*
 	return a, nil
 }
 
-// WriteFigures writes the PNG figures of a table run made with Options.Figures under dir (created
+// WriteFigures writes the PNG figures of a table run made with Snapshots.Figures under dir (created
 // when missing) and returns their paths: -ELBO curves per dataset (the paper's Fig. 4), latent
 // scatters and ARD bars per dataset and method (Fig. 2, Fig. 5 right), image grids of truth /
-// masked / reconstructions (Figs. 3, 5) and ESS histograms (Table 3). Without Options.Figures it
+// masked / reconstructions (Figs. 3, 5) and ESS histograms (Table 3). Without Snapshots.Figures it
 // writes nothing.
 func (r *Result) WriteFigures(dir string) ([]string, error) {
 	table, list, sets := r.Table, r.jobs, r.sets

@@ -10,7 +10,7 @@ import (
 )
 
 // runJobs runs do on every job with at most n at a time, seed by seed (so that a run stopped part
-// way has whole seeds done, which Options.Store keeps), within a seed the most expensive methods
+// way has whole seeds done, which Trainings.Store keeps), within a seed the most expensive methods
 // first (VAIS, the standard GPLVM, IWVI, then MF: a shorter makespan), and returns the errors
 // joined. id gives a job's seed and method. Jobs not yet started when ctx is done, or after a job
 // failed, are not run (ctx.Err is returned, or the failures).

@@ -20,12 +20,12 @@ func (cudaNamed) PluginName() string { return "cuda" }
 // so; Jobs 1 is left as it is, silently.
 func TestJobsForCUDA(t *testing.T) {
 	var log bytes.Buffer
-	o := Options{Jobs: 8, Log: &log}.jobsFor(cudaNamed{})
+	o := opts{Jobs: 8, Log: &log}.jobsFor(cudaNamed{})
 	if o.Jobs != 1 || !strings.Contains(log.String(), "xla:cuda: 1 training at a time instead of 8 (Jobs)") {
 		t.Errorf("Jobs %d, log %q: want 1 and the reason", o.Jobs, log.String())
 	}
 	log.Reset()
-	if o = (Options{Jobs: 1, Log: &log}).jobsFor(cudaNamed{}); o.Jobs != 1 || log.Len() != 0 {
+	if o = (opts{Jobs: 1, Log: &log}).jobsFor(cudaNamed{}); o.Jobs != 1 || log.Len() != 0 {
 		t.Errorf("Jobs %d, log %q: want 1 and nothing said", o.Jobs, log.String())
 	}
 }
@@ -35,7 +35,7 @@ func TestJobsForCUDA(t *testing.T) {
 // observer gets the table's total iterations in its events.
 func TestObserverFollowsJobs(t *testing.T) {
 	var jobs, total int
-	o := Options{Jobs: 8, Observer: ObserverFuncs{PlanFunc: func(_, j int) { jobs = j },
+	o := opts{Jobs: 8, Observer: ObserverFuncs{PlanFunc: func(_, j int) { jobs = j },
 		TrainingFunc: func(string) func(train.Event) { return func(e train.Event) { total = e.Total } }}}
 	o.plan(3)
 	o.observer("frey", "vais", 1, 10)(train.Event{Total: 4})
@@ -46,7 +46,7 @@ func TestObserverFollowsJobs(t *testing.T) {
 	if jobs != 1 {
 		t.Errorf("Jobs lowered to 1: planned with %d jobs", jobs)
 	}
-	if (Options{Observer: ObserverFuncs{}}).observer("frey", "vais", 1, 10) != nil {
+	if (opts{Observer: ObserverFuncs{}}).observer("frey", "vais", 1, 10) != nil {
 		t.Error("an Observer without TrainingFunc gave a step observer")
 	}
 }

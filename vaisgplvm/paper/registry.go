@@ -25,9 +25,9 @@ type FigureWriter interface {
 }
 
 // Spec is one table of the paper as the command, RunTable, the help and the docs see it: its
-// number, what it runs by default, which Options it reads beyond the common ones, how the paper's
-// protocol (Options.Paper) applies to it, its function and its outputs. A new table is one file
-// with its function and one Register call in that file's init.
+// number, what it runs by default, its options type, how the paper's protocol (Options.Paper)
+// applies to it, its function and its outputs. A new table is one file with its function (and its
+// options type, when it reads more than Options) and one Register call in that file's init.
 type Spec struct {
 	Number int
 	// Title says in a few words what the table compares (the command's help lists it).
@@ -41,11 +41,11 @@ type Spec struct {
 	Snapshots bool
 	// Weighted: the table compares importance weights, so each method must have them (Table 3).
 	Weighted bool
-	// Uses lists the Options fields the table reads beyond Runs, Iters, Paper, Methods, Standardize,
-	// Configure and the observers: "Datasets", "Data", "Pixels", "Figures", "Store", "Trained" (Observer.Trained), "Jobs",
-	// "Subset", "ReconIters", "Ks", "Reps". The command refuses a flag for a field a table does not use.
-	Uses []string
-	// Sequential runs one training at a time whatever Options.Jobs says (Table 6 times them).
+	// Options returns a new value of the table's options type (TableOptions) holding the defaults
+	// that its flags show (nil: &Options{}, a table that reads only what every table reads). The
+	// zero value of the type means the same defaults.
+	Options func() TableOptions
+	// Sequential runs one training at a time whatever Trainings.Jobs says (Table 6 times them).
 	Sequential bool
 	// PaperFullBatch trains on full batches under Options.Paper (Tables 1 and 5, App. C).
 	PaperFullBatch bool
@@ -57,12 +57,25 @@ type Spec struct {
 	// Figures are the file patterns of the figures WriteTable may write besides tableN.md and
 	// tableN.json.
 	Figures []string
-	// Run runs the table with o (after Options.Check).
-	Run func(ctx context.Context, o Options) (Output, error)
+	// Run runs the table with o, of the type that Options returns, its defaults filled in (RunTable).
+	Run func(ctx context.Context, o TableOptions) (Output, error)
 }
 
-// UsesField reports whether the table reads Options field f (Spec.Uses).
-func (s Spec) UsesField(f string) bool { return slices.Contains(s.Uses, f) }
+// NewOptions returns a new value of the table's options type holding its flags' defaults
+// (Spec.Options).
+func (s Spec) NewOptions() TableOptions {
+	if s.Options == nil {
+		return &Options{}
+	}
+	return s.Options()
+}
+
+// Takes reports whether the table's options have a field that the reproduce flag named name sets
+// (the tags of TableOptions); the command refuses the flag for a table that has none.
+func (s Spec) Takes(name string) bool { return slices.Contains(flagsOf(s.NewOptions()), name) }
+
+// reads reports whether the table's options have the field named f.
+func (s Spec) reads(f string) bool { return hasField(s.NewOptions(), f) }
 
 var (
 	specMu sync.RWMutex
@@ -139,11 +152,17 @@ func andList(v []int) string {
 	return s
 }
 
-// TablesUsing returns the numbers of the registered tables that read Options field f, in words.
-func TablesUsing(f string) string {
+// TablesTaking returns the numbers of the registered tables that take the reproduce flag named
+// name (Spec.Takes), in words.
+func TablesTaking(name string) string { return tablesWhere(func(s Spec) bool { return s.Takes(name) }) }
+
+// tablesReading returns the numbers of the registered tables whose options have field f, in words.
+func tablesReading(f string) string { return tablesWhere(func(s Spec) bool { return s.reads(f) }) }
+
+func tablesWhere(ok func(Spec) bool) string {
 	var nums []int
 	for _, s := range Specs() {
-		if s.UsesField(f) {
+		if ok(s) {
 			nums = append(nums, s.Number)
 		}
 	}

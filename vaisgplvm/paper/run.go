@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
@@ -55,21 +56,32 @@ func WriteTable(dir *rundir.Dir, t int, res Output, figures bool) ([]string, err
 	return files, dir.Commit()
 }
 
-// RunTable checks o for table t (Options.Check) and runs the table's registered function with
-// o's defaults filled in from the table's Spec (datasets, methods, iterations, the paper's
-// protocol). Errors: an *option.Error for an unknown table or bad options, else the table's.
-func RunTable(ctx context.Context, t int, o Options) (Output, error) {
+// RunTable checks o for table t (Check) and runs the table's registered function with a copy of o
+// whose defaults are filled in from the table's Spec (datasets, methods, iterations, the paper's
+// protocol). o is a pointer to the table's options type (Spec.Options; nil: its defaults).
+// Errors: an *option.Error for an unknown table, another table's options or bad options, else the
+// table's.
+func RunTable(ctx context.Context, t int, o TableOptions) (Output, error) {
 	spec, err := Lookup(t)
 	if err != nil {
 		return nil, err
 	}
-	if err := o.Check(t); err != nil {
+	s, err := optsFor(t, o)
+	if err != nil {
 		return nil, err
 	}
-	if o, err = o.withDefaults(t); err != nil {
+	if err := s.check(t); err != nil {
 		return nil, err
 	}
-	return spec.Run(ctx, o)
+	if s, err = s.withDefaults(t); err != nil {
+		return nil, err
+	}
+	filled := spec.NewOptions()
+	if o != nil && !reflect.ValueOf(o).IsNil() {
+		filled = Copy(o)
+	}
+	setOpts(filled, s)
+	return spec.Run(ctx, filled)
 }
 
 // CheckReplace refuses to replace the table at path, when there is one, that another command made

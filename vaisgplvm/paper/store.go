@@ -36,13 +36,13 @@ const (
 	sealJob5 = "stored-fit"
 )
 
-// ErrNotStored: with Options.StoreOnly, a training the table needs is not in Options.Store.
+// ErrNotStored: with Trainings.StoreOnly, a training the table needs is not in Trainings.Store.
 var ErrNotStored = errors.New("not in the store")
 
 // checkStoreOnly is the error (ErrNotStored) of a StoreOnly run whose Store lacks some of its n
 // trainings, job(i) giving the i-th's name and whether it was read back; nil when Store holds them
 // all or the run is not StoreOnly.
-func checkStoreOnly(o Options, n int, job func(i int) (name string, stored bool)) error {
+func checkStoreOnly(o opts, n int, job func(i int) (name string, stored bool)) error {
 	if !o.StoreOnly {
 		return nil
 	}
@@ -63,14 +63,14 @@ func checkStoreOnly(o Options, n int, job func(i int) (name string, stored bool)
 }
 
 // checkStoreOnlyOptions refuses a StoreOnly run without a Store, or with Fresh.
-func checkStoreOnlyOptions(o Options) error {
+func checkStoreOnlyOptions(o opts) error {
 	if o.StoreOnly && (o.Store == "" || o.Fresh) {
 		return fmt.Errorf("paper: StoreOnly reads a Store and trains nothing: it needs Store, and excludes Fresh")
 	}
 	return nil
 }
 
-// storedJob is one finished training of Tables 1-3 as Options.Store keeps it: everything its rows,
+// storedJob is one finished training of Tables 1-3 as Trainings.Store keeps it: everything its rows,
 // claims and (seed 1) figures need, so that a table run stopped part way continues with the
 // trainings it has not finished, and the rows it builds are those of one uninterrupted run.
 type storedJob struct {
@@ -115,7 +115,7 @@ func slimRecon(recon [][]float64, rows []int) [][]float64 {
 // dataset, its numbers and mask (fp.content, data.ContentSHA256), its labels and names
 // (fp.annotation), the method, the seed, the configuration, the snapshots, the pixel scale, the
 // standardisation and the store's format. Code changes are not in it (storeFormat is).
-func jobKey(table int, j *job, fp fingerprint, snaps []int, o Options) (string, error) {
+func jobKey(table int, j *job, fp fingerprint, snaps []int, o opts) (string, error) {
 	cfg, err := model.MarshalConfig(j.cfg)
 	if err != nil {
 		return "", err
@@ -282,7 +282,7 @@ func checkStoreDir(dir string) error {
 // an *unusableError ends the run, as does any error of a StoreOnly run (it reads only trainings
 // stored intact); otherwise the error is logged in one line and the training is done again (again:
 // "training it again"). It reports whether the training was read back.
-func (o Options) readBack(again string, load func() (bool, error)) (bool, error) {
+func (o opts) readBack(again string, load func() (bool, error)) (bool, error) {
 	ok, err := load()
 	if err == nil {
 		return ok, nil

@@ -10,7 +10,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
 )
 
-// stored5 is one finished fit of Table 5 as Options.Store keeps it (JSON): its run's scores, the
+// stored5 is one finished fit of Table 5 as Trainings.Store keeps it (JSON): its run's scores, the
 // subset's sizes and its times, so that a Table 5 run stopped part way continues with the fits it
 // has not finished.
 type stored5 struct {
@@ -32,7 +32,7 @@ type stored5 struct {
 // its numbers and mask, its labels and names (fp), the subset size, the method, the seed, the
 // configuration, the iterations of the fit and of the held-out latents, the exact-conditional
 // columns, the standardisation and the store's format. Code changes are not in it (storeFormat is).
-func job5Key(j *job5, fp fingerprint, subset int, o Options) (string, error) {
+func job5Key(j *job5, fp fingerprint, subset int, o opts) (string, error) {
 	cfg, err := model.MarshalConfig(j.cfg)
 	if err != nil {
 		return "", err

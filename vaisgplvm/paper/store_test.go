@@ -32,7 +32,7 @@ func flipByte(t *testing.T, path string) {
 // (more iterations) file their trainings under other keys and train everything again.
 func TestStoreResumes(t *testing.T) {
 	store := t.TempDir()
-	o := small(8, 20)
+	o := small[Table1Options](8, 20)
 	o.Iters = 60 // long enough for a final rise (>= 20 steps)
 	o.Datasets, o.Runs, o.Methods, o.Store, o.Figures = []string{"oilflow"}, 2, []string{"mf", "iwvi"}, store, true
 	first, err := Table1(context.Background(), o)
@@ -103,7 +103,7 @@ func TestStoreResumes(t *testing.T) {
 // carry their training-point scores, 1-NN error and seconds per iteration.
 func TestTable5StoreResumes(t *testing.T) {
 	store := t.TempDir()
-	o := small(5, 20)
+	o := small[Table5Options](5, 20)
 	o.Datasets, o.Subset, o.ReconIters, o.Runs, o.Store, o.Jobs = []string{"oilflow"}, 40, 3, 2, store, 1
 	first, err := Table5(context.Background(), o)
 	if err != nil {
@@ -204,7 +204,7 @@ func TestRunawayOnStoredCurves(t *testing.T) {
 // the table needs one the Store lacks; it refuses Fresh and a table without a Store.
 func TestStoreOnly(t *testing.T) {
 	store := t.TempDir()
-	o := small(8, 20)
+	o := small[Table1Options](8, 20)
 	o.Datasets, o.Runs, o.Methods, o.Store = []string{"oilflow"}, 1, []string{"mf", "iwvi"}, store
 	first, err := Table1(context.Background(), o)
 	if err != nil {

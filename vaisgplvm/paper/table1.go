@@ -14,6 +14,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -36,32 +37,38 @@ type Result struct {
 	sets map[string]*data.Dataset // the datasets, by name
 }
 
-// Table1 reproduces the paper's Table 1: MF, IWVI and VAIS on oilflow and wine (or on Options.Data),
+// Table1 reproduces the paper's Table 1: MF, IWVI and VAIS on oilflow and wine (or on Table1Options.Data),
 // -ELBO, reconstruction MSE and NELL per point and the latents' 1-NN error, at Iters/3, 2 Iters/3
 // and Iters iterations. Errors: an *option.Error for bad options, else the first failed training;
 // a training that diverges (option.Diverged) is not an error but a result (Result.Diverged), and the
 // table goes on without it.
-func Table1(ctx context.Context, o Options) (*Result, error) { return snapshots(ctx, 1, o) }
+func Table1(ctx context.Context, o Table1Options) (*Result, error) {
+	return snapshots(ctx, 1, optsOf(&o))
+}
 
 // Table2 reproduces the paper's Table 2: MF, IWVI and VAIS on Frey faces and MNIST 1s and 7s with
 // 5% of the images missing 75% of their pixels (HidePixels, drawn with each run's seed); MSE and
 // NELL score the hidden pixels, the bound is over the observed ones.
-func Table2(ctx context.Context, o Options) (*Result, error) { return snapshots(ctx, 2, o) }
+func Table2(ctx context.Context, o ImageOptions) (*Result, error) {
+	return snapshots(ctx, 2, optsOf(&o))
+}
 
 // Table3 reproduces the paper's Table 3: on the Table 2 Frey task, the ESS and entropy of the K
 // normalised importance weights per damaged image (IWVI: K samples of q0; VAIS: K independent
 // annealed chains).
-func Table3(ctx context.Context, o Options) (*Result, error) { return snapshots(ctx, 3, o) }
+func Table3(ctx context.Context, o ImageOptions) (*Result, error) {
+	return snapshots(ctx, 3, optsOf(&o))
+}
 
 func init() {
-	uses := []string{"Datasets", "Figures", "Store", "Trained", "Jobs"}
+	images := func() TableOptions { return &ImageOptions{Pixels: "unit"} }
 	for _, s := range []Spec{
 		{Number: 1, Title: "oilflow, wine", Datasets: []string{"oilflow", "wine"}, Methods: []string{"mf", "iwvi", "vais"},
-			Iters: 3000, Uses: append([]string{"Data"}, uses...), PaperFullBatch: true, Run: outputOf(Table1)},
+			Iters: 3000, Options: func() TableOptions { return &Table1Options{} }, PaperFullBatch: true, Run: outputOf(Table1)},
 		{Number: 2, Title: "missing pixels of Frey and MNIST", Datasets: []string{"frey", "mnist"}, Methods: []string{"mf", "iwvi", "vais"},
-			Iters: 300, Uses: append([]string{"Pixels", "Exact"}, uses...), Run: outputOf(Table2)},
+			Iters: 300, Options: images, Run: outputOf(Table2)},
 		{Number: 3, Title: "ESS of the weights", Datasets: []string{"frey"}, Methods: []string{"iwvi", "vais"}, Iters: 300,
-			Weighted: true, Uses: append([]string{"Pixels", "Exact"}, uses...), Run: outputOf(Table3)},
+			Weighted: true, Options: images, Run: outputOf(Table3)},
 	} {
 		s.Snapshots, s.Figures = true, []string{"curves_*.png", "latent_*.png", "ard_*.png", "images_*.png", "ess_*.png"}
 		if err := Register(s); err != nil {
@@ -70,10 +77,16 @@ func init() {
 	}
 }
 
-// outputOf makes a table function one that returns an Output.
-func outputOf[R Output](f func(context.Context, Options) (R, error)) func(context.Context, Options) (Output, error) {
-	return func(ctx context.Context, o Options) (Output, error) {
-		r, err := f(ctx, o)
+// outputOf makes a table function of options T one that takes TableOptions (a *T) and returns an
+// Output.
+func outputOf[T any, R Output](f func(context.Context, T) (R, error)) func(context.Context, TableOptions) (Output, error) {
+	return func(ctx context.Context, o TableOptions) (Output, error) {
+		t, ok := any(o).(*T)
+		if !ok {
+			var want *T
+			return nil, option.Of("Options", "this table takes %T, not %T", want, o)
+		}
+		r, err := f(ctx, *t)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +114,7 @@ type job struct {
 	art             *artefacts            // for the figures (first seed only)
 	curve           []float64             // -ELBO per point per iteration
 	wall            float64               // wall-clock seconds of the training and its evaluations
-	stored          bool                  // read back from Options.Store, not trained in this run
+	stored          bool                  // read back from Trainings.Store, not trained in this run
 	key             string                // jobKey: what the store files it under
 	diverged        *DivergedRun          // the training diverged: evals holds the snapshots before it
 	backend         string                // the backend that trained it (backend.Label; "" when stored without it)
@@ -109,7 +122,7 @@ type job struct {
 
 // snapshots runs Tables 1-3: every dataset x method x seed trained to Iters, evaluated at Iters/3,
 // 2 Iters/3 and Iters.
-func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
+func snapshots(ctx context.Context, table int, o opts) (*Result, error) {
 	o, err := o.withDefaults(table)
 	if err != nil {
 		return nil, err
@@ -274,7 +287,7 @@ func snapshots(ctx context.Context, table int, o Options) (*Result, error) {
 // trainSnapshots trains j to each of snaps in turn and evaluates it there (Tables 2 and 3: the
 // hidden pixels' scores; Table 3: the weights), appending to j's evaluations. A divergence is
 // returned as the option.Diverged it is, after the snapshots it reached.
-func (o Options) trainSnapshots(ctx context.Context, table int, j *job, tr *train.Trainer, ds *data.Dataset, damaged []int, snaps []int,
+func (o opts) trainSnapshots(ctx context.Context, table int, j *job, tr *train.Trainer, ds *data.Dataset, damaged []int, snaps []int,
 	draws int, observe func(train.Event)) error {
 	for _, it := range snaps {
 		if err := tr.Run(ctx, it, train.RunOptions{Observe: observe}); err != nil {
@@ -349,7 +362,7 @@ func trainingSeconds[T any](jobs []T, wall func(*T) float64) float64 {
 
 // snapshotBaselines computes the baselines of Table 1 (PCA with each dataset's Q, data-space
 // 1-NN) and Table 2 (imputation of each seed's hidden pixels); Table 3 has none.
-func (o Options) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
+func (o opts) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
 	var out []Baseline
 	for _, name := range o.Datasets {
 		ds := res.sets[name]
@@ -445,9 +458,9 @@ func rowsOf(jobs []job, runs int, snaps []int, table int) []Row {
 	return rows
 }
 
-// load loads a dataset of a table: images for tables 2 and 3 (Options.Pixels), oilflow and wine
-// for table 1 (Options.Standardize), or Options.Data.
-func (o Options) load(table int, name string) (*data.Dataset, error) {
+// load loads a dataset of a table: images for tables 2 and 3 (ImageOptions.Pixels), oilflow and wine
+// for table 1 (Options.Standardize), or Table1Options.Data.
+func (o opts) load(table int, name string) (*data.Dataset, error) {
 	switch {
 	case o.Data != nil:
 		return o.Data, nil
@@ -475,7 +488,7 @@ func stopGradCells(n int, cell func(i int) (dataset, method string, stopGrad boo
 
 // settings records a run's protocol for the table's caption and JSON: the options and the
 // configuration of its first training (M, K, batch ... are the same in every cell unless noted).
-func (o Options) settings(table int, c model.Config) map[string]any {
+func (o opts) settings(table int, c model.Config) map[string]any {
 	s := map[string]any{"table": table, "iters": o.Iters, "runs": o.Runs, "batch": c.Batch,
 		"k": c.K, "m": c.M, "kernel": cmp.Or(c.Kernel, "se"), "whitened": c.Whitened, "samples": c.Samples, "dtype": cmp.Or(c.DType, "float64"), "eta": etaSetting(c), "lr": c.LR, "standardized": o.Standardize,
 		"precondition": c.Precondition, "schedule": c.Schedule, "parallel_jobs": o.Jobs, "shared_q_sqrt": c.SharedQSqrt, "paper": o.Paper}

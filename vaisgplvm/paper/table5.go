@@ -73,7 +73,7 @@ type Result5 struct {
 func init() {
 	if err := Register(Spec{Number: 5, Title: "standard GPLVM vs VAIS", Datasets: []string{"oilflow", "wine", "frey", "mnist"},
 		Methods: []string{"standard", "vais"}, Accepts: append([]string{"standard"}, model.Methods()...), Iters: 400,
-		Uses: []string{"Datasets", "Jobs", "Subset", "ReconIters", "Exact", "Store"}, PaperFullBatch: true, Run: outputOf(Table5)}); err != nil {
+		Options: func() TableOptions { return &Table5Options{Subset: 300, ReconIters: 200} }, PaperFullBatch: true, Run: outputOf(Table5)}); err != nil {
 		panic(err)
 	}
 }
@@ -95,7 +95,7 @@ type job5 struct {
 	n, test         int
 	secs            float64
 	wall            float64 // wall-clock seconds of the fit, its held-out latents and scores
-	stored          bool    // read back from Options.Store, not fitted in this run
+	stored          bool    // read back from Trainings.Store, not fitted in this run
 	key             string  // job5Key: what the store files it under
 	diverged        *DivergedRun
 	backend         string // the backend that fitted it (backend.Label; "" when stored without it)
@@ -121,7 +121,9 @@ func subsetSetting(datasets []string, sizeOf func(string) int) map[string]string
 // held-out point's latent is fitted from its observed half with the model frozen, and MSE and NELL
 // score the hidden half. Errors: an *option.Error for bad options, else the first failed fit; a
 // fit that diverges is a result (Result5.Diverged), left out of its row, and the table goes on.
-func Table5(ctx context.Context, o Options) (*Result5, error) {
+func Table5(ctx context.Context, o Table5Options) (*Result5, error) { return table5(ctx, optsOf(&o)) }
+
+func table5(ctx context.Context, o opts) (*Result5, error) {
 	o, err := o.withDefaults(5)
 	if err != nil {
 		return nil, err
@@ -302,7 +304,7 @@ func Table5(ctx context.Context, o Options) (*Result5, error) {
 }
 
 // fitStandard trains the standard GPLVM of a Table 5 job and scores it.
-func fitStandard(j *job5, s protocol.Split, o Options, b backends.Backend) error {
+func fitStandard(j *job5, s protocol.Split, o opts, b backends.Backend) error {
 	m, err := standard.New(standard.Config{Q: j.cfg.Q, Kernel: j.cfg.Kernel, LR: j.cfg.LR, Noise0: j.cfg.Noise0}, s.Train, b)
 	if err != nil {
 		return err
@@ -326,7 +328,7 @@ func fitStandard(j *job5, s protocol.Split, o Options, b backends.Backend) error
 // fitBayesian trains a Bayesian GPLVM (VAIS, or any registered bound) on a Table 5 job (full
 // batch when the training part is smaller than a batch), fits the held-out latents with
 // infer.Latents and scores them.
-func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o Options, b backends.Backend) error {
+func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backends.Backend) error {
 	cfg := j.cfg
 	if cfg.Batch > len(s.Train) {
 		cfg.Batch = 0

@@ -46,7 +46,7 @@ type Result6 struct {
 
 func init() {
 	if err := Register(Spec{Number: 6, Title: "seconds per epoch against K", Datasets: []string{"frey"},
-		Methods: []string{"iwvi", "vais"}, Accepts: []string{"mf", "iwvi", "vais"}, Uses: []string{"Ks", "Reps"},
+		Methods: []string{"iwvi", "vais"}, Accepts: []string{"mf", "iwvi", "vais"}, Options: func() TableOptions { return &Table6Options{Ks: []int{5, 10, 15, 20, 25}, Reps: 5} },
 		Sequential: true, PaperGradient: true, PaperReps: 10, Run: outputOf(Table6)}); err != nil {
 		panic(err)
 	}
@@ -61,10 +61,11 @@ func (r *Result6) Made() map[string]any {
 }
 
 // Table6 reproduces the paper's Table 6: seconds per training iteration and per epoch (ceil(N / B)
-// iterations) of IWVI and VAIS on the Table 2 Frey task for each K in Options.Ks, the median of
-// Options.Reps timed iterations after one warm-up. Options.Jobs does not apply: cells run one at a
-// time.
-func Table6(ctx context.Context, o Options) (*Result6, error) {
+// iterations) of IWVI and VAIS on the Table 2 Frey task for each K in o.Ks, the median of o.Reps
+// timed iterations after one warm-up. Cells run one at a time.
+func Table6(ctx context.Context, o Table6Options) (*Result6, error) { return table6(ctx, optsOf(&o)) }
+
+func table6(ctx context.Context, o opts) (*Result6, error) {
 	o, err := o.withDefaults(6)
 	if err != nil {
 		return nil, err

@@ -18,12 +18,22 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
-// small returns options for seconds-long runs: M inducing points and mini-batches of batch.
-func small(m, batch int) Options {
-	return Options{Iters: 3, Jobs: 1, Configure: func(c *model.Config) error {
+// small returns table options of type T for seconds-long runs: 3 iterations, M inducing points,
+// mini-batches of batch and (a table with Trainings) one training at a time.
+func small[T any, P interface {
+	*T
+	TableOptions
+}](m, batch int) T {
+	var o T
+	c := P(&o).Common()
+	c.Iters, c.Configure = 3, func(c *model.Config) error {
 		c.M, c.Batch = m, batch
 		return nil
-	}}
+	}
+	if tr, ok := any(&o).(interface{ TrainingOptions() *Trainings }); ok {
+		tr.TrainingOptions().Jobs = 1
+	}
+	return o
 }
 
 // TestTable1IsIndependentOfJobs: Table 1 on oilflow, two seeds, is the same whether the trainings
@@ -38,7 +48,7 @@ func TestTable1IsIndependentOfJobs(t *testing.T) {
 	var mu sync.Mutex
 	finished := map[string]int{} // each training's last event's iteration
 	for i, jobs := range []int{1, 3} {
-		o := small(8, 20)
+		o := small[Table1Options](8, 20)
 		o.Datasets, o.Runs, o.Jobs = []string{"oilflow"}, 2, jobs
 		if jobs == 3 {
 			o.Observer = ObserverFuncs{PlanFunc: func(n, _ int) { planned = n }, TrainingFunc: func(name string) func(train.Event) {
@@ -124,7 +134,7 @@ func checkPerRun(t *testing.T, r Row) {
 
 // TestTable2Smoke runs the missing-pixel table for 3 iterations on MNIST and writes its figures.
 func TestTable2Smoke(t *testing.T) {
-	o := small(5, 100)
+	o := small[ImageOptions](5, 100)
 	o.Datasets, o.Methods, o.Figures = []string{"mnist"}, []string{"mf", "vais"}, true
 	o.Exact, o.ExactFitRows = true, 60
 	o.Configure = func(c *model.Config) error { c.M, c.K = 5, 2; return nil }
@@ -195,7 +205,7 @@ func TestTable3PerRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long (tens of seconds to minutes on 2 cores): skipped under -short; the README's test command runs it")
 	}
-	o := small(5, 100)
+	o := small[ImageOptions](5, 100)
 	o.Runs, o.Jobs = 2, 2
 	o.Configure = func(c *model.Config) error { c.M, c.K = 5, 3; return nil }
 	res, err := Table3(context.Background(), o)
@@ -257,7 +267,7 @@ func TestStopGradCells(t *testing.T) {
 
 // TestTable5Smoke fits the standard GPLVM and VAIS on 40 oilflow points for 3 iterations.
 func TestTable5Smoke(t *testing.T) {
-	o := small(5, 20)
+	o := small[Table5Options](5, 20)
 	o.Datasets, o.Subset, o.ReconIters, o.Exact = []string{"oilflow"}, 40, 3, true
 	planned := -1
 	o.Observer = ObserverFuncs{PlanFunc: func(n, _ int) { planned = n }}
@@ -315,7 +325,7 @@ func TestTable5Smoke(t *testing.T) {
 
 // TestTable6Smoke times MF once and VAIS with K = 1 and 5 on Frey, one timed iteration each.
 func TestTable6Smoke(t *testing.T) {
-	o := small(5, 100)
+	o := small[Table6Options](5, 100)
 	o.Methods, o.Ks, o.Reps = []string{"mf", "vais"}, []int{1, 5}, 1
 	o.Configure = func(c *model.Config) error { c.M = 5; return nil }
 	res, err := Table6(context.Background(), o)
@@ -348,21 +358,36 @@ func TestBadOptions(t *testing.T) {
 		name, field string
 		run         func() error
 	}{
-		{"table 1 dataset", "Datasets", func() error { _, err := Table1(ctx, Options{Datasets: []string{"frey"}}); return err }},
-		{"table 2 dataset", "Datasets", func() error { _, err := Table2(ctx, Options{Datasets: []string{"wine"}}); return err }},
-		{"table 3 mf", "Methods", func() error { _, err := Table3(ctx, Options{Methods: []string{"mf", "vais"}}); return err }},
-		{"method", "Methods", func() error { _, err := Table1(ctx, Options{Methods: []string{"xx"}}); return err }},
-		{"runs", "Runs", func() error { _, err := Table1(ctx, Options{Runs: -1}); return err }},
-		{"iters", "Iters", func() error { _, err := Table1(ctx, Options{Iters: 2}); return err }},
-		{"pixels", "Pixels", func() error { _, err := Table2(ctx, Options{Pixels: "gray"}); return err }},
-		{"subset", "Subset", func() error { _, err := Table5(ctx, Options{Subset: 10}); return err }},
-		{"table 5 methods", "Methods", func() error { _, err := Table5(ctx, Options{Methods: []string{"no-such-bound"}}); return err }},
-		{"ks", "Ks", func() error { _, err := Table6(ctx, Options{Ks: []int{0}}); return err }},
-		{"config", "M", func() error {
-			_, err := Table1(ctx, Options{Configure: func(c *model.Config) error { c.M = 0; return nil }})
+		{"table 1 dataset", "Datasets", func() error {
+			_, err := Table1(ctx, Table1Options{Trainings: Trainings{Datasets: []string{"frey"}}})
 			return err
 		}},
-		{"own data table 2", "Data", func() error { _, err := Table2(ctx, Options{Data: tiny}); return err }},
+		{"table 2 dataset", "Datasets", func() error {
+			_, err := Table2(ctx, ImageOptions{Trainings: Trainings{Datasets: []string{"wine"}}})
+			return err
+		}},
+		{"table 3 mf", "Methods", func() error {
+			_, err := Table3(ctx, ImageOptions{Options: Options{Methods: []string{"mf", "vais"}}})
+			return err
+		}},
+		{"method", "Methods", func() error {
+			_, err := Table1(ctx, Table1Options{Options: Options{Methods: []string{"xx"}}})
+			return err
+		}},
+		{"runs", "Runs", func() error { _, err := Table1(ctx, Table1Options{Options: Options{Runs: -1}}); return err }},
+		{"iters", "Iters", func() error { _, err := Table1(ctx, Table1Options{Options: Options{Iters: 2}}); return err }},
+		{"pixels", "Pixels", func() error { _, err := Table2(ctx, ImageOptions{Pixels: "gray"}); return err }},
+		{"subset", "Subset", func() error { _, err := Table5(ctx, Table5Options{Subset: 10}); return err }},
+		{"table 5 methods", "Methods", func() error {
+			_, err := Table5(ctx, Table5Options{Options: Options{Methods: []string{"no-such-bound"}}})
+			return err
+		}},
+		{"ks", "Ks", func() error { _, err := Table6(ctx, Table6Options{Ks: []int{0}}); return err }},
+		{"config", "M", func() error {
+			_, err := Table1(ctx, Table1Options{Options: Options{Configure: func(c *model.Config) error { c.M = 0; return nil }}})
+			return err
+		}},
+		{"own data as table 2", "Options", func() error { _, err := RunTable(ctx, 2, &Table1Options{Data: tiny}); return err }},
 	} {
 		var oe *option.Error
 		if err := c.run(); !errors.As(err, &oe) || oe.Field() != c.field {
@@ -415,22 +440,30 @@ func TestTable5And6Figures(t *testing.T) {
 	}
 }
 
-// TestCheck: Check reports the options TableN would refuse, Configure's errors included, and
-// accepts the defaults of every table.
+// TestCheck: Check reports the options TableN would refuse, Configure's errors included, accepts
+// the defaults of every table (nil or its Spec.Options) and refuses another table's options type.
 func TestCheck(t *testing.T) {
 	for _, table := range []int{1, 2, 3, 5, 6} {
-		if err := (Options{}).Check(table); err != nil {
+		spec, _ := Lookup(table)
+		if err := Check(table, nil); err != nil {
+			t.Errorf("table %d, nil options: %v", table, err)
+		}
+		if err := Check(table, spec.Options()); err != nil {
 			t.Errorf("table %d defaults: %v", table, err)
 		}
 	}
-	if err := (Options{}).Check(4); err == nil {
+	if err := Check(4, nil); err == nil {
 		t.Error("table 4: want an error (it lists settings)")
 	}
 	bad := errors.New("bad flag")
-	if err := (Options{Configure: func(*model.Config) error { return bad }}).Check(5); !errors.Is(err, bad) {
+	if err := Check(5, &Table5Options{Options: Options{Configure: func(*model.Config) error { return bad }}}); !errors.Is(err, bad) {
 		t.Errorf("Configure's error: got %v", err)
 	}
-	if err := (Options{Datasets: []string{"mnist"}}).Check(1); err == nil {
+	if err := Check(1, &Table1Options{Trainings: Trainings{Datasets: []string{"mnist"}}}); err == nil {
 		t.Error("table 1 on mnist: want an error")
+	}
+	var oe *option.Error
+	if err := Check(6, &Table5Options{}); !errors.As(err, &oe) || oe.Field() != "Options" || !strings.Contains(err.Error(), "*paper.Table6Options") {
+		t.Errorf("table 6 with Table 5's options: got %v, want an *option.Error about Options naming *paper.Table6Options", err)
 	}
 }

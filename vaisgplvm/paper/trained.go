@@ -3,7 +3,7 @@ package paper
 import "github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 // Observer sees a table's run (Options.Observer): a progress display, a live view, the saving of
-// every training's checkpoint (reproduce --checkpoints). Trainings run Options.Jobs at a time, so
+// every training's checkpoint (reproduce --checkpoints). Trainings run Trainings.Jobs at a time, so
 // its methods must be safe for concurrent use.
 type Observer interface {
 	// Plan is told, before the trainings start, how many will report their steps and how many
@@ -29,7 +29,7 @@ type Trained struct {
 	Key string
 	// HiddenPixels reports that the training's data is Dataset with Table 2's pixels hidden,
 	// drawn with Seed (protocol.HidePixels); Pixels is the image scale ("unit" or "raw") and
-	// Standardize whether the tabular columns were standardised. With Options.Data the data is
+	// Standardize whether the tabular columns were standardised. With Table1Options.Data the data is
 	// the caller's, not Dataset.
 	HiddenPixels bool
 	Pixels       string

@@ -26,8 +26,11 @@ import (
 
 // Request is one reproduce run of a table.
 type Request struct {
-	Table   int           // the paper's table number (paper.Specs)
-	Options paper.Options // the table's options (Run sets Data, Store, Fresh, StoreOnly, and wraps Observer to save checkpoints)
+	Table int // the paper's table number (paper.Specs)
+	// Options are the table's options, a pointer to its type (paper.Spec.Options; nil: its
+	// defaults). Run sets, in a copy, Table 1's Data, the Trainings' Store, Fresh and StoreOnly,
+	// the Snapshots' Figures (from Figures), and wraps the Observer to save checkpoints.
+	Options paper.TableOptions
 	// Out is the directory of tableN.md, tableN.json and the figures; "" for out/tableN (with Data:
 	// out/table1-NAME, NAME the file's).
 	Out string
@@ -72,13 +75,20 @@ func Run(ctx context.Context, r Request) (paper.Output, *rundir.Dir, error) {
 	if err := checkFrom(r.From, out); err != nil {
 		return nil, nil, err
 	}
-	o := r.Options
+	o := spec.NewOptions()
+	if r.Options != nil {
+		o = paper.Copy(r.Options)
+	}
 	if r.Data != nil {
+		t1, ok := o.(*paper.Table1Options)
+		if !ok {
+			return nil, nil, option.Of("Data", "Data: your own data works with table %s", paper.TablesTaking("data"))
+		}
 		own, err := r.Data.Load() // the source then has the file's absolute path and sha256
 		if err != nil {
 			return nil, nil, err
 		}
-		o.Data = own.Dataset
+		t1.Data = own.Dataset
 		if r.FitData != nil {
 			if err := r.FitData(own.Dims()); err != nil {
 				return nil, nil, err
@@ -88,7 +98,21 @@ func Run(ctx context.Context, r Request) (paper.Output, *rundir.Dir, error) {
 			out = filepath.Join("out", "table1-"+own.Name)
 		}
 	}
-	if err := o.Check(r.Table); err != nil {
+	if s, ok := o.(paper.WithSnapshots); ok {
+		s.SnapshotOptions().Figures = r.Figures
+	}
+	kept := ""
+	if w, ok := o.(paper.WithTrainings); ok {
+		tr := w.TrainingOptions()
+		tr.Store, tr.Fresh = filepath.Join(out, "jobs"), r.Fresh
+		if r.From != "" {
+			tr.Store, tr.StoreOnly = filepath.Join(r.From, "jobs"), true
+		}
+		kept = fmt.Sprintf("; the trainings it finished are kept in %s", tr.Store)
+	} else if r.From != "" {
+		return nil, nil, option.Of("From", "From: table %d keeps no trainings to read (tables %s do)", r.Table, paper.TablesTaking("from"))
+	}
+	if err := paper.Check(r.Table, o); err != nil {
 		return nil, nil, err // *option.Error or Configure's usage errors
 	}
 	if r.Checkpoints != "" {
@@ -110,17 +134,8 @@ func Run(ctx context.Context, r Request) (paper.Output, *rundir.Dir, error) {
 	}
 	defer dir.Close()
 	if r.Checkpoints != "" {
-		o.Observer = saving{Observer: cmp.Or[paper.Observer](o.Observer, paper.ObserverFuncs{}), save: experiment.CheckpointTrained(r.Checkpoints, r.Data)}
-	}
-	if spec.UsesField("Store") {
-		o.Store, o.Fresh = filepath.Join(out, "jobs"), r.Fresh
-	}
-	if r.From != "" {
-		o.Store, o.StoreOnly = filepath.Join(r.From, "jobs"), true
-	}
-	kept := ""
-	if o.Store != "" {
-		kept = fmt.Sprintf("; the trainings it finished are kept in %s", o.Store)
+		c := o.Common()
+		c.Observer = saving{Observer: cmp.Or[paper.Observer](c.Observer, paper.ObserverFuncs{}), save: experiment.CheckpointTrained(r.Checkpoints, r.Data)}
 	}
 	if r.Stuck != nil {
 		defer r.Stuck(ctx, fmt.Sprintf("reproduce --table %d interrupted while a training could not stop (building its graph): no table written to %s%s", r.Table, out, kept))()

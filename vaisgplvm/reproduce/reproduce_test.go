@@ -50,7 +50,7 @@ func TestRunRefuses(t *testing.T) {
 	}{
 		{"from is out", Request{Table: 1, Out: out, From: out}, []string{"From", "Out"}, false},
 		{"from without jobs", Request{Table: 1, Out: out, From: dir}, []string{"From"}, true},
-		{"checkpoints a file", Request{Table: 1, Out: out, Checkpoints: file, Options: paper.Options{Runs: 1, Jobs: 1}}, []string{"Checkpoints"}, false},
+		{"checkpoints a file", Request{Table: 1, Out: out, Checkpoints: file, Options: &paper.Table1Options{Options: paper.Options{Runs: 1}, Trainings: paper.Trainings{Jobs: 1}}}, []string{"Checkpoints"}, false},
 	} {
 		_, d, err := Run(context.Background(), c.r)
 		var oe *option.Error
@@ -84,8 +84,8 @@ func TestRunOwnData(t *testing.T) {
 	var n, d int
 	req := Request{Table: 1, Out: out, Data: &experiment.Source{File: path},
 		FitData: func(rows, cols int) error { n, d = rows, cols; return nil },
-		Options: paper.Options{Runs: 1, Iters: 3, Jobs: 1, Methods: []string{"mf"}, Log: io.Discard,
-			Configure: func(c *model.Config) error { c.M, c.Q, c.Batch = 5, 2, 0; return nil }},
+		Options: &paper.Table1Options{Options: paper.Options{Runs: 1, Iters: 3, Methods: []string{"mf"}, Log: io.Discard,
+			Configure: func(c *model.Config) error { c.M, c.Q, c.Batch = 5, 2, 0; return nil }}, Trainings: paper.Trainings{Jobs: 1}},
 		Command: []string{"reproduce", "--table", "1", "--data", path}}
 	res, written, err := Run(context.Background(), req)
 	if err != nil {

@@ -33,7 +33,7 @@ func TestFlagForLibraryFields(t *testing.T) {
 		// model.Config
 		"LR", "Q", "M", "K", "Samples", "Batch", "DType", "Scale0", "Noise0", "Kernel", "Method", "Schedule",
 		"Eta", "AcceptTarget", "AdaptRate", "AdamBeta2", "ClipGrad", "STL",
-		// paper.Options, rundir
+		// the paper tables' options, rundir
 		"Iters", "Runs", "Jobs", "ReconIters", "Subset", "Reps", "Ks", "Datasets", "Pixels", "Data", "Table", "Methods",
 		"Out", "Overwrite",
 		// experiment

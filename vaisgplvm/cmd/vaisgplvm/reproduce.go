@@ -26,12 +26,19 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
 )
 
-// tableOnly maps the reproduce flags that apply to some tables only to the paper.Options field
-// they set (paper.Spec.Uses says which tables read it).
-var tableOnly = map[string]string{
-	"pixels": "Pixels", "data": "Data", "labels": "Data", "no-figures": "Figures", "fresh": "Store", "from": "Store",
-	"subset": "Subset", "recon-iters": "ReconIters", "ks": "Ks", "reps": "Reps", "jobs": "Jobs", "datasets": "Datasets", "exact": "Exact",
-	"checkpoints": "Trained",
+// bindTableFlags binds the flags of the tables' own options (paper.TableOptions' `flag` tags), each
+// once, their usage saying which tables take them.
+func bindTableFlags(fs *flag.FlagSet) {
+	before := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { before[f.Name] = true })
+	for _, s := range paper.Specs() {
+		option.Bind(fs, s.NewOptions(), nil)
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if tables := paper.TablesTaking(f.Name); !before[f.Name] {
+			f.Usage = map[bool]string{false: "table ", true: "tables "}[strings.Contains(tables, " and ")] + tables + ": " + f.Usage
+		}
+	})
 }
 
 // tableHelp lists the registered tables for --table's help.
@@ -43,14 +50,13 @@ func tableHelp() string {
 	return "paper table: " + strings.Join(s, ", ")
 }
 
-// runReproduce maps reproduce's flags to paper.Options, runs the table and writes tableN.md,
+// runReproduce maps reproduce's flags to the table's options (paper.Spec.NewOptions), runs the table and writes tableN.md,
 // tableN.json and (tables 1-3) the figures under --out.
 func runReproduce(args []string) error {
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
 	var mf modelFlags
 	mf.register(fs)
 	tab := fs.Int("table", 1, tableHelp())
-	pixels := fs.String("pixels", "unit", "tables 2, 3: pixel scale, unit ([0, 1]) or raw (0-255)")
 	runs := fs.Int("runs", 1, "seeds per cell, seeds 1..runs (the paper: 10; with --paper, fewer of its seeds)")
 	iters := fs.Int("iters", 0, "training iterations (0 = table 1: 3000; tables 2, 3: 300; table 5: 400); tables 1-3 report rows at 1/3, 2/3 and all of them")
 	paperProto := fs.Bool("paper", false, "the paper's protocol: 3000 iterations (or --iters), 10 runs (or --runs); tables 1, 5 full batch (table 5: all of oilflow and wine); table 6: 10 timed iterations")
@@ -63,16 +69,11 @@ func runReproduce(args []string) error {
 	jsonOut := fs.Bool("json", false, "also print tableN.json on stdout after the table (it is always written under --out)")
 	file := fs.String("data", "", "table 1 on your own data instead of --datasets: a delimited file as for train --data (missing entries masked)")
 	labels := fs.String("labels", "", "with --data: the header name of a class-label column")
-	subset := fs.Int("subset", 300, "table 5: points per data set (a seeded random subset; 0 = all)")
-	reconIters := fs.Int("recon-iters", 200, "table 5: Adam iterations fitting the latents of the held-out points")
-	exact := fs.Bool("exact", false, "tables 2, 3, 5: also score the hidden entries under the exact GP conditional on the complete rows, at the trained hyperparameters and refitted with a validated noise (the exact and refit columns; tens of seconds to minutes per training)")
-	ks := option.Ints{5, 10, 15, 20, 25}
-	fs.Var(&ks, "ks", "table 6: comma-separated K values")
-	reps := fs.Int("reps", 5, "table 6: timed iterations per cell after one warm-up (the median is reported)")
 	overwrite := fs.Bool("overwrite", false, "replace a table in --out that another command made (a rerun of the same command replaces its own table)")
 	checkpoints := fs.String("checkpoints", "", "tables 1-3: also save each training this run trains as a checkpoint in this directory (DATASET-METHOD-seedS-KEY.checkpoint.gob, recording the data it saw), for evidence and infer; trainings read back from --out/jobs/ get none")
 	fresh := fs.Bool("fresh", false, "tables 1-3 and 5: train every training again, even those --out/jobs/ holds from an earlier run of the same settings (which a stopped run continues from)")
 	from := fs.String("from", "", "tables 1-3 and 5: make the table from the trainings that another run's --out DIR holds (DIR/jobs/), training none and writing nothing there: the table so far of a run that is still going, written to --out (another directory); an error when a training it needs is not there yet")
+	bindTableFlags(fs)
 	var cf convergeFlags
 	cf.register(fs, "table 1 at convergence (reproduce.Converged): per dataset and seed, MF by L-BFGS on the collapsed bound (as train --converge), then each other method from that fit with Adam on its own bound from 1e-4 (--lr 0.001), one at a time, each in --out/runs/DATASET-METHOD-seedS (kept: a stopped run continues; --fresh fits them again); table1-converged.md and .json summarise them (default methods mf,iwvi,vais)", experiment.DefaultMaxSeconds)
 	mf.setDefaultBatch(fs, protocol.DefaultBatch)
@@ -118,9 +119,9 @@ func runReproduce(args []string) error {
 	if err != nil {
 		return err
 	}
-	for name, field := range tableOnly {
-		if set[name] && !spec.UsesField(field) {
-			return usagef("--%s works with --table %s, not %d", name, paper.TablesUsing(field), *tab)
+	for name := range set {
+		if tables := paper.TablesTaking(name); tables != "" && !spec.Takes(name) {
+			return usagef("--%s works with --table %s, not %d", name, tables, *tab)
 		}
 	}
 	methodList := split("methods", *methods)
@@ -139,25 +140,33 @@ func runReproduce(args []string) error {
 	if *file != "" && set["datasets"] {
 		return usagef("--data and --datasets exclude each other")
 	}
-	if *iters < 0 || *subset < 0 || *jobs < 1 || *runs < 1 || *reconIters < 1 || *reps < 1 {
-		return usagef("--iters and --subset must be >= 0; --runs, --jobs, --recon-iters and --reps >= 1")
-	}
-	opts := paper.Options{Runs: *runs, Iters: *iters, Paper: *paperProto, Pixels: *pixels, Standardize: mf.standardize,
-		Jobs: *jobs, Figures: !*noFigures, Subset: *subset, ReconIters: *reconIters, Reps: *reps, Exact: *exact, Log: os.Stderr,
-		Configure: func(c *model.Config) error { return mf.apply(c, set) }}
-	if *subset == 0 {
-		opts.Subset = paper.AllPoints
-	}
-	if *paperProto && !set["runs"] {
-		opts.Runs = 0 // the paper's 10 seeds
+	if *iters < 0 || *jobs < 1 || *runs < 1 {
+		return usagef("--iters must be >= 0; --runs and --jobs >= 1")
 	}
 	if *paperProto && *runs > 10 {
 		return usagef("--paper runs the paper's 10 seeds; --runs may only ask for fewer (1-10)")
 	}
-	opts.Observer = reproduce.Progress(os.Stderr) // a bar, or status lines when trainings run at once
-	opts.Datasets, opts.Methods, opts.Ks = split("datasets", *datasets), split("methods", *methods), ks
 	if set["checkpoints"] && *checkpoints == "" {
 		return usagef("--checkpoints: the directory is empty: name a directory for the checkpoints")
+	}
+	opts := spec.NewOptions() // the table's own flags, then what every table reads
+	if err := option.SetGiven(fs, opts, func(name string) bool { return set[name] }); err != nil {
+		return usagef("%v", err)
+	}
+	if t5, ok := opts.(*paper.Table5Options); ok && t5.Subset == 0 {
+		t5.Subset = paper.AllPoints // --subset 0
+	}
+	*opts.Common() = paper.Options{Runs: *runs, Iters: *iters, Paper: *paperProto, Standardize: mf.standardize, Log: os.Stderr,
+		Methods: split("methods", *methods), Configure: func(c *model.Config) error { return mf.apply(c, set) },
+		Observer: reproduce.Progress(os.Stderr), // a bar, or status lines when trainings run at once
+		OpenBackend: func(jobs, total int) (backends.Backend, error) {
+			return backend.Start(*backendName, mf.dtype, jobs, total, os.Stderr)
+		}}
+	if *paperProto && !set["runs"] {
+		opts.Common().Runs = 0 // the paper's 10 seeds
+	}
+	if w, ok := opts.(paper.WithTrainings); ok {
+		w.TrainingOptions().Datasets, w.TrainingOptions().Jobs = split("datasets", *datasets), *jobs
 	}
 	req := reproduce.Request{Table: *tab, Options: opts, Out: *out, Checkpoints: *checkpoints, Fresh: *fresh, From: *from,
 		Overwrite: *overwrite, Figures: !*noFigures, Command: append([]string{"reproduce"}, args...),
@@ -165,9 +174,6 @@ func runReproduce(args []string) error {
 	if *file != "" {
 		req.Data = &experiment.Source{File: *file, Labels: *labels, Standardize: mf.standardize}
 		req.FitData = func(n, d int) error { return mf.fitToData(set, n, d) }
-	}
-	req.Options.OpenBackend = func(jobs, total int) (backends.Backend, error) {
-		return backend.Start(*backendName, mf.dtype, jobs, total, os.Stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -26,39 +26,56 @@ func (s *sketchTable) Markdown() string {
 }
 func (s *sketchTable) Made() map[string]any { return s.Settings }
 
-// TestRegisterTable: a table is one Register call from another package; RunTable checks its
-// options through its Spec (datasets, the fields it uses) and runs it; TableOutputs and WriteTable
-// write it; an unknown number is an *option.Error about Table that lists the registered tables.
+// sketchOptions are table 97's options: what every table reads, the Trainings, and its own field.
+type sketchOptions struct {
+	paper.Options
+	paper.Trainings
+	Depth int `flag:"depth" usage:"a setting of this table only"`
+}
+
+// TestRegisterTable: a table is one Register call from another package, with its own options
+// type; RunTable checks its options through its Spec (datasets, the options type) and runs it with
+// the defaults filled in, its own fields kept; Takes reads its flag tags; TableOutputs and
+// WriteTable write it; an unknown number is an *option.Error about Table that lists the registered
+// tables.
 func TestRegisterTable(t *testing.T) {
-	var got paper.Options
+	var got sketchOptions
 	err := paper.Register(paper.Spec{Number: 97, Title: "a sketch", Datasets: []string{"oilflow"}, Methods: []string{"mf"},
-		Iters: 10, Uses: []string{"Datasets"}, Figures: []string{"sketch_*.png"},
-		Run: func(_ context.Context, o paper.Options) (paper.Output, error) {
-			got = o
-			return &sketchTable{Settings: map[string]any{"table": 97}, Datasets: o.Datasets}, nil
+		Iters: 10, Figures: []string{"sketch_*.png"}, Options: func() paper.TableOptions { return &sketchOptions{Depth: 2} },
+		Run: func(_ context.Context, o paper.TableOptions) (paper.Output, error) {
+			got = *o.(*sketchOptions)
+			return &sketchTable{Settings: map[string]any{"table": 97}, Datasets: got.Datasets}, nil
 		}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { paper.Unregister(97) })
-	if err := paper.Register(paper.Spec{Number: 97, Run: func(context.Context, paper.Options) (paper.Output, error) { return nil, nil }}); err == nil {
+	if err := paper.Register(paper.Spec{Number: 97, Run: func(context.Context, paper.TableOptions) (paper.Output, error) { return nil, nil }}); err == nil {
 		t.Error("registering table 97 twice: want an error")
 	}
 	if !slices.ContainsFunc(paper.Specs(), func(s paper.Spec) bool { return s.Number == 97 }) || !strings.Contains(paper.Numbers(), "97") {
 		t.Errorf("the registry lacks table 97: %s", paper.Numbers())
 	}
-	res, err := paper.RunTable(context.Background(), 97, paper.Options{})
+	spec, _ := paper.Lookup(97)
+	if !spec.Takes("depth") || !spec.Takes("datasets") || spec.Takes("subset") || paper.TablesTaking("depth") != "97" {
+		t.Errorf("table 97 takes depth %v, datasets %v, subset %v; tables taking depth: %q", spec.Takes("depth"), spec.Takes("datasets"),
+			spec.Takes("subset"), paper.TablesTaking("depth"))
+	}
+	res, err := paper.RunTable(context.Background(), 97, &sketchOptions{Depth: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Iters != 10 || !slices.Equal(got.Datasets, []string{"oilflow"}) || got.Runs != 1 {
-		t.Errorf("Run got options %+v, want the Spec's defaults (10 iterations, oilflow, 1 run)", got)
+	if got.Iters != 10 || !slices.Equal(got.Datasets, []string{"oilflow"}) || got.Runs != 1 || got.Depth != 3 {
+		t.Errorf("Run got options %+v, want the Spec's defaults (10 iterations, oilflow, 1 run) and Depth 3", got)
 	}
 	var oe *option.Error
-	if _, err := paper.RunTable(context.Background(), 97, paper.Options{Datasets: []string{"frey"}}); !errors.As(err, &oe) || oe.Field() != "Datasets" {
+	if _, err := paper.RunTable(context.Background(), 97, &sketchOptions{Trainings: paper.Trainings{Datasets: []string{"frey"}}}); !errors.As(err, &oe) || oe.Field() != "Datasets" {
 		t.Errorf("table 97 on frey: %v, want an *option.Error about Datasets", err)
 	}
-	if _, err := paper.RunTable(context.Background(), 98, paper.Options{}); !errors.As(err, &oe) || oe.Field() != "Table" || !strings.Contains(err.Error(), "97") {
+	if _, err := paper.RunTable(context.Background(), 97, &paper.Table1Options{}); !errors.As(err, &oe) || oe.Field() != "Options" {
+		t.Errorf("table 97 with Table 1's options: %v, want an *option.Error about Options", err)
+	}
+	if _, err := paper.RunTable(context.Background(), 98, nil); !errors.As(err, &oe) || oe.Field() != "Table" || !strings.Contains(err.Error(), "97") {
 		t.Errorf("table 98: %v, want an *option.Error about Table listing 97", err)
 	}
 	outs := paper.TableOutputs(97)
