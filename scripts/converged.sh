@@ -4,7 +4,7 @@
 # (`--converge --converge-from`, Adam on its own bound to its plateau rule). Every run has its own
 # directory $RUNS/DATASET-METHOD-seedS (checkpoints stay there, outside the repository); a run whose
 # metrics.json exists is skipped, so the script continues where it stopped. Each finished run's
-# metrics.json and curve.csv are copied to docs/protocol/converged/DATASET-METHOD-seedS/, and the
+# metrics.json and curve.csv are copied to records/converged/DATASET-METHOD-seedS/, and the
 # summary there (table.md, table.json: paper.ConvergedSummary) is written again.
 #
 #   BIN=/path/to/vaisgplvm DATASETS="oilflow wine" SEEDS="1 2" METHODS="iwvi vais" scripts/converged.sh
@@ -22,7 +22,7 @@ TAG=${TAG:-}
 DATASETS=${DATASETS:-oilflow wine}
 SEEDS=${SEEDS:-1 2 3 4 5}
 METHODS=${METHODS:-iwvi vais uha}
-record=docs/protocol/converged
+record=records/converged
 mkdir -p "$RUNS" "$record"
 
 run() { # dataset method seed tag [flags...]

@@ -14,7 +14,7 @@ import (
 func TestPairedTableRecord(t *testing.T) {
 	var runs []*ExperimentResult
 	for s := 1; s <= 3; s++ {
-		r, err := ReadResult(filepath.Join("..", "..", "docs", "protocol", "cmf-frey-default", fmt.Sprintf("seed%d", s), "cmf.json"))
+		r, err := ReadResult(filepath.Join("..", "..", "records", "cmf-frey-default", fmt.Sprintf("seed%d", s), "cmf.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ import (
 )
 
 // ConvergedRun is one `train --converge` run on record: a folder DATASET-RUN-seedS (as
-// scripts/converged.sh writes under docs/protocol/converged) holding its metrics.json.
+// scripts/converged.sh writes under records/converged) holding its metrics.json.
 type ConvergedRun struct {
 	// Dataset and Run name the folder: Run is the method with any tag ("vais-fixedeta").
 	Dataset string `json:"dataset"`
@@ -263,7 +263,7 @@ func median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// ConvergedSummary renders the converged runs under dir as docs/protocol/converged keeps them:
+// ConvergedSummary renders the converged runs under dir as records/converged keeps them:
 // Markdown with one ConvergedTable per dataset, and JSON holding every run (by seed, with
 // converged) and each table's rows. Errors: those of ReadConverged.
 func ConvergedSummary(dir string) (markdown string, js []byte, err error) {

@@ -13,7 +13,7 @@ import (
 // TestReadConvergedRecord reads the record in the repository and checks one run's figures against
 // its metrics.json as stored.
 func TestReadConvergedRecord(t *testing.T) {
-	runs, err := ReadConverged(filepath.Join("..", "..", "docs", "protocol", "converged"))
+	runs, err := ReadConverged(filepath.Join("..", "..", "records", "converged"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,10 +120,10 @@ func TestEqualCostTable(t *testing.T) {
 	}
 }
 
-// TestConvergedSummary fails when docs/protocol/converged/table.md or table.json is not what the
+// TestConvergedSummary fails when records/converged/table.md or table.json is not what the
 // runs there generate (VAISGPLVM_UPDATE_DOCS=1 rewrites them).
 func TestConvergedSummary(t *testing.T) {
-	dir := filepath.Join("..", "..", "docs", "protocol", "converged")
+	dir := filepath.Join("..", "..", "records", "converged")
 	md, js, err := ConvergedSummary(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestConvergedSummary(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("docs/protocol/converged/%s is stale: rewrite it with VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/paper -run TestConvergedSummary", name)
+			t.Errorf("records/converged/%s is stale: rewrite it with VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/paper -run TestConvergedSummary", name)
 		}
 	}
 	if !strings.Contains(md, "| oilflow | iwvi |") {
@@ -149,14 +149,14 @@ func TestConvergedSummary(t *testing.T) {
 }
 
 // TestReadmeVerdictsFromRecord: every paired figure "X ± Y (k/n tighter)" in the README's verdict
-// table is a cell of docs/protocol/converged/table.md, so the README cannot state a converged
+// table is a cell of records/converged/table.md, so the README cannot state a converged
 // verdict the record does not hold (rewrite the README when the record changes).
 func TestReadmeVerdictsFromRecord(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, err := os.ReadFile(filepath.Join("..", "..", "docs", "protocol", "converged", "table.md"))
+	table, err := os.ReadFile(filepath.Join("..", "..", "records", "converged", "table.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestReadmeVerdictsFromRecord(t *testing.T) {
 	}
 	for _, f := range figures {
 		if !strings.Contains(string(table), f) {
-			t.Errorf("README.md cites %q, which docs/protocol/converged/table.md does not hold", f)
+			t.Errorf("README.md cites %q, which records/converged/table.md does not hold", f)
 		}
 	}
 }

@@ -169,12 +169,12 @@ func TestTable5StoreResumes(t *testing.T) {
 }
 
 // TestRunawayOnStoredCurves runs train.CheckRunaway over the stored 3000-iteration training curves
-// of docs/protocol (every table's jobs/): it stops exactly the three MNIST VAIS trainings with the
+// of records (every table's jobs/): it stops exactly the three MNIST VAIS trainings with the
 // paper's gradient, which diverged with finite values (-ELBO up to 29738 per image), and none of
 // the others.
 func TestRunawayOnStoredCurves(t *testing.T) {
-	files, _ := filepath.Glob("../../docs/protocol/*/jobs/*.gob")
-	deeper, _ := filepath.Glob("../../docs/protocol/*/*/jobs/*.gob")
+	files, _ := filepath.Glob("../../records/*/jobs/*.gob")
+	deeper, _ := filepath.Glob("../../records/*/*/jobs/*.gob")
 	files = append(files, deeper...)
 	checked, stopped := 0, []string{}
 	for _, f := range files {

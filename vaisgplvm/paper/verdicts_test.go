@@ -13,7 +13,7 @@ import (
 // orderings and a verdict) and lay out as a table; a file without claims and one that is not
 // JSON are errors naming the file.
 func TestReadClaims(t *testing.T) {
-	claims, err := paper.ReadClaims(filepath.Join("..", "..", "docs", "protocol", "table1", "table1.json"))
+	claims, err := paper.ReadClaims(filepath.Join("..", "..", "records", "table1", "table1.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

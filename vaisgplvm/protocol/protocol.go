@@ -79,7 +79,7 @@ var (
 // protocol (3000 iterations, paper.Options.Paper) on dataset even where StopGradVAIS does not say
 // so: MNIST, whose better gradient at 300 iterations (the paper's) diverges between iterations
 // 2000 and 3000 on every seed measured (3/3) while the stop-gradient chain trains stably to 3000
-// (docs/protocol/README.md, "MNIST at the paper's protocol").
+// (records/README.md, "MNIST at the paper's protocol").
 func PaperStopGradVAIS(dataset string) bool { return dataset == "mnist" || StopGradVAIS(dataset) }
 
 // StopGradVAIS reports whether VAIS trains with the stop-gradient chain by default on dataset

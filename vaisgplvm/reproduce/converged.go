@@ -26,7 +26,7 @@ var ConvergedOutputs = []string{"table1-converged.md", "table1-converged.json"}
 // ContinueLR is the Adam learning rate of a converged table's model configuration for the bounds
 // other than MF unless Configure sets another: their continuation from the converged MF fit starts
 // at a tenth of it, 1e-4 (converge.AdamOptions), as the converged runs on record
-// (docs/protocol/converged) were made.
+// (records/converged) were made.
 const ContinueLR = 0.001
 
 // ConvergedRequest is Table 1 with every training at its bound's optimum (Converged): for each

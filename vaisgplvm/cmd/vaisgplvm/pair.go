@@ -12,8 +12,8 @@ import (
 // trained by two reproduce runs. It reads the tables and writes nothing.
 func runPair(args []string) error {
 	fs := flag.NewFlagSet("pair", flag.ContinueOnError)
-	a := fs.String("a", "", "table A: a reproduce --out directory (or its tableN.json) of Table 1, 2 or 3, optionally :METHOD (required when the table has several methods), e.g. docs/protocol/table2:vais")
-	b := fs.String("b", "", "table B, as --a, e.g. docs/protocol/table2-iwvi-k80:iwvi; the differences are A minus B")
+	a := fs.String("a", "", "table A: a reproduce --out directory (or its tableN.json) of Table 1, 2 or 3, optionally :METHOD (required when the table has several methods), e.g. records/table2:vais")
+	b := fs.String("b", "", "table B, as --a, e.g. records/table2-iwvi-k80:iwvi; the differences are A minus B")
 	iters := fs.Int("iters", 0, "pair the rows at this iteration count only (0 = every snapshot both tables have)")
 	asJSON := fs.Bool("json", false, "print the pairings as JSON instead of a Markdown table")
 	if err := parse(fs, args); err != nil {

@@ -13,12 +13,12 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
 
-// TestPairProtocolTables runs pair on two of the tables on record in docs/protocol (Frey, VAIS
+// TestPairProtocolTables runs pair on two of the tables on record in records (Frey, VAIS
 // K 25 of table2/ against IWVI K 80 of table2-iwvi-k80/, seeds 1-3 in common) and checks its JSON
 // against the paired differences computed here from the two files' per-seed values with gonum's
 // mean and standard deviation, to 1e-9: the values docs/results.md quotes (+50.7 ± 5.1, 0/3).
 func TestPairProtocolTables(t *testing.T) {
-	const root = "../../../docs/protocol/"
+	const root = "../../../records/"
 	out := filepath.Join(t.TempDir(), "pair.json")
 	f, err := os.Create(out)
 	if err != nil {
@@ -89,7 +89,7 @@ func TestPairProtocolTables(t *testing.T) {
 
 // TestPairRefusals: pair's bad command lines exit 2 naming the fix, unreadable tables exit 1.
 func TestPairRefusals(t *testing.T) {
-	const t2 = "../../../docs/protocol/table2"
+	const t2 = "../../../records/table2"
 	for _, c := range []struct {
 		name string
 		args []string
