@@ -234,7 +234,7 @@ func protocolNote(s map[string]any) string {
 		n = seeds(r)
 	}
 	return fmt.Sprintf("These claims reflect this run's protocol (%v iterations, %s), not the paper's (3000, 10): "+
-		"records holds the runs at the paper's.", it, n)
+		"records/ holds the runs at the paper's.", it, n)
 }
 
 // claimsTable renders checked claims, nil when there are none.

@@ -169,7 +169,7 @@ func TestTable5StoreResumes(t *testing.T) {
 }
 
 // TestRunawayOnStoredCurves runs train.CheckRunaway over the stored 3000-iteration training curves
-// of records (every table's jobs/): it stops exactly the three MNIST VAIS trainings with the
+// of records/ (every table's jobs/): it stops exactly the three MNIST VAIS trainings with the
 // paper's gradient, which diverged with finite values (-ELBO up to 29738 per image), and none of
 // the others.
 func TestRunawayOnStoredCurves(t *testing.T) {

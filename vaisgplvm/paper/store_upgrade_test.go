@@ -24,9 +24,9 @@ import (
 // A format-1 file's key is its training's identity (the same hash jobKey computes first), so the
 // new key is storeKey(that key, the built-in dataset's annotation). The files on record are in git,
 // whose hashes vouch for their bytes; a program never upgrades a user's store (loadJob retrains).
-var upgradeStores = flag.Bool("upgrade-stores", false, "rewrite records's format-1 stores in the current format")
+var upgradeStores = flag.Bool("upgrade-stores", false, "rewrite the format-1 stores in records/ in the current format")
 
-// protocolStores lists the stored trainings and fits of records (every table's jobs/).
+// protocolStores lists the stored trainings and fits of records/ (every table's jobs/).
 func protocolStores(t *testing.T) []string {
 	var files []string
 	err := filepath.WalkDir("../../records", func(path string, d os.DirEntry, err error) error {
@@ -70,7 +70,7 @@ func annotationOf(t *testing.T, name string) string {
 	return data.AnnotationSHA256(a)
 }
 
-// TestProtocolStoresSealed: every stored training and fit on record in records is sealed,
+// TestProtocolStoresSealed: every stored training and fit on record in records/ is sealed,
 // decodes, is of the current format and is filed under its own key.
 func TestProtocolStoresSealed(t *testing.T) {
 	files := protocolStores(t)

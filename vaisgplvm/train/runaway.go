@@ -16,7 +16,7 @@ const RunawayBlock = 100
 // counts as diverged: the progress is the median -ELBO per point of the first RunawayBlock
 // iterations minus the best (lowest) block mean so far, and the run stops when a block's mean
 // exceeds that best by more than RunawayShare times it (and by more than RunawayZ standard
-// errors). Calibrated on the 71 stored 3000-iteration curves of records (Frey, MNIST, oil
+// errors). Calibrated on the 71 stored 3000-iteration curves of records/ (Frey, MNIST, oil
 // flow, wine; every method): healthy runs give back at most 0.021 of their progress, the three
 // MNIST VAIS trainings that diverged with finite values 0.63, 12.3 and 57.8.
 const RunawayShare = 0.25

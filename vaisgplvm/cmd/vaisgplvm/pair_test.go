@@ -13,7 +13,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
 )
 
-// TestPairProtocolTables runs pair on two of the tables on record in records (Frey, VAIS
+// TestPairProtocolTables runs pair on two of the tables on record in records/ (Frey, VAIS
 // K 25 of table2/ against IWVI K 80 of table2-iwvi-k80/, seeds 1-3 in common) and checks its JSON
 // against the paired differences computed here from the two files' per-seed values with gonum's
 // mean and standard deviation, to 1e-9: the values docs/results.md quotes (+50.7 ± 5.1, 0/3).
