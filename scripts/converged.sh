@@ -35,7 +35,7 @@ run() { # dataset method seed tag [flags...]
   mkdir -p "$record/$ds-$method$tag-seed$seed"
   cp "$dir/metrics.json" "$dir/curve.csv" "$record/$ds-$method$tag-seed$seed/"
   # The summary (table.md, table.json) follows the folders.
-  VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/paper -run TestConvergedSummary >/dev/null \
+  VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/study/paper -run TestConvergedSummary >/dev/null \
     || echo "converged.sh: the summary was not rewritten (go test failed): run it again by hand" >&2
 }
 

@@ -28,7 +28,7 @@ build)
   work=$(mktemp -d)
   for pkg in $(go list ./vaisgplvm/...); do
     rel=${pkg#github.com/vaisgplvm/vaisgplvm/}
-    case "$rel" in vaisgplvm/metrics | vaisgplvm/plots) continue ;; esac
+    case "$rel" in vaisgplvm/metrics | vaisgplvm/study/plots) continue ;; esac
     name=$(echo "$rel" | tr / _)
     CGO_ENABLED=1 go test -c -tags xla -ldflags="-s -w" -o "$work/$name.test" "./$rel"
     [ -f "$work/$name.test" ] && echo "$name -> $rel" >&2

@@ -5,7 +5,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 

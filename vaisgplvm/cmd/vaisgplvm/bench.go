@@ -12,9 +12,9 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/protocol"
 )
 
 func runBench(args []string) error {

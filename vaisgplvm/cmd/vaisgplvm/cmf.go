@@ -10,10 +10,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/cmf"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
 
 // runCMF trains GP-LVM-CMF and its baselines on frey or mnist and compares them on held-out

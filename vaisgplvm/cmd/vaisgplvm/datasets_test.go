@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/cmf"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
 
 // TestTrainImageDatasets: train runs on Frey and MNIST from the embedded data with Table 4's

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
 
 // runEvidence estimates the local evidence of a checkpoint (package evidence) and its bounds' gaps

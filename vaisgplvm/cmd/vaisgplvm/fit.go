@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/protocol"
 )
 
 // fitToData fits the size flags (--m, --q, --batch) to the data's N points and D columns

@@ -13,7 +13,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/protocol"
 )
 
 // TestImageDefaults: the image preset of protocol.Training (K 25, shared q(u) root, VAIS's

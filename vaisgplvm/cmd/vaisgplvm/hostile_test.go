@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/rundir"
 )
 
 // TestMain lets a test run the command itself as a subprocess (VAISGPLVM_TEST_MAIN=1: the test

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
 
 func runInfer(args []string) error {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
 
 // TestKernelOverride runs the command as a process under each matrix-kernel family this build can

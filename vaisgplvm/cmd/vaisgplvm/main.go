@@ -24,8 +24,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
 
 const usageLine = "usage: vaisgplvm train|reproduce|bench|infer|evidence|cmf|pair [flags]; vaisgplvm COMMAND -h lists a command's flags"

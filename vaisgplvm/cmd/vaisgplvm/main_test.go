@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/protocol"
 )
 
 // TestBadUsageExitsTwo: every bad flag value is a one-line error with exit status 2, before any

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/rundir"
 )
 
 // wrote says on stderr where a finished run's files went: "wrote DIR: a, b, c".

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/paper"
 )
 
 // runPair prints the seed-paired differences between a method of one reproduced table and a

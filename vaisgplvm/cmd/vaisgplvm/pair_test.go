@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/paper"
 )
 
 // TestPairProtocolTables runs pair on two of the tables on record in records/ (Frey, VAIS

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
 
 // finishedFiles returns the sha256 of every file of a finished run in dir but the bookkeeping

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/rundir"
 )
 
 // storeRun is a small reproduce --table 1 on ownData's file (40 points, labels): its arguments with

@@ -13,17 +13,17 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/reproduce"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/reproduce"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 	backends "github.com/gomlx/compute"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/protocol"
 )
 
 // bindTableFlags binds the flags of the tables' own options (paper.TableOptions' `flag` tags), each

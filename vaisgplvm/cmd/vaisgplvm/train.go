@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 

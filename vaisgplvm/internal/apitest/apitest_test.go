@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/baselines"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/protocol"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/baselines"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/protocol"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 

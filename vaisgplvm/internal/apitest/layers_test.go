@@ -48,7 +48,7 @@ func TestLayers(t *testing.T) {
 				continue
 			}
 			for _, d := range deps {
-				if strings.HasPrefix(d, "github.com/janpfeifer/gonb") && p != "vaisgplvm/nb" {
+				if strings.HasPrefix(d, "github.com/janpfeifer/gonb") && p != "vaisgplvm/study/nb" {
 					t.Errorf("%s imports GoNB (only nb may)", p)
 				}
 				if !strings.HasPrefix(d, module) {
@@ -88,7 +88,7 @@ func TestLayers(t *testing.T) {
 		}
 	}
 	// A plain training never reaches the paper's tables: the command hands table runs a converter.
-	if _, ok := goList(t, root, "-deps", "-f", "{{.ImportPath}}", "./vaisgplvm/experiment")[module+"vaisgplvm/paper"]; ok {
+	if _, ok := goList(t, root, "-deps", "-f", "{{.ImportPath}}", "./vaisgplvm/study/experiment")[module+"vaisgplvm/study/paper"]; ok {
 		t.Errorf("experiment depends on paper (go list -deps); it must not")
 	}
 }

@@ -9,12 +9,12 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/cmf"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/evidence"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/experiment"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/cmf"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/evidence"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/paper"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/rundir"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/paper"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/rundir"
 )
 
 // sketchTable is the result of a table registered from outside package paper.

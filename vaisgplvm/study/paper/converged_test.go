@@ -1,0 +1,176 @@
+package paper
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReadConvergedRecord reads the record in the repository and checks one run's figures against
+// its metrics.json as stored.
+func TestReadConvergedRecord(t *testing.T) {
+	runs, err := ReadConverged(filepath.Join("..", "..", "..", "records", "converged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range runs {
+		if r.Dataset == "oilflow" && r.Run == "iwvi" && r.Seed == 1 {
+			found = true
+			if r.NegELBO != -11.10190837938734 || !r.Converged || r.Iterations != 2000 || r.MCNegELBO != -11.105968052540799 {
+				t.Fatalf("oilflow-iwvi-seed1 read as %+v", r)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("oilflow-iwvi-seed1 not among the runs read")
+	}
+}
+
+// TestConvergedTable groups two seeds of one run and one of another and checks the cells.
+func TestConvergedTable(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "metrics.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("oilflow-mf-seed1", `{"convergence":{"neg_elbo_per_point":-11,"converged":false,"seconds":10},"metrics":{"neg_elbo_per_point":-11,"mse":1e-5}}`)
+	write("oilflow-mf-seed2", `{"convergence":{"neg_elbo_per_point":-12,"converged":true,"seconds":30},"metrics":{"neg_elbo_per_point":-12,"mse":3e-5}}`)
+	write("oilflow-vais-fixedeta-seed1", `{"convergence":{"neg_elbo_per_point":-10,"converged":true,"seconds":5},"metrics":{"neg_elbo_per_point":-10,"mse":1e-5}}`)
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ReadConverged(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := ConvergedTable("t", runs)
+	if len(tab.Rows) != 2 {
+		t.Fatalf("rows %v, want 2", tab.Rows)
+	}
+	// Two seeds: mean -11.5, sd sqrt(0.5), t(0.975, 1) = 12.7062 -> half-width 6.353.
+	got := strings.Join(tab.Rows[0], "|")
+	if want := "oilflow|mf|1,2|-11.500 ± 6.353|-11.500 ± 6.353|-|1 of 2|20|2e-05"; got != want {
+		t.Fatalf("row %q, want %q", got, want)
+	}
+	if got := strings.Join(tab.Rows[1][:7], "|"); got != "oilflow|vais-fixedeta|1|-10.000|-10.000|1.000 (0/1 tighter)|1 of 1" {
+		t.Fatalf("row %q", got)
+	}
+	write("wine-mf-seed1", `{"metrics":{}}`)
+	if _, err := ReadConverged(dir); err == nil || !strings.Contains(err.Error(), "no convergence record") {
+		t.Fatalf("a run without a convergence record: err %v", err)
+	}
+}
+
+// TestEqualCostTable: the first window is the mean of a run's first curve rows, its seconds the
+// share of the run's seconds; a cell counts the common seeds on which the row's first window is
+// below the column's converged value; MF and runs without a curve are left out.
+func TestEqualCostTable(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, metrics string, curve []float64) {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "metrics.json"), []byte(metrics), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if curve == nil {
+			return
+		}
+		b := "iteration,neg_elbo_per_point\n"
+		for i, v := range curve {
+			b += fmt.Sprintf("%d,%g\n", i+1, v)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "curve.csv"), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conv := func(end, secs float64, iters int) string {
+		return fmt.Sprintf(`{"convergence":{"neg_elbo_per_point":%g,"converged":true,"seconds":%g,"iterations":%d},"metrics":{"neg_elbo_per_point":%g}}`, end, secs, iters, end)
+	}
+	write("oilflow-mf-seed1", conv(-11, 100, 3), []float64{-1, -5, -11})
+	write("oilflow-iwvi-seed1", conv(-11.2, 40, 4), []float64{-11.1, -11.1, -11.2, -11.2}) // first window -11.15, 40 s
+	write("oilflow-vais-seed1", conv(-10.9, 80, 4), []float64{-10.8, -10.8, -10.9, -10.9})
+	write("oilflow-iwvi-seed2", conv(-11.0, 20, 2), []float64{-10.0, -11.0}) // first -10.5: not below vais's -10.95
+	write("oilflow-vais-seed2", conv(-10.95, 20, 2), []float64{-10.9, -11.0})
+	write("oilflow-uha-seed1", conv(-10.9, 10, 2), nil)
+	runs, err := ReadConverged(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := EqualCostTable("t", runs)
+	if got := strings.Join(tab.Header, "|"); got != "run|first window: -ELBO per point|its median seconds|below iwvi's end|below vais's end" {
+		t.Fatalf("header %q", got)
+	}
+	// iwvi: first windows -11.15 (seed 1, 40 s) and -10.5 (seed 2, 20 s); below vais's ends -10.9
+	// and -10.95 on seed 1 only.
+	if got := strings.Join(tab.Rows[0], "|"); !strings.HasPrefix(got, "iwvi|-10.825 ± ") || !strings.HasSuffix(got, "|30|-|1/2") {
+		t.Errorf("iwvi row %q", got)
+	}
+	if got := strings.Join(tab.Rows[1], "|"); !strings.HasSuffix(got, "|0/2|-") {
+		t.Errorf("vais row %q", got)
+	}
+}
+
+// TestConvergedSummary fails when records/converged/table.md or table.json is not what the
+// runs there generate (VAISGPLVM_UPDATE_DOCS=1 rewrites them).
+func TestConvergedSummary(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "records", "converged")
+	md, js, err := ConvergedSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]byte{"table.md": []byte(md), "table.json": js} {
+		path := filepath.Join(dir, name)
+		if os.Getenv("VAISGPLVM_UPDATE_DOCS") == "1" {
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("records/converged/%s is stale: rewrite it with VAISGPLVM_UPDATE_DOCS=1 go test ./vaisgplvm/study/paper -run TestConvergedSummary", name)
+		}
+	}
+	if !strings.Contains(md, "| oilflow | iwvi |") {
+		t.Fatalf("no oil-flow IWVI row in\n%s", md)
+	}
+}
+
+// TestReadmeVerdictsFromRecord: every paired figure "X ± Y (k/n tighter)" in the README's verdict
+// table is a cell of records/converged/table.md, so the README cannot state a converged
+// verdict the record does not hold (rewrite the README when the record changes).
+func TestReadmeVerdictsFromRecord(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile(filepath.Join("..", "..", "..", "records", "converged", "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, verdicts, ok := strings.Cut(string(readme), "## What we find")
+	if !ok {
+		t.Fatal("README.md has no \"What we find\" section")
+	}
+	figures := regexp.MustCompile(`-?[0-9.]+ ± [0-9.]+ \([0-9]+/[0-9]+ tighter\)`).FindAllString(verdicts, -1)
+	if len(figures) == 0 {
+		t.Fatal("README.md's verdict table cites no converged figure")
+	}
+	for _, f := range figures {
+		if !strings.Contains(string(table), f) {
+			t.Errorf("README.md cites %q, which records/converged/table.md does not hold", f)
+		}
+	}
+}
