@@ -21,6 +21,7 @@
 package ais
 
 import (
+	"context"
 	"fmt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"math"
@@ -201,9 +202,10 @@ func stage(progress func(string, int, int), name string) func(int, int) {
 	return func(done, total int) { progress(name, done, total) }
 }
 
-// Estimate runs the pilot and then o.Runs independent runs for every target.
-// Errors: a backend failure, or a non-finite log weight (the likelihood or the step sizes failed).
-func (s *Sampler) Estimate(o Options) (*Result, error) {
+// Estimate runs the pilot and then o.Runs independent runs for every target. A cancelled ctx stops
+// it between two temperatures. Errors: a backend failure, a non-finite log weight (the likelihood
+// or the step sizes failed), or ctx's error (wrapped) when it was cancelled.
+func (s *Sampler) Estimate(ctx context.Context, o Options) (*Result, error) {
 	if o.Runs == 1 || o.Runs < 0 || o.Temps < 0 {
 		return nil, fmt.Errorf("ais: %d runs and %d temperatures: want at least 2 runs (for a standard error) and 1 temperature, or 0 for the defaults", o.Runs, o.Temps)
 	}
@@ -226,12 +228,12 @@ func (s *Sampler) Estimate(o Options) (*Result, error) {
 	var etas [][]float64
 	for p := 0; p < o.PilotPasses; p++ {
 		var err error
-		if etas, _, _, err = s.run(betas, etas, 2, (o.Seed^0x9e3779b97f4a7c15)+uint64(p), o.Accept); err != nil {
+		if etas, _, _, err = s.run(ctx, betas, etas, 2, (o.Seed^0x9e3779b97f4a7c15)+uint64(p), o.Accept); err != nil {
 			return nil, fmt.Errorf("ais: pilot run %d: %w", p+1, err)
 		}
 	}
 	s.progress = stage(o.Progress, "main")
-	_, logW, accept, err := s.run(betas, etas, o.Runs, o.Seed, 0)
+	_, logW, accept, err := s.run(ctx, betas, etas, o.Runs, o.Seed, 0)
 	s.progress = nil
 	if err != nil {
 		return nil, fmt.Errorf("ais: %w", err)
@@ -321,8 +323,9 @@ func LogMeanExpSE(v []float64) (float64, float64) {
 // step sizes [T][B]: with etas nil they start at 0.5 and follow each target's acceptance along the
 // path toward target (the first pass); with etas given, each temperature's is moved by its own
 // acceptance (a further pass). With target 0 the etas are used as they are (the main runs). It
-// also returns the log weights [B][r] and the mean acceptance.
-func (s *Sampler) run(betas []float64, etas [][]float64, r int, seed uint64, target float64) ([][]float64, [][]float64, float64, error) {
+// also returns the log weights [B][r] and the mean acceptance. It checks ctx before every
+// temperature.
+func (s *Sampler) run(ctx context.Context, betas []float64, etas [][]float64, r int, seed uint64, target float64) ([][]float64, [][]float64, float64, error) {
 	b, q, dt := s.t.B, s.t.Q, s.t.DType
 	rng := rand.New(rand.NewPCG(seed, 0xa15))
 	h := vars.Normal(rng, r, b, q) // exact draws of pi_0 = N(0, I)
@@ -340,6 +343,9 @@ func (s *Sampler) run(betas []float64, etas [][]float64, r int, seed uint64, tar
 	var used [][]float64
 	accSum := 0.0
 	for t := 1; t < len(betas); t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, 0, fmt.Errorf("stopped at temperature %d of %d: %w", t, len(betas)-1, err)
+		}
 		if s.progress != nil {
 			s.progress(t, len(betas)-1)
 		}

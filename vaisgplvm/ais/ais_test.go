@@ -1,6 +1,8 @@
 package ais
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -75,7 +77,7 @@ func TestAgainstClosedForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Estimate(Options{Temps: 300, Runs: 8, Seed: 3})
+	res, err := s.Estimate(context.Background(), Options{Temps: 300, Runs: 8, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestAgainstClosedForm(t *testing.T) {
 	if res.Accept < 0.3 || res.Accept > 0.95 {
 		t.Errorf("acceptance %.3f, want near the pilot's 0.65", res.Accept)
 	}
-	few, err := s.Estimate(Options{Temps: 3, Runs: 8, Seed: 3})
+	few, err := s.Estimate(context.Background(), Options{Temps: 3, Runs: 8, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +114,7 @@ func TestBetas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Estimate(Options{Betas: Linear(300), Runs: 8, Seed: 3})
+	res, err := s.Estimate(context.Background(), Options{Betas: Linear(300), Runs: 8, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ func TestBetas(t *testing.T) {
 			t.Errorf("target %d, linear schedule: AIS %.4f ± %.4f, exact %.4f", b, res.LogZ[b], res.LogZSE[b], exact)
 		}
 	}
-	one, err := s.Estimate(Options{Betas: []float64{0, 1}, Runs: 4000, Seed: 5})
+	one, err := s.Estimate(context.Background(), Options{Betas: []float64{0, 1}, Runs: 4000, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ func TestBetas(t *testing.T) {
 	}
 	for _, bad := range []Options{{Betas: []float64{0.1, 1}}, {Betas: []float64{0, 0.9}}, {Betas: []float64{0, 0.5, 0.5, 1}},
 		{Betas: []float64{0, 1}, Temps: 5}, {Betas: []float64{0}}} {
-		if _, err := s.Estimate(bad); err == nil {
+		if _, err := s.Estimate(context.Background(), bad); err == nil {
 			t.Errorf("schedule %v with %d temperatures accepted", bad.Betas, bad.Temps)
 		}
 	}
@@ -164,11 +166,11 @@ func TestPilotPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, err := s.Estimate(Options{Betas: Linear(5), Runs: 8, Seed: 2})
+	one, err := s.Estimate(context.Background(), Options{Betas: Linear(5), Runs: 8, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eight, err := s.Estimate(Options{Betas: Linear(5), Runs: 8, Seed: 2, PilotPasses: 12})
+	eight, err := s.Estimate(context.Background(), Options{Betas: Linear(5), Runs: 8, Seed: 2, PilotPasses: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,12 +263,12 @@ func TestProgress(t *testing.T) {
 	o := Options{Temps: 7, Runs: 2, Seed: 3, Progress: func(stage string, done, total int) {
 		calls = append(calls, fmt.Sprintf("%s %d/%d", stage, done, total))
 	}}
-	with, err := s.Estimate(o)
+	with, err := s.Estimate(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Progress = nil
-	without, err := s.Estimate(o)
+	without, err := s.Estimate(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,5 +277,29 @@ func TestProgress(t *testing.T) {
 	}
 	if with.LogZ[0] != without.LogZ[0] {
 		t.Errorf("log Z %g with progress, %g without", with.LogZ[0], without.LogZ[0])
+	}
+}
+
+// TestEstimateStopsOnCancel: a cancelled context stops Estimate before its next temperature, with
+// an error that wraps context.Canceled and says where it stopped; a live one runs to the end.
+func TestEstimateStopsOnCancel(t *testing.T) {
+	lg := newLinearGaussian(2, 5, 3, 0.05, 7)
+	s, err := New(lg.target())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	steps := 0
+	o := Options{Temps: 50, Runs: 2, Seed: 1, Progress: func(stage string, done, total int) {
+		if steps++; stage == "main" && done == 10 {
+			cancel()
+		}
+	}}
+	_, err = s.Estimate(ctx, o)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "temperature 11 of 50") {
+		t.Errorf("cancelled at the main run's 10th temperature: %v, want context.Canceled at temperature 11", err)
+	}
+	if _, err := s.Estimate(context.Background(), Options{Temps: 50, Runs: 2, Seed: 1}); err != nil {
+		t.Errorf("a live context: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package ais_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -29,7 +30,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := s.Estimate(ais.Options{Temps: 1000, Runs: 16, Seed: 1})
+	res, err := s.Estimate(context.Background(), ais.Options{Temps: 1000, Runs: 16, Seed: 1})
 	if err != nil {
 		panic(err)
 	}

@@ -79,8 +79,9 @@ func (r *Result) ScoreMissingExact(truth [][]float64, ex *train.Exact) (*train.M
 
 // Latents fits q0 for the rows of x [N*, D] (mask [N*, D], 1 = observed, or nil) under the trained
 // model of tr. Errors: wrong number of columns, non-finite observed values, a row with no
-// observed entry, or a failure of the optimisation (reported with its iteration).
-func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, error) {
+// observed entry, a failure of the optimisation (reported with its iteration), ctx's error (the
+// fit stops between two steps when ctx is cancelled).
+func Latents(ctx context.Context, tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, error) {
 	if err := tr.Ready(); err != nil {
 		return nil, fmt.Errorf("infer: %w", err)
 	}
@@ -128,7 +129,7 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 	if err := vars.CopyFrozen(tr.Ctx, ft.Ctx, isModelScope); err != nil {
 		return nil, err
 	}
-	if err := ft.Run(context.Background(), opt.Iters, train.RunOptions{}); err != nil {
+	if err := ft.Run(ctx, opt.Iters, train.RunOptions{}); err != nil {
 		return nil, fmt.Errorf("infer: %w", err)
 	}
 	ev, err := ft.Evaluate(3, nil)
@@ -145,7 +146,7 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 		res.Recon = ev.Recon
 	}
 	if opt.Exact {
-		if res.Exact, res.Recon, err = exactRecon(tr, ft, ev, mask, opt.Seed); err != nil {
+		if res.Exact, res.Recon, err = exactRecon(ctx, tr, ft, ev, mask, opt.Seed); err != nil {
 			return nil, err
 		}
 	}
@@ -155,12 +156,12 @@ func Latents(tr *train.Trainer, x, mask [][]float64, opt Options) (*Result, erro
 // exactRecon returns the validated exact conditional on tr's complete rows (their latents from a
 // one-draw evaluation) for rows damaged as mask's are, and the mixture means of ft's points
 // under it.
-func exactRecon(tr, ft *train.Trainer, ev *train.Evaluation, mask [][]float64, seed uint64) (*train.Exact, [][]float64, error) {
+func exactRecon(ctx context.Context, tr, ft *train.Trainer, ev *train.Evaluation, mask [][]float64, seed uint64) (*train.Exact, [][]float64, error) {
 	trainEv, err := tr.Evaluate(1, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("infer: the training rows' latents: %w", err)
 	}
-	ex, err := ValidatedComplete(tr, trainEv, ExactValidation{Hide: hiddenShare(mask), Seed: seed})
+	ex, err := ValidatedComplete(ctx, tr, trainEv, ExactValidation{Hide: hiddenShare(mask), Seed: seed})
 	if err != nil {
 		return nil, nil, err
 	}

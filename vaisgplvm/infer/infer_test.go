@@ -57,7 +57,7 @@ func TestInferPlacesNewPointsNearTheirLatents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, err := infer.Latents(tr, xTest, nil, infer.Options{Iters: 200})
+		full, err := infer.Latents(context.Background(), tr, xTest, nil, infer.Options{Iters: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestInferPlacesNewPointsNearTheirLatents(t *testing.T) {
 				mask[i] = []float64{0, 1, 1, 0}
 			}
 		}
-		part, err := infer.Latents(tr, xTest, mask, infer.Options{Iters: 200})
+		part, err := infer.Latents(context.Background(), tr, xTest, mask, infer.Options{Iters: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,12 +142,12 @@ func TestInferRejectsBadInput(t *testing.T) {
 		"no data":     {nil, nil},
 	}
 	for name, c := range cases {
-		if _, err := infer.Latents(tr, c.x, c.mask, infer.Options{Iters: 1}); err == nil || !strings.HasPrefix(err.Error(), "infer:") {
+		if _, err := infer.Latents(context.Background(), tr, c.x, c.mask, infer.Options{Iters: 1}); err == nil || !strings.HasPrefix(err.Error(), "infer:") {
 			t.Errorf("%s: error %v, want an infer: error", name, err)
 		}
 	}
 	// A NaN in a missing entry is fine.
-	if _, err := infer.Latents(tr, [][]float64{{1, math.NaN(), 3, 4}}, [][]float64{{1, 0, 1, 1}}, infer.Options{Iters: 1}); err != nil {
+	if _, err := infer.Latents(context.Background(), tr, [][]float64{{1, math.NaN(), 3, 4}}, [][]float64{{1, 0, 1, 1}}, infer.Options{Iters: 1}); err != nil {
 		t.Errorf("NaN at a masked entry: %v", err)
 	}
 }

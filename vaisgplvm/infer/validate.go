@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -28,8 +29,8 @@ type ExactValidation struct {
 // remaining rows (train.Trainer.ValidateExactNoise). The returned conditional uses every row.
 // The validation rows were training rows, so the global parameters saw them whole: the chosen
 // noise is, if anything, small. Errors: a share outside its range, fewer than 10 rows, and those
-// of NewExact, Latents and ValidateExactNoise.
-func ValidatedExact(tr *train.Trainer, x, h [][]float64, o ExactValidation) (*train.Exact, error) {
+// of NewExact, Latents (ctx stops its fit) and ValidateExactNoise.
+func ValidatedExact(ctx context.Context, tr *train.Trainer, x, h [][]float64, o ExactValidation) (*train.Exact, error) {
 	if o.Share == 0 {
 		o.Share = 0.1
 	}
@@ -60,7 +61,7 @@ func ValidatedExact(tr *train.Trainer, x, h [][]float64, o ExactValidation) (*tr
 	if err != nil {
 		return nil, fmt.Errorf("infer: validated exact conditional: %w", err)
 	}
-	res, err := Latents(tr, damaged, mask, Options{Iters: o.Iters, Seed: o.Seed, Init: init})
+	res, err := Latents(ctx, tr, damaged, mask, Options{Iters: o.Iters, Seed: o.Seed, Init: init})
 	if err != nil {
 		return nil, err
 	}
@@ -73,12 +74,12 @@ func ValidatedExact(tr *train.Trainer, x, h [][]float64, o ExactValidation) (*tr
 // ValidatedComplete is ValidatedExact on the fully observed rows of tr's data at their
 // reconstruction latents ev.Latent [N, Q]: the conditional that imputes tr's own damaged rows.
 // Errors: those of ValidatedExact.
-func ValidatedComplete(tr *train.Trainer, ev *train.Evaluation, o ExactValidation) (*train.Exact, error) {
+func ValidatedComplete(ctx context.Context, tr *train.Trainer, ev *train.Evaluation, o ExactValidation) (*train.Exact, error) {
 	x, h, err := tr.CompleteRows(ev)
 	if err != nil {
 		return nil, err
 	}
-	return ValidatedExact(tr, x, h, o)
+	return ValidatedExact(ctx, tr, x, h, o)
 }
 
 // ScoreExact scores the entries tr's mask hides against truth [N, D] (train.Trainer.ScoreMissingExact,
@@ -86,7 +87,7 @@ func ValidatedComplete(tr *train.Trainer, ev *train.Evaluation, o ExactValidatio
 // hyperparameters (trained) and refitted with a validated predictive noise (validated;
 // ValidatedComplete with o). When only the validation fails, the trained scores come back with
 // its error.
-func ScoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, o ExactValidation) (trained, validated *train.MissingScores, err error) {
+func ScoreExact(ctx context.Context, tr *train.Trainer, truth [][]float64, ev *train.Evaluation, o ExactValidation) (trained, validated *train.MissingScores, err error) {
 	ex, err := tr.CompleteExact(ev, train.ExactOptions{})
 	if err != nil {
 		return nil, nil, err
@@ -94,7 +95,7 @@ func ScoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, o Ex
 	if trained, err = tr.ScoreMissingExact(truth, ev, ex); err != nil {
 		return nil, nil, err
 	}
-	val, err := ValidatedComplete(tr, ev, o)
+	val, err := ValidatedComplete(ctx, tr, ev, o)
 	if err != nil {
 		return trained, nil, err
 	}

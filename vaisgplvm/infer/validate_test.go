@@ -39,7 +39,7 @@ func TestValidatedExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := infer.ValidatedExact(tr, xTrain, ev.Latent, infer.ExactValidation{Hide: 0.5, Iters: 100})
+	ex, err := infer.ValidatedExact(context.Background(), tr, xTrain, ev.Latent, infer.ExactValidation{Hide: 0.5, Iters: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestValidatedExact(t *testing.T) {
 			x[i][j], mask[i][j] = 0, 0
 		}
 	}
-	res, err := infer.Latents(tr, x, mask, infer.Options{Iters: 100})
+	res, err := infer.Latents(context.Background(), tr, x, mask, infer.Options{Iters: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestValidatedExact(t *testing.T) {
 	}
 	// Latents with Exact: its reconstruction of the hidden entries is the mixture ScoreMissingExact
 	// scores under the conditional it returns
-	ex2, err := infer.Latents(tr, x, mask, infer.Options{Iters: 100, Exact: true})
+	ex2, err := infer.Latents(context.Background(), tr, x, mask, infer.Options{Iters: 100, Exact: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +99,11 @@ func TestValidatedExact(t *testing.T) {
 	if got := sse / float64(cnt); math.Abs(got-sc2.MSEPredictive) > 1e-12 || ex2.Exact == nil || !ex2.Exact.Refitted {
 		t.Errorf("Latents with Exact: reconstruction MSE %.10g, scored %.10g (conditional %v)", got, sc2.MSEPredictive, ex2.Exact != nil)
 	}
-	if _, err := infer.Latents(tr, x, mask, infer.Options{Iters: 1, Exact: true, SingleLatent: true}); err == nil {
+	if _, err := infer.Latents(context.Background(), tr, x, mask, infer.Options{Iters: 1, Exact: true, SingleLatent: true}); err == nil {
 		t.Error("Exact with SingleLatent should be refused")
 	}
 	for _, o := range []infer.ExactValidation{{Hide: 0}, {Hide: 1}, {Hide: 0.5, Share: 0.6}} {
-		if _, err := infer.ValidatedExact(tr, xTrain, ev.Latent, o); err == nil {
+		if _, err := infer.ValidatedExact(context.Background(), tr, xTrain, ev.Latent, o); err == nil {
 			t.Errorf("%+v: want an error", o)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"os"
 	"time"
@@ -58,7 +59,7 @@ func runEvidence(args []string) error {
 	defer interrupt.OnSignal("evidence", *out)()
 	run := experiment.CheckpointRun{Checkpoint: *ckpt, Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainData: *trainData,
 		Provenance: experiment.Provenance(append([]string{"evidence"}, args...))}
-	sum, dir, err := experiment.RunEvidence(run, opt, !*noFigures)
+	sum, dir, err := experiment.RunEvidence(context.Background(), run, opt, !*noFigures)
 	if err != nil {
 		return err
 	}

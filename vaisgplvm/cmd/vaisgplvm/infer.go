@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -42,7 +43,7 @@ func runInfer(args []string) error {
 	defer interrupt.OnSignal("infer", *out)()
 	run := experiment.CheckpointRun{Checkpoint: *ckpt, Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainData: *trainData,
 		Provenance: experiment.Provenance(append([]string{"infer"}, args...))}
-	sum, dir, err := experiment.RunInfer(run, experiment.InferOptions{Data: *dataPath,
+	sum, dir, err := experiment.RunInfer(context.Background(), run, experiment.InferOptions{Data: *dataPath,
 		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr, SingleLatent: *single, Exact: *exact}, Warn: printWarning})
 	if err != nil {
 		return err

@@ -110,13 +110,31 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 			return err
 		}, "no backend"},
 		{"zero Trainer", func() error { return (&train.Trainer{}).Run(context.Background(), 1, train.RunOptions{}) }, "no model"},
-		{"infer.Latents(nil trainer)", func() error { _, err := infer.Latents(nil, good, nil, infer.Options{}); return err }, "nil Trainer"},
+		{"infer.Latents(nil trainer)", func() error {
+			_, err := infer.Latents(context.Background(), nil, good, nil, infer.Options{})
+			return err
+		}, "nil Trainer"},
 		{"infer.Latents(mask 0.5)", func() error {
-			_, err := infer.Latents(tr, good[:2], [][]float64{{1, 0.5, 1}, {1, 1, 1}}, infer.Options{})
+			_, err := infer.Latents(context.Background(), tr, good[:2], [][]float64{{1, 0.5, 1}, {1, 1, 1}}, infer.Options{})
 			return err
 		}, "0.5"},
-		{"evidence.Estimate(nil)", func() error { _, err := evidence.Estimate(nil, evidence.Options{}); return err }, "nil Trainer"},
-		{"evidence.Estimate(one run)", func() error { _, err := evidence.Estimate(tr, evidence.Options{Temps: 3, Runs: 1}); return err }, "runs >= 2"},
+		{"evidence.Estimate(nil)", func() error { _, err := evidence.Estimate(context.Background(), nil, evidence.Options{}); return err }, "nil Trainer"},
+		{"evidence.Estimate(one run)", func() error {
+			_, err := evidence.Estimate(context.Background(), tr, evidence.Options{Temps: 3, Runs: 1})
+			return err
+		}, "runs >= 2"},
+		{"evidence.Estimate(cancelled)", func() error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := evidence.Estimate(ctx, tr, evidence.Options{Temps: 3, Runs: 2})
+			return err
+		}, "context canceled"},
+		{"infer.Latents(cancelled)", func() error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := infer.Latents(ctx, tr, good[:2], nil, infer.Options{Iters: 5})
+			return err
+		}, "interrupted"},
 		{"evidence.Decompose(0 draws)", func() error { _, err := evidence.Decompose(tr, nil, 0); return err }, "0 noise draws"},
 		{"evidence.Decompose(nil)", func() error { _, err := evidence.Decompose(nil, nil, 5); return err }, "nil Trainer"},
 		{"baselines.PCA(ragged)", func() error { _, _, err := baselines.PCA([][]float64{{1, 2}, {3}}, 1); return err }, "row 2"},

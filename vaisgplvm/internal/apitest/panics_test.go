@@ -52,7 +52,10 @@ func TestLibraryNeverPanics(t *testing.T) {
 		{"ScheduleLab.TrainedDamping(nil)", "zero value", func() error { return zero(nilLab.TrainedDamping() == nil, "TrainedDamping") }},
 		{"ScheduleLab.Evaluate(nil)", "nil", func() error { _, err := nilLab.Evaluate(experiment.LabSetting{}); return err }},
 		{"rundir.Dir.Close(nil)", "zero value", func() error { nilDir.Close(); return zero(true, "") }},
-		{"experiment.Evidence(nil)", "nil Trainer", func() error { _, err := experiment.Evidence(nil, experiment.EvidenceOptions{}); return err }},
+		{"experiment.Evidence(nil)", "nil Trainer", func() error {
+			_, err := experiment.Evidence(context.Background(), nil, experiment.EvidenceOptions{})
+			return err
+		}},
 		{"experiment.NewTrainer(nil data)", "nil", func() error {
 			_, err := experiment.NewTrainer(model.DefaultConfig("mf", 2), nil, experiment.Source{}, nil)
 			return err
@@ -69,7 +72,10 @@ func TestLibraryNeverPanics(t *testing.T) {
 			_, err := experiment.Train(context.Background(), dir, tr, nil, experiment.Source{}, experiment.TrainOptions{Iters: 1})
 			return err
 		}},
-		{"experiment.Infer(nil)", "nil", func() error { _, err := experiment.Infer(nil, nil, nil, experiment.InferOptions{}); return err }},
+		{"experiment.Infer(nil)", "nil", func() error {
+			_, err := experiment.Infer(context.Background(), nil, nil, nil, experiment.InferOptions{})
+			return err
+		}},
 		{"experiment.CheckChains(nil)", "nil Trainer", func() error { return experiment.CheckChains(nil, []int{4}) }},
 		{"experiment.WriteCurve(nil dir)", "nil", func() error { return experiment.WriteCurve(nil, []float64{1}) }},
 		{"experiment.WriteCMF(nil)", "nil", func() error { return experiment.WriteCMF(nil, nil, false) }},

@@ -179,7 +179,7 @@ func TestBoundsBelowTheLikelihood(t *testing.T) {
 		}
 		exact := quadratureLogLik(t, m)
 		want := stat.Mean(exact, nil)
-		est, res, err := m.LogLikelihood(nil, ais.Options{Temps: 1000, Runs: 16, Seed: 2})
+		est, res, err := m.LogLikelihood(context.Background(), nil, ais.Options{Temps: 1000, Runs: 16, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

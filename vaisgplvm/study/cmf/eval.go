@@ -1,6 +1,7 @@
 package cmf
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -273,8 +274,9 @@ func (m *Model) Decode(z [][]float64) ([][]float64, error) {
 // LogLikelihood estimates the decoder's log p(y_i) = log ∫ p(y_i | z) N(z | 0, I) dz of the
 // points (nil: all), independent of any variational family, by annealed importance sampling from
 // the prior to the posterior (package ais). Its per-point mean carries the delta-method standard
-// error. Errors: a point out of range or a failed run.
-func (m *Model) LogLikelihood(points []int, o ais.Options) (Estimate, *ais.Result, error) {
+// error. A cancelled ctx stops it between two temperatures. Errors: a point out of range, a failed
+// run, ctx's error.
+func (m *Model) LogLikelihood(ctx context.Context, points []int, o ais.Options) (Estimate, *ais.Result, error) {
 	if points == nil {
 		for i := 0; i < m.N; i++ {
 			points = append(points, i)
@@ -296,7 +298,7 @@ func (m *Model) LogLikelihood(points []int, o ais.Options) (Estimate, *ais.Resul
 	if err != nil {
 		return Estimate{}, nil, err
 	}
-	res, err := s.Estimate(o)
+	res, err := s.Estimate(ctx, o)
 	if err != nil {
 		return Estimate{}, nil, fmt.Errorf("cmf: log-likelihood: %w", err)
 	}

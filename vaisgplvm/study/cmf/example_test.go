@@ -43,7 +43,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	ll, _, err := held.LogLikelihood(nil, ais.Options{Temps: 300, Runs: 4})
+	ll, _, err := held.LogLikelihood(context.Background(), nil, ais.Options{Temps: 300, Runs: 4})
 	if err != nil {
 		panic(err)
 	}

@@ -488,7 +488,7 @@ func evaluateFamily(ctx context.Context, o ExperimentOptions, fr *FamilyResult, 
 			fr.TestBoundAIS += fr.TestBound.Points[i] / float64(o.AISPoints)
 		}
 		var res *ais.Result
-		if fr.LogLik, res, err = held.LogLikelihood(pts, o.AIS); err != nil {
+		if fr.LogLik, res, err = held.LogLikelihood(ctx, pts, o.AIS); err != nil {
 			return err
 		}
 		fr.AISAccept = res.Accept

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
@@ -30,8 +31,9 @@ const AdjustedPilotPasses = 12
 // about sum_t (beta_t - beta_{t-1})^2 Var(f) / 2 = Var(f) / (2T) where f varies little, which is
 // also IWVI's gap with T samples, so it measures how much of an annealed chain's gap the Langevin
 // weights' mismatch costs and how much the T steps themselves.
-// Errors: a T below 1, fewer than 2 draws, ev of another model, an AIS failure.
-func Adjusted(tr *train.Trainer, ev *Result, draws int, temps []int, seed uint64) ([]BoundValue, error) {
+// A cancelled ctx stops it between two temperatures of a chain.
+// Errors: a T below 1, fewer than 2 draws, ev of another model, an AIS failure, ctx's error.
+func Adjusted(ctx context.Context, tr *train.Trainer, ev *Result, draws int, temps []int, seed uint64) ([]BoundValue, error) {
 	if err := checkArgs(tr, draws); err != nil {
 		return nil, err
 	}
@@ -55,7 +57,7 @@ func Adjusted(tr *train.Trainer, ev *Result, draws int, temps []int, seed uint64
 		if t < 1 {
 			return nil, fmt.Errorf("evidence: an adjusted chain of %d steps: want at least 1", t)
 		}
-		res, err := s.Estimate(ais.Options{Betas: ais.Linear(t), Runs: draws, Seed: seed, PilotPasses: AdjustedPilotPasses})
+		res, err := s.Estimate(ctx, ais.Options{Betas: ais.Linear(t), Runs: draws, Seed: seed, PilotPasses: AdjustedPilotPasses})
 		if err != nil {
 			return nil, fmt.Errorf("evidence: the adjusted chain of %d steps: %w", t, err)
 		}

@@ -17,8 +17,9 @@ import (
 // points averaged over draws noise draws with its gap to ev as in Decompose. The trainer is not
 // changed. It says how much of the chain's gap a learned backward kernel removes before any
 // training of the model with it. Errors: a model without an annealed chain, iters < 1, a chain
-// with per-point step sizes or App. D's rule (their state would move while fitting).
-func LearnedBackward(tr *train.Trainer, ev *Result, draws, iters int) ([]BoundValue, error) {
+// with per-point step sizes or App. D's rule (their state would move while fitting), ctx's error
+// (the fit stops when ctx is cancelled).
+func LearnedBackward(ctx context.Context, tr *train.Trainer, ev *Result, draws, iters int) ([]BoundValue, error) {
 	if err := checkArgs(tr, draws); err != nil {
 		return nil, err
 	}
@@ -49,7 +50,7 @@ func LearnedBackward(tr *train.Trainer, ev *Result, draws, iters int) ([]BoundVa
 	if err != nil {
 		return nil, err
 	}
-	if err := ft.Run(context.Background(), iters, train.RunOptions{}); err != nil {
+	if err := ft.Run(ctx, iters, train.RunOptions{}); err != nil {
 		return nil, fmt.Errorf("evidence: fitting the backward kernel: %w", err)
 	}
 	after, err := evaluate(ft, ev, draws, "mcd", fmt.Sprintf("the trained chain with a backward kernel fitted for %d steps at fixed parameters", iters))

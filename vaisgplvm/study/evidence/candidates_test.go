@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"math"
 	"testing"
 )
@@ -20,7 +21,7 @@ func TestResampledAndLearnedBackward(t *testing.T) {
 	if len(rs) != 2 || rs[0].Name != "smc" || rs[1].Name != "iwvi" {
 		t.Fatalf("resampled: %+v, want smc and IWVI at its evaluations", rs)
 	}
-	lb, err := LearnedBackward(tr, res, 20, 40)
+	lb, err := LearnedBackward(context.Background(), tr, res, 20, 40)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestResampledAndLearnedBackward(t *testing.T) {
 	if _, err := Resampled(tr, res, 20, []int{1}, 0.5); err == nil {
 		t.Error("one chain to resample: want an error")
 	}
-	if _, err := LearnedBackward(tr, res, 20, 0); err == nil {
+	if _, err := LearnedBackward(context.Background(), tr, res, 20, 0); err == nil {
 		t.Error("0 fitting steps: want an error")
 	}
 }
@@ -111,7 +112,7 @@ func TestGapOnSomePoints(t *testing.T) {
 func TestAdjusted(t *testing.T) {
 	tr := trained(t, 2, 25)
 	res, bs := decomposed(t, tr)
-	adj, err := Adjusted(tr, res, 200, []int{1}, 3)
+	adj, err := Adjusted(context.Background(), tr, res, 200, []int{1}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestAdjusted(t *testing.T) {
 	if se := math.Hypot(one.SE, bs[0].SE); math.Abs(one.NegELBO-bs[0].NegELBO) > 4*se {
 		t.Errorf("one adjusted step %.4f, q0's ELBO %.4f: more than 4 s.e. (%.4f) apart", one.NegELBO, bs[0].NegELBO, se)
 	}
-	adj, err = Adjusted(tr, res, 20, []int{5, 40}, 3)
+	adj, err = Adjusted(context.Background(), tr, res, 20, []int{5, 40}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestAdjusted(t *testing.T) {
 	if se := math.Hypot(adj[0].SE, adj[1].SE); adj[1].NegELBO > adj[0].NegELBO+4*se {
 		t.Errorf("40 steps %.4f looser than 5 steps %.4f (s.e. %.4f)", adj[1].NegELBO, adj[0].NegELBO, se)
 	}
-	if _, err := Adjusted(tr, res, 20, []int{0}, 3); err == nil {
+	if _, err := Adjusted(context.Background(), tr, res, 20, []int{0}, 3); err == nil {
 		t.Error("0 steps: want an error")
 	}
 }

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -32,7 +33,7 @@ type Convergence struct {
 
 // check runs the convergence check's estimate at temps temperatures (0: r.Temps/4, at least 1)
 // with o's other options and a seed of its own.
-func (r *Result) check(s *ais.Sampler, o ais.Options, temps int) (*Convergence, error) {
+func (r *Result) check(ctx context.Context, s *ais.Sampler, o ais.Options, temps int) (*Convergence, error) {
 	if temps == 0 {
 		temps = max(1, r.Temps/4)
 	}
@@ -43,7 +44,7 @@ func (r *Result) check(s *ais.Sampler, o ais.Options, temps int) (*Convergence, 
 	if p := o.Progress; p != nil {
 		o.Progress = func(stage string, done, total int) { p("check "+stage, done, total) }
 	}
-	est, err := s.Estimate(o)
+	est, err := s.Estimate(ctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: convergence check at %d temperatures: %w", temps, err)
 	}

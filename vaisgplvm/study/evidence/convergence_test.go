@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // than 0.05 and does not warn. CheckTemps -1 skips the check and CheckTemps >= Temps is an error.
 func TestConvergenceCheck(t *testing.T) {
 	tr := trained(t, 2, 100)
-	ref, err := Estimate(tr, Options{Temps: 2000, Runs: 8, Seed: 9})
+	ref, err := Estimate(context.Background(), tr, Options{Temps: 2000, Runs: 8, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func TestConvergenceCheck(t *testing.T) {
 			c, NotConverged(ref, 0.05))
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		res, err := Estimate(tr, Options{Temps: 32, Runs: 2, Seed: seed})
+		res, err := Estimate(context.Background(), tr, Options{Temps: 32, Runs: 2, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,11 +41,11 @@ func TestConvergenceCheck(t *testing.T) {
 			t.Errorf("seed %d: extrapolated %.3f from the reference, estimate %.3f: want less than half", seed, left, bias)
 		}
 	}
-	none, err := Estimate(tr, Options{Temps: 4, Runs: 2, Points: []int{0}, CheckTemps: -1})
+	none, err := Estimate(context.Background(), tr, Options{Temps: 4, Runs: 2, Points: []int{0}, CheckTemps: -1})
 	if err != nil || none.Check != nil {
 		t.Errorf("CheckTemps -1: check %+v, error %v; want none", none.Check, err)
 	}
-	if _, err := Estimate(tr, Options{Temps: 4, Runs: 2, Points: []int{0}, CheckTemps: 4}); err == nil {
+	if _, err := Estimate(context.Background(), tr, Options{Temps: 4, Runs: 2, Points: []int{0}, CheckTemps: 4}); err == nil {
 		t.Error("CheckTemps = Temps: no error")
 	}
 }

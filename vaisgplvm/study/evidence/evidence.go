@@ -17,6 +17,7 @@
 package evidence
 
 import (
+	"context"
 	"fmt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/memory"
 	"math"
@@ -76,9 +77,10 @@ type Result struct {
 	Check *Convergence `json:"convergence,omitempty"`
 }
 
-// Estimate runs AIS for the points of o (default all) at the trainer's current parameters.
-// Errors: a point out of range, or a non-finite weight (the model or the step sizes failed).
-func Estimate(tr *train.Trainer, o Options) (*Result, error) {
+// Estimate runs AIS for the points of o (default all) at the trainer's current parameters. A
+// cancelled ctx stops it between two temperatures. Errors: a point out of range, a non-finite
+// weight (the model or the step sizes failed), ctx's error (wrapped).
+func Estimate(ctx context.Context, tr *train.Trainer, o Options) (*Result, error) {
 	if err := tr.Ready(); err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
@@ -121,7 +123,7 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 		return nil, err
 	}
 	ao := ais.Options{Temps: o.Temps, Runs: o.Runs, Seed: o.Seed, Accept: o.Accept, Progress: o.Progress}
-	est, err := s.Estimate(ao)
+	est, err := s.Estimate(ctx, ao)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
@@ -135,7 +137,7 @@ func Estimate(tr *train.Trainer, o Options) (*Result, error) {
 	}
 	res.NegLogEvidencePerPoint, res.SE = res.perPoint(est)
 	if o.CheckTemps >= 0 {
-		if res.Check, err = res.check(s, ao, o.CheckTemps); err != nil {
+		if res.Check, err = res.check(ctx, s, ao, o.CheckTemps); err != nil {
 			return nil, err
 		}
 	}

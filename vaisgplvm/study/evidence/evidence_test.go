@@ -114,7 +114,7 @@ func TestAgainstQuadrature(t *testing.T) {
 	for _, c := range []struct{ q, grid int }{{1, 4000}, {2, 300}} {
 		tr := trained(t, c.q, 25)
 		exact := quadrature(t, tr, c.grid)
-		res, err := Estimate(tr, Options{Temps: 400, Runs: 8, Seed: 3})
+		res, err := Estimate(context.Background(), tr, Options{Temps: 400, Runs: 8, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestAboveEveryBound(t *testing.T) {
 // bounds there from 20 draws.
 func decomposed(t *testing.T, tr *train.Trainer) (*Result, []BoundValue) {
 	t.Helper()
-	res, err := Estimate(tr, Options{Temps: 300, Runs: 4})
+	res, err := Estimate(context.Background(), tr, Options{Temps: 300, Runs: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func checkBelowEvidence(t *testing.T, res *Result, b BoundValue) {
 // grows, agrees with the AIS estimate within 3 combined standard errors plus 0.02 nats per point.
 func TestAgainstLargeKImportanceSampling(t *testing.T) {
 	tr := trained(t, 2, 25)
-	res, err := Estimate(tr, Options{Temps: 400, Runs: 8, Seed: 5})
+	res, err := Estimate(context.Background(), tr, Options{Temps: 400, Runs: 8, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestStartFromQ0(t *testing.T) {
 	tr := trained(t, 2, 25)
 	exact := quadrature(t, tr, 300)
 	want := -floats.Sum(exact) / float64(len(exact))
-	res, err := Estimate(tr, Options{Temps: 400, Runs: 8, Seed: 3, Start: "q0", CheckTemps: -1})
+	res, err := Estimate(context.Background(), tr, Options{Temps: 400, Runs: 8, Seed: 3, Start: "q0", CheckTemps: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestStartFromQ0(t *testing.T) {
 		}
 	}
 	short := func(start string) float64 {
-		r, err := Estimate(tr, Options{Temps: 20, Runs: 8, Seed: 4, Start: start, CheckTemps: -1})
+		r, err := Estimate(context.Background(), tr, Options{Temps: 20, Runs: 8, Seed: 4, Start: start, CheckTemps: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -367,7 +367,7 @@ func TestStartFromQ0(t *testing.T) {
 	if !(fromQ0 < 0.5*fromPrior) {
 		t.Errorf("20 temperatures: from q0 %.4f is not below half the prior start's error %.4f", fromQ0, fromPrior)
 	}
-	if _, err := Estimate(tr, Options{Start: "posterior"}); err == nil {
+	if _, err := Estimate(context.Background(), tr, Options{Start: "posterior"}); err == nil {
 		t.Error("start posterior: want an error")
 	}
 }
@@ -378,7 +378,7 @@ func TestStartFromQ0(t *testing.T) {
 func TestRefusesMismatchedArguments(t *testing.T) {
 	a := trained(t, 2, 25)
 	b := trained(t, 2, 25, func(c *model.Config) { c.Seed = 7 })
-	res, err := Estimate(a, Options{Temps: 20, Runs: 2, Points: []int{0, 1}})
+	res, err := Estimate(context.Background(), a, Options{Temps: 20, Runs: 2, Points: []int{0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func TestRefusesMismatchedArguments(t *testing.T) {
 	if _, err := Decompose(a, res, 5); err != nil {
 		t.Errorf("Decompose with its own evidence: %v", err)
 	}
-	if _, err := Estimate(a, Options{Temps: 20, Runs: 2, Accept: math.NaN()}); err == nil || !strings.Contains(err.Error(), "acceptance target") {
+	if _, err := Estimate(context.Background(), a, Options{Temps: 20, Runs: 2, Accept: math.NaN()}); err == nil || !strings.Contains(err.Error(), "acceptance target") {
 		t.Errorf("Estimate with a NaN acceptance target: %v, want an error", err)
 	}
 	if NotConverged(nil, 0.05) != "" || Stuck(nil) != "" {

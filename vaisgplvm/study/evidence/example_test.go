@@ -40,7 +40,7 @@ func Example() {
 	if err := tr.Run(context.Background(), 60, train.RunOptions{}); err != nil {
 		panic(err)
 	}
-	ev, err := evidence.Estimate(tr, evidence.Options{Temps: 400, Runs: 8, Seed: 1})
+	ev, err := evidence.Estimate(context.Background(), tr, evidence.Options{Temps: 400, Runs: 8, Seed: 1})
 	if err != nil {
 		panic(err)
 	}

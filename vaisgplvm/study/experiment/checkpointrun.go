@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -60,14 +61,14 @@ func (c CheckpointRun) open(kind string, outputs []string, inputs map[string]str
 // opt; opt.Checkpoint is set from c), reports them on c.Log and writes evidence.json and, with
 // opt.ESSK, the ESS-gap pairs (WriteESSGap; figures too when figures) into c.Out, which it commits.
 // It returns the summary and the directory, closed (nil when it could not be opened).
-func RunEvidence(c CheckpointRun, opt EvidenceOptions, figures bool) (*EvidenceSummary, *rundir.Dir, error) {
+func RunEvidence(ctx context.Context, c CheckpointRun, opt EvidenceOptions, figures bool) (*EvidenceSummary, *rundir.Dir, error) {
 	opt.Checkpoint = c.Checkpoint
 	dir, tr, _, err := c.open("evidence", opt.Outputs(), map[string]string{})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer dir.Close()
-	sum, err := Evidence(tr, opt)
+	sum, err := Evidence(ctx, tr, opt)
 	if err != nil {
 		return nil, dir, err
 	}
@@ -89,13 +90,13 @@ func RunEvidence(c CheckpointRun, opt EvidenceOptions, figures bool) (*EvidenceS
 // RunInfer infers the latents and reconstructions of the new points opt.Data under c's checkpoint
 // (Infer; opt.Checkpoint and opt.Provenance are set from c) into c.Out. It returns the summary and
 // the directory, closed (nil when it could not be opened).
-func RunInfer(c CheckpointRun, opt InferOptions) (*InferSummary, *rundir.Dir, error) {
+func RunInfer(ctx context.Context, c CheckpointRun, opt InferOptions) (*InferSummary, *rundir.Dir, error) {
 	opt.Checkpoint, opt.Provenance = c.Checkpoint, c.Provenance
 	dir, tr, td, err := c.open("infer", InferOutputs, map[string]string{"--data": opt.Data})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer dir.Close()
-	sum, err := Infer(dir, tr, td, opt)
+	sum, err := Infer(ctx, dir, tr, td, opt)
 	return sum, dir, err
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -221,8 +222,9 @@ func tooBig(cfg model.Config, n, d int) *option.Error {
 // evaluates beside it the bounds that split the gap (evidence.Decompose, and the variants opt
 // asks for), with the warnings of bounds above the estimate or an unconverged estimate. A variant
 // that fails at run time is left out with a warning (keepGoing); an *option.Error for a setting
-// it cannot use, or a failure of the estimate or of the checkpoint's own bound, is returned.
-func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) {
+// it cannot use, or a failure of the estimate or of the checkpoint's own bound, is returned; so
+// is ctx's error, which stops the estimate between two temperatures and every variant after it.
+func Evidence(ctx context.Context, tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) {
 	if err := tr.Ready(); err != nil {
 		return nil, err
 	}
@@ -273,7 +275,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 		}
 	}
 	start := time.Now()
-	res, err := evidence.Estimate(tr, o)
+	res, err := evidence.Estimate(ctx, tr, o)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +285,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 	if sum.Bounds, err = evidence.Decompose(tr, res, opt.Draws); err != nil {
 		return nil, err
 	}
-	if err := extraBounds(sum, tr, res, opt); err != nil {
+	if err := extraBounds(ctx, sum, tr, res, opt); err != nil {
 		return nil, err
 	}
 	if !tr.Model.HasMask() {
@@ -312,7 +314,7 @@ func Evidence(tr *train.Trainer, opt EvidenceOptions) (*EvidenceSummary, error) 
 // extraBounds fills the summary's bounds beyond the checkpoint's own that opt asks for (chain
 // variants, IWVI at other K, underdamped, resampled, learned backward, adjusted chains). Each runs
 // through keepGoing: one that fails is a warning, and the evidence estimate and the others stay.
-func extraBounds(sum *EvidenceSummary, tr *train.Trainer, res *evidence.Result, opt EvidenceOptions) error {
+func extraBounds(ctx context.Context, sum *EvidenceSummary, tr *train.Trainer, res *evidence.Result, opt EvidenceOptions) error {
 	th := opt.ResampleESS
 	if th == 0 {
 		th = bounds.DefaultESSThreshold
@@ -339,11 +341,11 @@ func extraBounds(sum *EvidenceSummary, tr *train.Trainer, res *evidence.Result, 
 			return err
 		}},
 		{opt.LearnBackward > 0, "the learned backward kernel (LearnBackward)", func() (err error) {
-			sum.LearnedBackward, err = evidence.LearnedBackward(tr, res, opt.Draws, opt.LearnBackward)
+			sum.LearnedBackward, err = evidence.LearnedBackward(ctx, tr, res, opt.Draws, opt.LearnBackward)
 			return err
 		}},
 		{opt.AdjustedSteps != nil, "the adjusted chains (AdjustedSteps)", func() (err error) {
-			sum.Adjusted, err = evidence.Adjusted(tr, res, opt.Draws, opt.AdjustedSteps, opt.Seed)
+			sum.Adjusted, err = evidence.Adjusted(ctx, tr, res, opt.Draws, opt.AdjustedSteps, opt.Seed)
 			return err
 		}},
 	} {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -61,8 +62,8 @@ type InferOptions struct {
 // td, LoadCheckpoint) and writes into dir, which it commits: infer_latent_means.csv (q0 means
 // [N*, Q]), infer_latents.csv (reconstruction latents [N*, Q]), infer_reconstruction.csv ([N*, D],
 // the file's units, missing entries imputed), with missing entries the baselines' imputations
-// (column means, k nearest training rows) and infer.json.
-func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*InferSummary, error) {
+// (column means, k nearest training rows) and infer.json. ctx stops the latents' fit.
+func Infer(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*InferSummary, error) {
 	if err := needAll(dir, tr, td); err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func Infer(dir *rundir.Dir, tr *train.Trainer, td *Data, opt InferOptions) (*Inf
 	x, mask, columns := pts.X, pts.Mask, ColumnHeader(td.Dataset)
 	// A model trained on standardised data takes standardised points; its reconstruction goes back
 	// to the file's units.
-	res, err := infer.Latents(tr, td.ToModelUnits(x), mask, opt.Options)
+	res, err := infer.Latents(ctx, tr, td.ToModelUnits(x), mask, opt.Options)
 	if err != nil {
 		return nil, err
 	}

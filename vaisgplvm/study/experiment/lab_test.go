@@ -23,7 +23,7 @@ func TestScheduleLab(t *testing.T) {
 	for i := range points {
 		points[i] = i
 	}
-	ev, err := evidence.Estimate(tr, evidence.Options{Temps: 40, Runs: 2, Seed: 1, CheckTemps: -1})
+	ev, err := evidence.Estimate(context.Background(), tr, evidence.Options{Temps: 40, Runs: 2, Seed: 1, CheckTemps: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -345,7 +345,7 @@ func Train(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, sr
 			opt.Finishing()
 		}
 		saveFinal := func(t *train.Trainer) error { return t.Save(dir.File("checkpoint.gob")) }
-		met, runErr = evaluateAndWrite(dir, tr, td, src, opt, curve, saveFinal)
+		met, runErr = evaluateAndWrite(ctx, dir, tr, td, src, opt, curve, saveFinal)
 		if met != nil {
 			met.Convergence, met.ConvergenceStart, met.ConvergedFrom = conv, convStart, opt.ConvergeFrom
 		}
@@ -418,7 +418,7 @@ func keepFailed(dir *rundir.Dir, tr *train.Trainer, runErr error, saved, ckpt st
 // evaluateAndWrite evaluates the trained model and, when every value is finite, writes its
 // checkpoint (save), curve, latents, reconstruction and figures into dir. It returns the metrics
 // with the run's own warnings (TrainWarnings).
-func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions, curve []float64,
+func evaluateAndWrite(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions, curve []float64,
 	save func(*train.Trainer) error) (*Metrics, error) {
 	draws := protocol.EvaluationOf(src.Dataset, 5, tr) // as reproduce for the built-in datasets
 	ev, err := tr.Evaluate(draws, td.Labels)
@@ -434,7 +434,7 @@ func evaluateAndWrite(dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, 
 			return nil, err
 		}
 		if opt.Exact { // scored only on request
-			hiddenExact, hiddenRefit, err = infer.ScoreExact(tr, td.Truth, ev, infer.ExactValidation{Hide: protocol.HiddenShare, Seed: opt.Seed})
+			hiddenExact, hiddenRefit, err = infer.ScoreExact(ctx, tr, td.Truth, ev, infer.ExactValidation{Hide: protocol.HiddenShare, Seed: opt.Seed})
 			if err != nil && hiddenExact == nil {
 				baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact and hidden_pixels_exact_refit not computed: %v", err))
 			} else if err != nil {

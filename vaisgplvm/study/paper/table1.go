@@ -298,7 +298,7 @@ func (o opts) trainSnapshots(ctx context.Context, table int, j *job, tr *train.T
 			return err
 		}
 		if damaged != nil && o.Exact && it == snaps[len(snaps)-1] { // the last row only: its cost is minutes
-			if ev.Exact, ev.ExactRefit, err = scoreExact(tr, ds.X, ev, j.seed, o.ExactFitRows); err != nil {
+			if ev.Exact, ev.ExactRefit, err = scoreExact(ctx, tr, ds.X, ev, j.seed, o.ExactFitRows); err != nil {
 				return err
 			}
 		}
@@ -330,8 +330,8 @@ func (o opts) trainSnapshots(ctx context.Context, table int, j *job, tr *train.T
 // scoreExact scores the hidden entries under the exact GP conditional on the complete rows at
 // the trained hyperparameters, and refitted with its predictive noise validated
 // (infer.ScoreExact): its mixture's MSE and NELL.
-func scoreExact(tr *train.Trainer, truth [][]float64, ev *train.Evaluation, seed uint64, fitRows int) (trained, refit *train.Predictive, err error) {
-	ex, val, err := infer.ScoreExact(tr, truth, ev, infer.ExactValidation{Hide: protocol.HiddenShare, FitRows: fitRows, Seed: seed})
+func scoreExact(ctx context.Context, tr *train.Trainer, truth [][]float64, ev *train.Evaluation, seed uint64, fitRows int) (trained, refit *train.Predictive, err error) {
+	ex, val, err := infer.ScoreExact(ctx, tr, truth, ev, infer.ExactValidation{Hide: protocol.HiddenShare, FitRows: fitRows, Seed: seed})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -348,7 +348,7 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	if err != nil {
 		return err
 	}
-	res, err := infer.Latents(tr, s.Hidden, s.Mask, infer.Options{Iters: o.ReconIters, Seed: j.seed})
+	res, err := infer.Latents(ctx, tr, s.Hidden, s.Mask, infer.Options{Iters: o.ReconIters, Seed: j.seed})
 	if err != nil {
 		return err
 	}
@@ -366,7 +366,7 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	if err != nil {
 		return err
 	}
-	val, err := infer.ValidatedExact(tr, s.Train, ev.Latent, infer.ExactValidation{Hide: protocol.HeldOutHidden, FitRows: o.ExactFitRows, Seed: j.seed})
+	val, err := infer.ValidatedExact(ctx, tr, s.Train, ev.Latent, infer.ExactValidation{Hide: protocol.HeldOutHidden, FitRows: o.ExactFitRows, Seed: j.seed})
 	if err != nil {
 		return err
 	}
