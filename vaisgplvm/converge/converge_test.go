@@ -14,6 +14,7 @@ import (
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -55,7 +56,7 @@ func smallTrainer(t *testing.T, whitened bool) *train.Trainer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.Evaluate(1, nil); err != nil { // makes the variables
+	if _, err := eval.Evaluate(tr, 1, nil); err != nil { // makes the variables
 		t.Fatal(err)
 	}
 	raw := tr.Ctx.At("latent").GetVariable("raw_scale")
@@ -257,7 +258,7 @@ func TestFitMatchesTheModelsBound(t *testing.T) {
 		if !res.Converged || res.NegELBO >= res.Start {
 			t.Errorf("whitened %v: %+v, want converged and a higher bound", whitened, res)
 		}
-		ev, err := tr.Evaluate(40, nil)
+		ev, err := eval.Evaluate(tr, 40, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +326,7 @@ func TestStartFromAndContinue(t *testing.T) {
 	if err := StartFrom(iw, mf); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := iw.Evaluate(40, nil)
+	ev, err := eval.Evaluate(iw, 40, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +347,7 @@ func TestStartFromAndContinue(t *testing.T) {
 	if !res.Converged || res.Iterations < 3*50 || math.Abs(lr-c.LR/40) > 1e-12 {
 		t.Errorf("Continue: converged %v after %d iterations, step size %g (want converged, %g)", res.Converged, res.Iterations, lr, c.LR/40)
 	}
-	after, err := iw.Evaluate(40, nil)
+	after, err := eval.Evaluate(iw, 40, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@
 // on the model's own bound (MF, IWVI or VAIS, with the same K, eta and schedule); a* starts at the
 // trained q0 mean of the training point nearest to x* on its observed entries. The result holds
 // the fitted means, the reconstruction latents (for VAIS: the weighted chain ends of
-// train.ReconChains annealed chains) and the predicted data, missing entries included.
+// eval.ReconChains annealed chains) and the predicted data, missing entries included.
 package infer
 
 import (
@@ -17,6 +17,7 @@ import (
 
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -46,35 +47,35 @@ type Result struct {
 	Mean   [][]float64 // fitted q0 means a* [N*, Q]
 	Latent [][]float64 // reconstruction latents [N*, Q] (see package doc)
 	// Recon are the predictions [N*, D], missing entries included: the posterior predictive
-	// mixture's means sum_s w_s E[f(h_s)] over the particles (train.Predictive), or with
+	// mixture's means sum_s w_s E[f(h_s)] over the particles (eval.Predictive), or with
 	// Options.SingleLatent E[f(h*)] at the reconstruction latent.
 	Recon [][]float64
 	// Predictive is the mixture (its particles, weights and scores on the observed entries).
-	Predictive *train.Predictive
+	Predictive *eval.Predictive
 	// Exact is the exact GP conditional of Options.Exact (nil without it).
-	Exact   *train.Exact
+	Exact   *eval.Exact
 	NegELBO float64 // -(1/N*) sum_n L_n: minus the per-point bound terms (no KL(q(u)||p(u))), nats
 	// NegELBOSE is the Monte Carlo standard error of NegELBO over the evaluation's 3 noise draws
 	// (KL(q(u)||p(u)) is exact, so it is that of the full bound too).
 	NegELBOSE float64
 	Curve     []float64 // per-iteration training loss: -(sum_n L_n - KL(q(u)||p(u))) / N*
 
-	fit  *train.Trainer    // the frozen-globals trainer of the new points
-	eval *train.Evaluation // its evaluation (reconstruction latents)
+	fit  *train.Trainer   // the frozen-globals trainer of the new points
+	eval *eval.Evaluation // its evaluation (reconstruction latents)
 }
 
 // ScoreMissing scores the predictions of the entries the mask hid against truth [N*, D], with the
-// definitions of train.Trainer.ScoreMissing (MSE over hidden entries; NELL per row with a hidden
+// definitions of eval.ScoreMissing (MSE over hidden entries; NELL per row with a hidden
 // entry). An error when Latents was given no mask.
-func (r *Result) ScoreMissing(truth [][]float64) (*train.MissingScores, error) {
-	return r.fit.ScoreMissing(truth, r.eval)
+func (r *Result) ScoreMissing(truth [][]float64) (*eval.MissingScores, error) {
+	return eval.ScoreMissing(r.fit, truth, r.eval)
 }
 
 // ScoreMissingExact scores the hidden entries as ScoreMissing does, with the exact GP conditional
-// ex (train.Trainer.NewExact on the training rows at their latents) in place of the sparse one.
+// ex (eval.NewExact on the training rows at their latents) in place of the sparse one.
 // An error when Latents was given no mask.
-func (r *Result) ScoreMissingExact(truth [][]float64, ex *train.Exact) (*train.MissingScores, error) {
-	return r.fit.ScoreMissingExact(truth, r.eval, ex)
+func (r *Result) ScoreMissingExact(truth [][]float64, ex *eval.Exact) (*eval.MissingScores, error) {
+	return eval.ScoreMissingExact(r.fit, truth, r.eval, ex)
 }
 
 // Latents fits q0 for the rows of x [N*, D] (mask [N*, D], 1 = observed, or nil) under the trained
@@ -132,7 +133,7 @@ func Latents(ctx context.Context, tr *train.Trainer, x, mask [][]float64, opt Op
 	if err := ft.Run(ctx, opt.Iters, train.RunOptions{}); err != nil {
 		return nil, fmt.Errorf("infer: %w", err)
 	}
-	ev, err := ft.Evaluate(3, nil)
+	ev, err := eval.Evaluate(ft, 3, nil)
 	if err != nil {
 		return nil, fmt.Errorf("infer: %w", err)
 	}
@@ -156,8 +157,8 @@ func Latents(ctx context.Context, tr *train.Trainer, x, mask [][]float64, opt Op
 // exactRecon returns the validated exact conditional on tr's complete rows (their latents from a
 // one-draw evaluation) for rows damaged as mask's are, and the mixture means of ft's points
 // under it.
-func exactRecon(ctx context.Context, tr, ft *train.Trainer, ev *train.Evaluation, mask [][]float64, seed uint64) (*train.Exact, [][]float64, error) {
-	trainEv, err := tr.Evaluate(1, nil)
+func exactRecon(ctx context.Context, tr, ft *train.Trainer, ev *eval.Evaluation, mask [][]float64, seed uint64) (*eval.Exact, [][]float64, error) {
+	trainEv, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("infer: the training rows' latents: %w", err)
 	}
@@ -165,7 +166,7 @@ func exactRecon(ctx context.Context, tr, ft *train.Trainer, ev *train.Evaluation
 	if err != nil {
 		return nil, nil, err
 	}
-	recon, err := ft.ExactMeans(ev, ex)
+	recon, err := eval.ExactMeans(ft, ev, ex)
 	return ex, recon, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -53,7 +54,7 @@ func TestInferPlacesNewPointsNearTheirLatents(t *testing.T) {
 		if err := tr.Run(context.Background(), 300, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		trainEval, err := tr.Evaluate(1, nil)
+		trainEval, err := eval.Evaluate(tr, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

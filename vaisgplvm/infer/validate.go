@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -15,7 +16,7 @@ import (
 type ExactValidation struct {
 	Hide    float64 // share of each validation row's entries hidden, in (0, 1) (Table 2: 0.75; Table 5: 0.5)
 	Share   float64 // share of the conditioning rows held out for validation (0 = 0.1), at least 5 rows
-	FitRows int     // the refit's rows (0 = train.DefaultExactFitRows)
+	FitRows int     // the refit's rows (0 = eval.DefaultExactFitRows)
 	Iters   int     // Adam iterations fitting the validation rows' latents (0 = 300)
 	Seed    uint64  // draws the validation rows and their hidden entries (0 = 1)
 }
@@ -23,14 +24,14 @@ type ExactValidation struct {
 // ValidatedExact returns the exact GP conditional of tr's model on the fully observed rows x
 // [C, D] at their latents h [C, Q], for imputing rows that lack a share o.Hide of their entries:
 // the kernel variance, lengthscale factor and noise refitted by the exact marginal likelihood
-// (train.ExactOptions.Refit), and the predictive noise variance chosen on a validation share of
+// (eval.ExactOptions.Refit), and the predictive noise variance chosen on a validation share of
 // the rows, damaged that way, whose latents are fitted from their observed entries alone with
 // Latents (started from the nearest remaining row's latent, not their own), predicted from the
-// remaining rows (train.Trainer.ValidateExactNoise). The returned conditional uses every row.
+// remaining rows (eval.ValidateExactNoise). The returned conditional uses every row.
 // The validation rows were training rows, so the global parameters saw them whole: the chosen
 // noise is, if anything, small. Errors: a share outside its range, fewer than 10 rows, and those
 // of NewExact, Latents (ctx stops its fit) and ValidateExactNoise.
-func ValidatedExact(ctx context.Context, tr *train.Trainer, x, h [][]float64, o ExactValidation) (*train.Exact, error) {
+func ValidatedExact(ctx context.Context, tr *train.Trainer, x, h [][]float64, o ExactValidation) (*eval.Exact, error) {
 	if o.Share == 0 {
 		o.Share = 0.1
 	}
@@ -51,7 +52,7 @@ func ValidatedExact(ctx context.Context, tr *train.Trainer, x, h [][]float64, o 
 	perm := rng.Perm(len(x))
 	nv := max(5, int(o.Share*float64(len(x))))
 	xr, hr := data.Rows(x, perm[nv:]), data.Rows(h, perm[nv:])
-	fit, err := tr.NewExact(xr, hr, train.ExactOptions{Refit: true, FitRows: o.FitRows, Seed: o.Seed})
+	fit, err := eval.NewExact(tr, xr, hr, eval.ExactOptions{Refit: true, FitRows: o.FitRows, Seed: o.Seed})
 	if err != nil {
 		return nil, err
 	}
@@ -65,41 +66,41 @@ func ValidatedExact(ctx context.Context, tr *train.Trainer, x, h [][]float64, o 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := res.fit.ValidateExactNoise(truth, res.eval, fit); err != nil {
+	if _, err := eval.ValidateExactNoise(res.fit, truth, res.eval, fit); err != nil {
 		return nil, err
 	}
-	return tr.NewExact(x, h, train.ExactOptions{From: fit})
+	return eval.NewExact(tr, x, h, eval.ExactOptions{From: fit})
 }
 
 // ValidatedComplete is ValidatedExact on the fully observed rows of tr's data at their
 // reconstruction latents ev.Latent [N, Q]: the conditional that imputes tr's own damaged rows.
 // Errors: those of ValidatedExact.
-func ValidatedComplete(ctx context.Context, tr *train.Trainer, ev *train.Evaluation, o ExactValidation) (*train.Exact, error) {
-	x, h, err := tr.CompleteRows(ev)
+func ValidatedComplete(ctx context.Context, tr *train.Trainer, ev *eval.Evaluation, o ExactValidation) (*eval.Exact, error) {
+	x, h, err := eval.CompleteRows(tr, ev)
 	if err != nil {
 		return nil, err
 	}
 	return ValidatedExact(ctx, tr, x, h, o)
 }
 
-// ScoreExact scores the entries tr's mask hides against truth [N, D] (train.Trainer.ScoreMissingExact,
+// ScoreExact scores the entries tr's mask hides against truth [N, D] (eval.ScoreMissingExact,
 // ev's particles) under the exact GP conditional on tr's complete rows: at the trained
 // hyperparameters (trained) and refitted with a validated predictive noise (validated;
 // ValidatedComplete with o). When only the validation fails, the trained scores come back with
 // its error.
-func ScoreExact(ctx context.Context, tr *train.Trainer, truth [][]float64, ev *train.Evaluation, o ExactValidation) (trained, validated *train.MissingScores, err error) {
-	ex, err := tr.CompleteExact(ev, train.ExactOptions{})
+func ScoreExact(ctx context.Context, tr *train.Trainer, truth [][]float64, ev *eval.Evaluation, o ExactValidation) (trained, validated *eval.MissingScores, err error) {
+	ex, err := eval.CompleteExact(tr, ev, eval.ExactOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
-	if trained, err = tr.ScoreMissingExact(truth, ev, ex); err != nil {
+	if trained, err = eval.ScoreMissingExact(tr, truth, ev, ex); err != nil {
 		return nil, nil, err
 	}
 	val, err := ValidatedComplete(ctx, tr, ev, o)
 	if err != nil {
 		return trained, nil, err
 	}
-	validated, err = tr.ScoreMissingExact(truth, ev, val)
+	validated, err = eval.ScoreMissingExact(tr, truth, ev, val)
 	return trained, validated, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -35,7 +36,7 @@ func TestValidatedExact(t *testing.T) {
 	if err := tr.Run(context.Background(), 200, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := tr.Evaluate(1, nil)
+	ev, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -244,7 +244,7 @@ func (t *Trainer) Save(path string) error {
 		default:
 			err = fmt.Errorf("checkpoint: variable %s/%s has unsupported dtype %s", v.Scope(), v.Name(), val.DType())
 		}
-		if err == nil && !finite(sv.F64...) {
+		if err == nil && !vars.Finite(sv.F64...) {
 			err = fmt.Errorf("checkpoint: variable %s/%s holds a non-finite value; not saved (the run diverged)", v.Scope(), v.Name())
 		}
 		ck.Vars = append(ck.Vars, sv)
@@ -358,7 +358,7 @@ func (ck *checkpoint) values(ctx *mlmodel.Scope) ([]*tensors.Tensor, error) {
 	if ck.Iter < 0 || len(ck.Curve) != ck.Iter {
 		return nil, fmt.Errorf("iteration %d with a curve of %d values", ck.Iter, len(ck.Curve))
 	}
-	if !finite(ck.Curve...) {
+	if !vars.Finite(ck.Curve...) {
 		return nil, fmt.Errorf("a non-finite -ELBO in the curve")
 	}
 	vals := make([]*tensors.Tensor, len(ck.Vars))
@@ -377,7 +377,7 @@ func (ck *checkpoint) values(ctx *mlmodel.Scope) ([]*tensors.Tensor, error) {
 		if n != size {
 			return nil, fmt.Errorf("variable %s/%s holds %d values for dimensions %v", sv.Scope, sv.Name, n, sv.Dims)
 		}
-		if !finite(sv.F64...) {
+		if !vars.Finite(sv.F64...) {
 			return nil, fmt.Errorf("variable %s/%s holds a non-finite value", sv.Scope, sv.Name)
 		}
 		switch sv.DType {

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // TestLoadCheckpointBeforeConfigSplit: a checkpoint written before model.Config was split into
 // its model, bound and training parts (testdata: VAIS, Q 2, M 4, K 3, 2 chains, clip 5, Adam
-// beta2 0.99, seed 7, 4 full-batch iterations on toyData(12), data tag "toy12") still loads, with
+// beta2 0.99, seed 7, 4 full-batch iterations on toy.Data(12), data tag "toy12") still loads, with
 // its settings, iteration and curve, and training continues from it.
 func TestLoadCheckpointBeforeConfigSplit(t *testing.T) {
 	const path = "testdata/checkpoint-before-config-split.gob"
@@ -25,7 +26,7 @@ func TestLoadCheckpointBeforeConfigSplit(t *testing.T) {
 	if !cfg.Equal(want) || tag != "toy12" {
 		t.Fatalf("read %+v (data %q), want %+v (toy12)", cfg, tag, want)
 	}
-	m, err := model.New(cfg, toyData(12), nil)
+	m, err := model.New(cfg, toy.Data(12), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,5 +77,5 @@ func (t *Trainer) ClippedSteps() int {
 	if err != nil {
 		return 0
 	}
-	return int(scalar(val) + 0.5)
+	return int(vars.Scalar(val) + 0.5)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -34,7 +35,7 @@ func Example() {
 	if err := tr.Run(context.Background(), 30, train.RunOptions{}); err != nil {
 		panic(err)
 	}
-	ev, err := tr.Evaluate(3, ds.Labels) // -ELBO averaged over 3 noise draws
+	ev, err := eval.Evaluate(tr, 3, ds.Labels) // -ELBO averaged over 3 noise draws
 	if err != nil {
 		panic(err)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // execCache keeps the evaluation graphs of a trainer (and of its copies, which share it), so that
-// Evaluate, Weights and ChainPath compile once per graph and input shape, not once per call.
+// package eval's evaluations and ChainPath compile once per graph and input shape, not once per call.
 type execCache struct {
 	mu    sync.Mutex
 	execs map[execKey]*mlmodel.Exec
@@ -33,13 +33,25 @@ func graphState(m *model.Model) string {
 	return fmt.Sprintf("%+v|%+v|%+v", m.Cfg, m.Schedule, m.Step)
 }
 
-// exec returns the graph named name for the trainer's model owner, evaluating batches of m (a copy
-// of owner with other sizes, BoundGraph's inputs) with fn: built on first use, then reused.
-func (t *Trainer) exec(name string, owner, m *model.Model, fn func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node) (*mlmodel.Exec, error) {
+// CachedExec returns the graph named name for the trainer's model owner, evaluating batches of m
+// (a copy of owner with other sizes, BoundGraph's inputs) with fn: built on first use, then reused
+// (package eval's evaluations build theirs through it).
+func (t *Trainer) CachedExec(name string, owner, m *model.Model, fn func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node) (*mlmodel.Exec, error) {
 	key := execKey{name: name, model: owner, store: t.Ctx.Store(), state: graphState(m)}
 	return t.cached(key, func() (*mlmodel.Exec, error) {
 		return mlmodel.NewExec(t.Backend, t.Ctx.Store(), BoundGraph(m, fn))
 	})
+}
+
+// CachedGraphs returns the number of evaluation graphs the trainer (and its copies sharing its
+// cache) has built so far: a second call of the same evaluation adds none.
+func (t *Trainer) CachedGraphs() int {
+	if t.cache == nil {
+		return 0
+	}
+	t.cache.mu.Lock()
+	defer t.cache.mu.Unlock()
+	return len(t.cache.execs)
 }
 
 // cached returns the graph named key, built by build on first use.

@@ -11,6 +11,7 @@ import (
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -31,7 +32,7 @@ import (
 // A max over tied entries in the jitter's scale (fixed: gp.Inducing now takes the mean) made
 // autodiff differ by 1e-7 to 6e-6 relative, which this test catches.
 func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
-	x := toyData(24)
+	x := toy.Data(24)
 	mask := make([][]float64, len(x))
 	rng := rand.New(rand.NewPCG(9, 9))
 	for i := range mask {
@@ -41,7 +42,7 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 			x[i] = append([]float64(nil), x[i]...)
 		}
 	}
-	wide := wideData(x)
+	wide := toy.Wide(x)
 	for _, c := range []struct {
 		name   string
 		method string
@@ -75,7 +76,7 @@ func TestTrainingGradientMatchesFiniteDifferences(t *testing.T) {
 			case 1:
 				data, dataMask = wide, nil
 			case 2:
-				data, dataMask = withNaN(wide, wideMask(wide)), wideMask(wide)
+				data, dataMask = toy.WithNaN(wide, toy.WideMask(wide)), toy.WideMask(wide)
 			}
 			m, err := model.New(cfg, data, dataMask)
 			if err != nil {
@@ -179,55 +180,4 @@ func names(vs []*mlmodel.Variable) string {
 		s += fmt.Sprintf("%s%v ", v.Path(), v.Shape().Dimensions)
 	}
 	return s
-}
-
-// wideData maps the toy data [N, 4] to 16 dimensions through a fixed random linear map plus an
-// offset and noise: more outputs than the 5 inducing points, fully observed.
-func wideData(x [][]float64) [][]float64 {
-	rng := rand.New(rand.NewPCG(10, 10))
-	const d = 16
-	w := testutil.NormalRows(rng, len(x[0]), d, 1)
-	out := make([][]float64, len(x))
-	for n, r := range x {
-		out[n] = make([]float64, d)
-		for j := range out[n] {
-			v := 0.5 + 0.05*rng.NormFloat64()
-			for i, xi := range r {
-				if !math.IsNaN(xi) {
-					v += xi * w[i][j]
-				}
-			}
-			out[n][j] = v
-		}
-	}
-	return out
-}
-
-// wideMask hides a third of the entries of every 4th point of x (points 1, 5, 9, ...).
-func wideMask(x [][]float64) [][]float64 {
-	mask := make([][]float64, len(x))
-	for i := range mask {
-		mask[i] = make([]float64, len(x[i]))
-		for j := range mask[i] {
-			mask[i][j] = 1
-			if i%4 == 1 && (j+i)%3 == 0 {
-				mask[i][j] = 0
-			}
-		}
-	}
-	return mask
-}
-
-// withNaN returns a copy of x with NaN at the entries mask hides.
-func withNaN(x, mask [][]float64) [][]float64 {
-	out := make([][]float64, len(x))
-	for i := range x {
-		out[i] = append([]float64(nil), x[i]...)
-		for j, v := range mask[i] {
-			if v == 0 {
-				out[i][j] = math.NaN()
-			}
-		}
-	}
-	return out
 }

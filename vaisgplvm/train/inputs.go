@@ -48,12 +48,13 @@ func Inputs(m *model.Model, seed uint64, it int) Batch {
 		}
 	}
 	idx, r := m.ArrangeBatch(idx)
-	return rowsBatch(m, idx, r, rng)
+	return RowsBatch(m, idx, r, rng)
 }
 
-// rowsBatch returns the batch of points idx whose first r rows carry their mask (when the model
-// has one), with noise drawn from rng: eps0, then the chain's.
-func rowsBatch(m *model.Model, idx []int32, r int, rng *rand.Rand) Batch {
+// RowsBatch returns the batch of points idx whose first r rows carry their mask (when the model
+// has one), with noise drawn from rng: eps0, then the chain's (package eval's batches of chosen
+// points).
+func RowsBatch(m *model.Model, idx []int32, r int, rng *rand.Rand) Batch {
 	bt := Batch{X: make([][]float64, len(idx)), Idx: idx}
 	if m.HasMask() {
 		bt.Mask = make([][]float64, r)

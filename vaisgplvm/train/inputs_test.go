@@ -107,8 +107,8 @@ func TestStepInputsPrefetch(t *testing.T) {
 
 // TestBatchPlanAndGraphCache: a model without missing entries gets no mask input and a bound
 // without a chain no chain noise; a masked model's batch carries the mask of its first rows only.
-// Evaluate, Weights, ChainPath and Params build each graph once: called again they reuse it (the
-// cache does not grow) and give the same values.
+// ChainPath and Params build each graph once: called again they reuse it (the cache does not grow)
+// and give the same values (package eval's TestGraphsReused does the same for its evaluations).
 func TestBatchPlanAndGraphCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	x := testutil.NormalRows(rng, 30, 4, 1)
@@ -159,22 +159,11 @@ func TestBatchPlanAndGraphCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		calls := func() []float64 {
-			ev, err := tr.Evaluate(2, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
 			p, err := tr.Params()
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := []float64{ev.NegELBO, ev.NELL, p.NoiseVariance}
-			if c.method != "mf" {
-				w, err := tr.Weights([]int{0, 1, 2}, 4, 9)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, w.ESS)
-			}
+			out := []float64{p.NoiseVariance, p.LatentMean[0][0]}
 			if c.chain {
 				_, logW, err := tr.ChainPath(3, 5)
 				if err != nil {
@@ -191,45 +180,5 @@ func TestBatchPlanAndGraphCache(t *testing.T) {
 			t.Errorf("%s: second calls: %d cached graphs (first %d), values %v (first %v); want the same", c.method,
 				len(tr.cache.execs), n, second, first)
 		}
-	}
-}
-
-// TestGraphCacheFollowsInPlaceChanges: a model changed in place (here its step sizes scaled, as a
-// hand-tuning notebook would) gets fresh graphs: Weights then equals that of a separate copy of
-// the changed model, not the cached graph's.
-func TestGraphCacheFollowsInPlaceChanges(t *testing.T) {
-	x := testutil.NormalRows(rand.New(rand.NewPCG(6, 6)), 20, 3, 1)
-	cfg := model.DefaultConfig("vais", 2)
-	cfg.M, cfg.K, cfg.Batch = 5, 3, 10
-	m, err := model.New(cfg, x, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := New(m, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tr.Step(); err != nil {
-		t.Fatal(err)
-	}
-	idx := []int{0, 1, 2, 3}
-	before, err := tr.Weights(idx, 4, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr.Model.Step.Scale = 3 // in place
-	after, err := tr.Weights(idx, 4, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh := *tr
-	mm := *tr.Model
-	fresh.Model, fresh.cache = &mm, nil
-	want, err := fresh.Weights(idx, 4, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(after.MeanLogAccept) != fmt.Sprint(want.MeanLogAccept) || fmt.Sprint(after.MeanLogAccept) == fmt.Sprint(before.MeanLogAccept) {
-		t.Errorf("mean log acceptance before %v, after scaling eta in place %v, a fresh copy %v", before.MeanLogAccept, after.MeanLogAccept, want.MeanLogAccept)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -35,7 +36,7 @@ func relChange(a, b []float64) float64 {
 // with Adam alone (NatGrad 0) q(u) barely moves at that learning rate. SharedQSqrt is refused.
 func TestNaturalGradientQU(t *testing.T) {
 	run := func(gamma float64) (first, second []float64, curve []float64) {
-		tr := toyTrainer(t, "mf", func(c *model.Config) { c.Batch, c.Scale0, c.LR, c.NatGrad = 0, 1e-8, 1e-12, gamma })
+		tr := toy.Trainer(t, "mf", func(c *model.Config) { c.Batch, c.Scale0, c.LR, c.NatGrad = 0, 1e-8, 1e-12, gamma })
 		if err := tr.Run(context.Background(), 1, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -73,9 +73,9 @@ func (t *Trainer) Params() (*Params, error) {
 	p := &Params{
 		Lengthscales:  vars.Flat64(out[0]),
 		NoiseVariance: vars.Flat64(out[1])[0],
-		LatentMean:    matrix(out[2]),
-		LatentSD:      matrix(out[3]),
-		Z:             matrix(out[4]),
+		LatentMean:    vars.Rows(out[2]),
+		LatentSD:      vars.Rows(out[3]),
+		Z:             vars.Rows(out[4]),
 	}
 	if annealed {
 		p.Betas, p.Etas = vars.Flat64(out[5]), vars.Flat64(out[6])
@@ -102,7 +102,7 @@ func (t *Trainer) ChainPath(n int, seed uint64) (path [][]float64, logW float64,
 	}
 	m.Cfg.Samples = 1
 	rng := rand.New(rand.NewPCG(seed, 0x9a7))
-	exec, err := t.exec("chain path", t.Model, &m, func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
+	exec, err := t.CachedExec("chain path", t.Model, &m, func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
 		res, chain := m.Bound(ctx, xn, mk, id, e0, ch)
 		out := []*Node{res.LogW}
 		for _, h := range chain.Path {
@@ -113,7 +113,7 @@ func (t *Trainer) ChainPath(n int, seed uint64) (path [][]float64, logW float64,
 	if err != nil {
 		return nil, 0, fmt.Errorf("chain path: %w", err)
 	}
-	args, err := rowsBatch(&m, []int32{int32(n)}, 1, rng).Args(m.DType())
+	args, err := RowsBatch(&m, []int32{int32(n)}, 1, rng).Args(m.DType())
 	if err != nil {
 		return nil, 0, fmt.Errorf("chain path: %w", err)
 	}

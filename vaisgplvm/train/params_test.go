@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
@@ -14,7 +15,7 @@ import (
 // linear schedule k/K, eta = 0.25/K, per-point step-size factors 1 with PointEta and none
 // without).
 func TestParamsAtInitialisation(t *testing.T) {
-	tr := toyTrainer(t, "vais", nil)
+	tr := toy.Trainer(t, "vais", nil)
 	p, err := tr.Params()
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func TestParamsAtInitialisation(t *testing.T) {
 	if p.PointEtaFactors != nil {
 		t.Errorf("per-point step-size factors %v without PointEta, want nil", p.PointEtaFactors)
 	}
-	tp := toyTrainer(t, "vais", func(c *model.Config) { c.PointEta = true })
+	tp := toy.Trainer(t, "vais", func(c *model.Config) { c.PointEta = true })
 	if p, err = tp.Params(); err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +70,8 @@ func TestParamsAtInitialisation(t *testing.T) {
 // TestChainPath: the path has K+1 states; its start is a_n + L_n eps_0 with eps_0 the first Q
 // normals of PCG(seed, 0x9a7) (at initialisation L_n = Scale0 I), and the chain moves.
 func TestChainPath(t *testing.T) {
-	tr := toyTrainer(t, "vais", nil)
-	if _, _, err := toyTrainer(t, "mf", nil).ChainPath(0, 1); err == nil {
+	tr := toy.Trainer(t, "vais", nil)
+	if _, _, err := toy.Trainer(t, "mf", nil).ChainPath(0, 1); err == nil {
 		t.Error("MF has no chain: want an error")
 	}
 	if _, _, err := tr.ChainPath(30, 1); err == nil {

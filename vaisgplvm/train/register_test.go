@@ -13,7 +13,9 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -46,7 +48,7 @@ func TestRegisteredBound(t *testing.T) {
 	}
 	cfg := model.DefaultConfig("mf-mc-kl", 2)
 	cfg.M, cfg.Samples, cfg.Batch = 5, 4, 0
-	x := toyData(30)
+	x := toy.Data(30)
 	m, err := model.New(cfg, x, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -61,13 +63,13 @@ func TestRegisteredBound(t *testing.T) {
 	if !(tr.Curve[len(tr.Curve)-1] < tr.Curve[0]) {
 		t.Errorf("-ELBO went from %g to %g: want it lower", tr.Curve[0], tr.Curve[len(tr.Curve)-1])
 	}
-	mc, err := tr.Evaluate(200, nil)
+	mc, err := eval.Evaluate(tr, 200, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The same parameters under the built-in MF: swap the method and evaluate.
 	tr.Model.Cfg.Method, tr.Model.Method = "mf", mustLookup(t, "mf")
-	closed, err := tr.Evaluate(200, nil)
+	closed, err := eval.Evaluate(tr, 200, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ func TestBoundWithOwnParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { bounds.Unregister("iwvi-wide") })
-	x := toyData(30)
+	x := toy.Data(30)
 	cfg := model.DefaultConfig("iwvi-wide", 2)
 	cfg.M, cfg.K = 5, 4
 	for _, bad := range []struct {
@@ -147,12 +149,12 @@ func TestBoundWithOwnParameter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wide, err := tr.Evaluate(3, nil)
+	wide, err := eval.Evaluate(tr, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr.Model.Cfg.Method, tr.Model.Method = "iwvi", mustLookup(t, "iwvi")
-	iw, err := tr.Evaluate(3, nil)
+	iw, err := eval.Evaluate(tr, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/linalg"
@@ -132,7 +133,7 @@ func referenceModel(t *testing.T, m int) *train.Trainer {
 	t.Helper()
 	cfg := model.DefaultConfig("vais", 2)
 	cfg.M, cfg.K, cfg.Samples, cfg.Batch, cfg.LR = m, 3, 2, 0, 0.05
-	mod, err := model.New(cfg, toyData(12), nil)
+	mod, err := model.New(cfg, toy.Data(12), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package train_test
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,44 +11,15 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
-
-// toyData is N points on a noisy 1-D curve in D = 4 dimensions.
-func toyData(n int) [][]float64 {
-	rng := rand.New(rand.NewPCG(5, 5))
-	x := make([][]float64, n)
-	for i := range x {
-		t := rng.Float64()*4 - 2
-		x[i] = []float64{math.Sin(t), math.Cos(t), t, t * t / 4}
-		for j := range x[i] {
-			x[i][j] += 0.05 * rng.NormFloat64()
-		}
-	}
-	return x
-}
-
-func toyTrainer(t *testing.T, method string, mutate func(*model.Config)) *train.Trainer {
-	cfg := model.DefaultConfig(method, 2)
-	cfg.M, cfg.K, cfg.Batch = 6, 3, 10
-	if mutate != nil {
-		mutate(&cfg)
-	}
-	m, err := model.New(cfg, toyData(30), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := train.New(m, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
 
 // TestResumeIsExact: 3 iterations, a checkpoint, a fresh trainer loading it and 3 more give the
 // same curve as 6 iterations in one go (batches and noise depend only on seed and iteration),
@@ -72,15 +42,12 @@ func TestResumeIsExact(t *testing.T) {
 		if v, ok := variants[method]; ok {
 			method, mutate = method[:strings.Index(method, "+")], v
 		}
-		toyTrainer := func(t *testing.T, method string, _ func(*model.Config)) *train.Trainer {
-			return toyTrainer(t, method, mutate)
-		}
-		straight := toyTrainer(t, method, nil)
+		straight := toy.Trainer(t, method, mutate)
 		straight.NoPrefetch = true // each step's inputs built in Step: the same as prefetched ones
 		if err := straight.Run(context.Background(), 6, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		first := toyTrainer(t, method, nil)
+		first := toy.Trainer(t, method, mutate)
 		if err := first.Run(context.Background(), 3, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +55,7 @@ func TestResumeIsExact(t *testing.T) {
 		if err := first.Save(path); err != nil {
 			t.Fatal(err)
 		}
-		resumed := toyTrainer(t, method, nil)
+		resumed := toy.Trainer(t, method, mutate)
 		if err := resumed.Load(path); err != nil {
 			t.Fatal(err)
 		}
@@ -123,8 +90,8 @@ func TestResumeIsExact(t *testing.T) {
 func TestAdaptiveEtaInTraining(t *testing.T) {
 	pts := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
 	for _, eta0 := range []float64{4, 1e-3} {
-		tr := toyTrainer(t, "vais", func(c *model.Config) { c.AdaptEta, c.Eta, c.AdaptRate = true, eta0, 0.5 })
-		before, err := tr.Weights(pts, 20, 1)
+		tr := toy.Trainer(t, "vais", func(c *model.Config) { c.AdaptEta, c.Eta, c.AdaptRate = true, eta0, 0.5 })
+		before, err := eval.Weights(tr, pts, 20, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +102,7 @@ func TestAdaptiveEtaInTraining(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, err := tr.Weights(pts, 20, 1)
+		after, err := eval.Weights(tr, pts, 20, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +130,7 @@ func TestAdaptiveEtaInTraining(t *testing.T) {
 func TestClipGradOnlyActsWhenClipping(t *testing.T) {
 	// moved returns the largest relative change of the lengthscales and noise variance.
 	run := func(clip, preset float64) (curve []float64, clipped int, moved float64) {
-		tr := toyTrainer(t, "vais", func(c *model.Config) { c.ClipGrad = clip })
+		tr := toy.Trainer(t, "vais", func(c *model.Config) { c.ClipGrad = clip })
 		if preset > 0 {
 			tr.Ctx.At("gradient_clip").VariableWithValue("sq_norm", preset)
 		}
@@ -200,15 +167,15 @@ func TestClipGradOnlyActsWhenClipping(t *testing.T) {
 // TestTrainingLowersTheBound: 60 iterations of each method lower the -ELBO on the toy curve.
 func TestTrainingLowersTheBound(t *testing.T) {
 	for _, method := range model.Methods() {
-		tr := toyTrainer(t, method, nil)
-		before, err := tr.Evaluate(2, nil)
+		tr := toy.Trainer(t, method, nil)
+		before, err := eval.Evaluate(tr, 2, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := tr.Run(context.Background(), 60, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		after, err := tr.Evaluate(2, nil)
+		after, err := eval.Evaluate(tr, 2, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +192,7 @@ func TestCheckpointErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not a checkpoint"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr := toyTrainer(t, "mf", nil)
+	tr := toy.Trainer(t, "mf", nil)
 	if err := tr.Load(bad); err == nil || !strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("loading garbage: error %v, want one saying the file is corrupt", err)
 	}
@@ -236,7 +203,7 @@ func TestCheckpointErrors(t *testing.T) {
 	if err := tr.Save(good); err != nil {
 		t.Fatal(err)
 	}
-	other := toyTrainer(t, "mf", func(c *model.Config) { c.M = 5 })
+	other := toy.Trainer(t, "mf", func(c *model.Config) { c.M = 5 })
 	if err := other.Load(good); err == nil || !strings.Contains(err.Error(), "settings") {
 		t.Errorf("loading a checkpoint of other settings: error %v, want one naming the settings", err)
 	}
@@ -244,7 +211,7 @@ func TestCheckpointErrors(t *testing.T) {
 	buf, _ := os.ReadFile(good)
 	trunc := filepath.Join(dir, "trunc.gob")
 	_ = os.WriteFile(trunc, buf[:len(buf)/2], 0o644)
-	if err := toyTrainer(t, "mf", nil).Load(trunc); err == nil {
+	if err := toy.Trainer(t, "mf", nil).Load(trunc); err == nil {
 		t.Error("loading a truncated checkpoint should fail")
 	}
 }
@@ -252,7 +219,7 @@ func TestCheckpointErrors(t *testing.T) {
 // TestDivergenceStopsWithIteration: an absurd learning rate makes the bound non-finite; Run stops
 // with an error naming the iteration, and a checkpoint saved before stays loadable.
 func TestDivergenceStopsWithIteration(t *testing.T) {
-	tr := toyTrainer(t, "vais", func(c *model.Config) { c.LR = 1e4; c.Precondition = false; c.Eta = 1 })
+	tr := toy.Trainer(t, "vais", func(c *model.Config) { c.LR = 1e4; c.Precondition = false; c.Eta = 1 })
 	path := filepath.Join(t.TempDir(), "last.gob")
 	if err := tr.Save(path); err != nil {
 		t.Fatal(err)
@@ -264,7 +231,7 @@ func TestDivergenceStopsWithIteration(t *testing.T) {
 	if !strings.Contains(err.Error(), "diverged at iteration") {
 		t.Errorf("error %q should say where it diverged", err)
 	}
-	if err := toyTrainer(t, "vais", func(c *model.Config) { c.LR = 1e4; c.Precondition = false; c.Eta = 1 }).Load(path); err != nil {
+	if err := toy.Trainer(t, "vais", func(c *model.Config) { c.LR = 1e4; c.Precondition = false; c.Eta = 1 }).Load(path); err != nil {
 		t.Errorf("the checkpoint written before divergence is unreadable: %v", err)
 	}
 }
@@ -273,7 +240,7 @@ func TestDivergenceStopsWithIteration(t *testing.T) {
 // missing-entry NELL matches the likelihood's masked expected log-likelihood with the mask inverted
 // (a different code path: MaskedMarginals instead of per-output variances).
 func TestScoreMissing(t *testing.T) {
-	truth, x, mask := hiddenToy()
+	truth, x, mask := toy.Hidden()
 	cfg := model.DefaultConfig("mf", 2)
 	cfg.M = 6
 	m, err := model.New(cfg, x, mask)
@@ -287,11 +254,11 @@ func TestScoreMissing(t *testing.T) {
 	if err := tr.Run(context.Background(), 40, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := tr.Evaluate(1, nil)
+	ev, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := tr.ScoreMissing(truth, ev)
+	sc, err := eval.ScoreMissing(tr, truth, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +279,7 @@ func TestScoreMissing(t *testing.T) {
 	if want := -vars.Flat64(out)[0] / 6; math.Abs(sc.NELL-want) > 1e-8 {
 		t.Errorf("missing NELL %g, want %g", sc.NELL, want)
 	}
-	if _, err := toyTrainer(t, "mf", nil).ScoreMissing(truth, ev); err == nil {
+	if _, err := eval.ScoreMissing(toy.Trainer(t, "mf", nil), truth, ev); err == nil {
 		t.Error("a model without a mask should not score missing entries")
 	}
 }
@@ -321,11 +288,11 @@ func TestScoreMissing(t *testing.T) {
 // weights; an out-of-range point is an error. (ESS and entropy themselves are tested in metrics.)
 func TestWeights(t *testing.T) {
 	for _, method := range []string{"iwvi", "vais"} {
-		tr := toyTrainer(t, method, nil)
+		tr := toy.Trainer(t, method, nil)
 		if err := tr.Run(context.Background(), 20, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		st, err := tr.Weights([]int{0, 3, 7, 11}, 25, 1)
+		st, err := eval.Weights(tr, []int{0, 3, 7, 11}, 25, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -341,10 +308,10 @@ func TestWeights(t *testing.T) {
 			t.Errorf("%s: per-point ESS %v do not average to %g", method, st.PerPointESS, st.ESS)
 		}
 	}
-	if _, err := toyTrainer(t, "mf", nil).Weights([]int{0}, 5, 1); err == nil {
+	if _, err := eval.Weights(toy.Trainer(t, "mf", nil), []int{0}, 5, 1); err == nil {
 		t.Error("MF has no importance weights: want an error")
 	}
-	if _, err := toyTrainer(t, "iwvi", nil).Weights([]int{99}, 5, 1); err == nil {
+	if _, err := eval.Weights(toy.Trainer(t, "iwvi", nil), []int{99}, 5, 1); err == nil {
 		t.Error("an out-of-range point should be an error")
 	}
 }
@@ -353,21 +320,21 @@ func TestWeights(t *testing.T) {
 // with float64 to 1e-4 relative, and after 60 iterations its -ELBO/N to 0.1 nats and its MSE to 10%.
 func TestFloat32MatchesFloat64(t *testing.T) {
 	for _, method := range model.Methods() {
-		var evs [2][2]*train.Evaluation
+		var evs [2][2]*eval.Evaluation
 		for i, dt := range []string{"float64", "float32"} {
-			tr := toyTrainer(t, method, func(c *model.Config) { c.DType = dt })
-			before, err := tr.Evaluate(2, nil)
+			tr := toy.Trainer(t, method, func(c *model.Config) { c.DType = dt })
+			before, err := eval.Evaluate(tr, 2, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := tr.Run(context.Background(), 60, train.RunOptions{}); err != nil {
 				t.Fatalf("%s %s: %v", method, dt, err)
 			}
-			after, err := tr.Evaluate(2, nil)
+			after, err := eval.Evaluate(tr, 2, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			evs[i] = [2]*train.Evaluation{before, after}
+			evs[i] = [2]*eval.Evaluation{before, after}
 		}
 		b64, b32 := evs[0][0].NegELBO, evs[1][0].NegELBO
 		a64, a32 := evs[0][1], evs[1][1]
@@ -388,7 +355,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 func TestStepCompilesOnce(t *testing.T) {
 	for _, method := range model.Methods() {
 		for _, batch := range []int{10, 0} {
-			tr := toyTrainer(t, method, func(c *model.Config) { c.Batch = batch })
+			tr := toy.Trainer(t, method, func(c *model.Config) { c.Batch = batch })
 			if err := tr.Run(context.Background(), 4, train.RunOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -404,7 +371,7 @@ func TestStepCompilesOnce(t *testing.T) {
 // linear in K; MF's graph has matrix products too and is smaller than VAIS's.
 func TestGraphOpsGrowLinearlyInK(t *testing.T) {
 	ops := func(method string, k int) (int, int) {
-		tr := toyTrainer(t, method, func(c *model.Config) { c.K = k })
+		tr := toy.Trainer(t, method, func(c *model.Config) { c.K = k })
 		if n, _ := tr.GraphOps(); n != 0 {
 			t.Errorf("GraphOps before the first step = %d, want 0", n)
 		}
@@ -431,7 +398,7 @@ func TestGraphOpsGrowLinearlyInK(t *testing.T) {
 // by entry; an out-of-range decay is rejected.
 func TestAdamBeta2(t *testing.T) {
 	moments := func(beta2 float64) []float64 {
-		tr := toyTrainer(t, "vais", func(c *model.Config) { c.AdamBeta2 = beta2 })
+		tr := toy.Trainer(t, "vais", func(c *model.Config) { c.AdamBeta2 = beta2 })
 		if _, err := tr.Step(); err != nil {
 			t.Fatal(err)
 		}
@@ -471,7 +438,7 @@ func TestAdamBeta2(t *testing.T) {
 // TestRunEvents: Run reports every step to its observer, with the bound, the iteration, the total
 // and the step's -ELBO per point (the value appended to Curve).
 func TestRunEvents(t *testing.T) {
-	tr := toyTrainer(t, "iwvi", nil)
+	tr := toy.Trainer(t, "iwvi", nil)
 	var got []train.Event
 	if err := tr.Run(context.Background(), 3, train.RunOptions{Observe: func(e train.Event) { got = append(got, e) }}); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 // Package train fits a model.Model with Adam: full batch or mini-batches, seeded and
 // deterministic (iteration i draws its batch and noise from PCG(seed, i), so a resumed run
-// continues exactly), with a -ELBO curve, checkpoints and a progress bar.
+// continues exactly), with a -ELBO curve, checkpoints and a progress bar. Package eval evaluates
+// what it fitted (the bound, reconstructions, weights, ESS, missing entries, the exact conditional).
 package train
 
 import (
@@ -14,7 +15,6 @@ import (
 	backends "github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/core/tensors"
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 	optimizers "github.com/gomlx/gomlx/ml/train/optimizer"
 
@@ -45,7 +45,8 @@ type Trainer struct {
 	// DataTag names the training data (e.g. "oilflow" or "wine+standardized"); saved in checkpoints
 	// and checked by Load when both sides set it.
 	DataTag string
-	// ReconChains, when > 0, replaces the package default ReconChains in Evaluate.
+	// ReconChains, when > 0, replaces eval.ReconChains, the default number of reconstruction chains
+	// in eval.Evaluate.
 	ReconChains int
 	// NoRunawayCheck turns off CheckRunaway in Step: for a fit that starts at an optimum (the
 	// converge package's continuation from a converged start), which has no progress to give
@@ -163,11 +164,11 @@ func (t *Trainer) Step() (float64, error) {
 	if err != nil {
 		return math.NaN(), fmt.Errorf("iteration %d: %w", t.Iter+1, err)
 	}
-	v := scalar(out[0])
+	v := vars.Scalar(out[0])
 	if err := checkBound(t.Iter+1, v, t.Model.BoundCeiling(), t.Model.Cfg.DType); err != nil {
 		return v, err
 	}
-	if bad := scalar(out[1]); bad != 0 {
+	if bad := vars.Scalar(out[1]); bad != 0 {
 		advice, fields := fmt.Sprintf("lower the learning rate LR (now %g)", t.Model.Cfg.LR), []string{"LR"}
 		if t.Iter == 0 && math.Abs(v) > 1e10 {
 			advice, fields = "the bound was already extreme before the first update, which no learning rate changes: "+
@@ -218,7 +219,7 @@ func (t *Trainer) nonFiniteNames() string {
 		if err != nil || val == nil || !val.DType().IsFloat() {
 			continue
 		}
-		if !finite(vars.Flat64(val)...) {
+		if !vars.Finite(vars.Flat64(val)...) {
 			names = append(names, v.Path())
 		}
 	}
@@ -342,14 +343,4 @@ func (t *Trainer) SecondsPerIter() float64 {
 		return 0
 	}
 	return t.Seconds / float64(t.Iter)
-}
-
-func scalar(t *tensors.Tensor) float64 {
-	switch v := t.Value().(type) {
-	case float64:
-		return v
-	case float32:
-		return float64(v)
-	}
-	return math.NaN()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/latent"
@@ -99,9 +100,9 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 		{"model.New(Jitter +Inf)", jitter(math.Inf(1)), "Jitter"},
 		{"protocol.SubsetRows(-1)", func() error { _, _, err := protocol.SubsetRows(ds, -1, 1); return err }, "n >= 0"},
 		{"protocol.SubsetRows(nil)", func() error { _, _, err := protocol.SubsetRows(nil, 3, 1); return err }, "want a dataset"},
-		{"Evaluate(-3)", func() error { _, err := tr.Evaluate(-3, nil); return err }, "-3 noise draws"},
-		{"Evaluate(0)", func() error { _, err := tr.Evaluate(0, nil); return err }, "0 noise draws"},
-		{"Evaluate(short labels)", func() error { _, err := tr.Evaluate(1, []int{1, 2}); return err }, "2 labels for 12 points"},
+		{"Evaluate(-3)", func() error { _, err := eval.Evaluate(tr, -3, nil); return err }, "-3 noise draws"},
+		{"Evaluate(0)", func() error { _, err := eval.Evaluate(tr, 0, nil); return err }, "0 noise draws"},
+		{"Evaluate(short labels)", func() error { _, err := eval.Evaluate(tr, 1, []int{1, 2}); return err }, "2 labels for 12 points"},
 		{"nil Trainer", func() error { var n *train.Trainer; _, err := n.Step(); return err }, "nil Trainer"},
 		{"train.New(nil, nil)", func() error { _, err := train.New(nil, nil); return err }, "no model"},
 		{"train.New(model, nil)", func() error {

@@ -137,6 +137,38 @@ func Flat64(t *tensors.Tensor) []float64 {
 	return tensors.MustCopyFlatData[float64](Convert(t, dtypes.Float64))
 }
 
+// Rows returns the values of a matrix tensor [R, C] (float64 or float32) as R rows of C float64.
+func Rows(t *tensors.Tensor) [][]float64 {
+	flat := Flat64(t)
+	r, c := t.Shape().Dim(0), t.Shape().Dim(1)
+	out := make([][]float64, r)
+	for i := range out {
+		out[i] = flat[i*c : (i+1)*c]
+	}
+	return out
+}
+
+// Scalar returns the value of a scalar float64 or float32 tensor (NaN for another dtype).
+func Scalar(t *tensors.Tensor) float64 {
+	switch v := t.Value().(type) {
+	case float64:
+		return v
+	case float32:
+		return float64(v)
+	}
+	return math.NaN()
+}
+
+// Finite reports whether every value is neither NaN nor infinite.
+func Finite(values ...float64) bool {
+	for _, v := range values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // CopyFrozen copies every variable of src whose scope satisfies keep into dst (same scope and
 // name, cloned values) and marks the copies not trainable: the trained part of a model, frozen
 // while new parameters (e.g. the latents of new points) are fitted in dst.

@@ -271,7 +271,7 @@ func observedCols(mask [][]float64, i, d int) []int {
 // Impute returns a copy of x [N, D] with its missing entries (mask 0) replaced by their posterior
 // predictive means W_j E[z_n | x_O] + Mu_j, and the NELL of truth [N, D] at those entries: minus
 // the expected log-likelihood sum_j E[log N(truth_nj | W_j z_n + Mu_j, Noise)] under q(z_n), the
-// GPLVMs' NELL (train.MissingScores), averaged over the rows with a missing entry (nats per
+// GPLVMs' NELL (eval.MissingScores), averaged over the rows with a missing entry (nats per
 // damaged row). truth may be nil (nell is then 0).
 func (p *PPCA) Impute(x, mask, truth [][]float64) (imputed [][]float64, nell float64, err error) {
 	post, _, err := p.posteriors(x, mask)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/ais"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -61,7 +62,7 @@ func Adjusted(ctx context.Context, tr *train.Trainer, ev *Result, draws int, tem
 		if err != nil {
 			return nil, fmt.Errorf("evidence: the adjusted chain of %d steps: %w", t, err)
 		}
-		pb := &train.PointBounds{L: make([][]float64, draws), KLU: klu}
+		pb := &eval.PointBounds{L: make([][]float64, draws), KLU: klu}
 		for k := range pb.L {
 			pb.L[k] = make([]float64, tr.Model.N)
 			for n := range pb.L[k] {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -248,10 +249,10 @@ func Resampled(tr *train.Trainer, ev *Result, draws int, chains []int, threshold
 	return out, nil
 }
 
-// evaluate returns t's bound averaged over draws noise draws (train.Trainer.PointBounds: the
+// evaluate returns t's bound averaged over draws noise draws (eval.NewPointBounds: the
 // bound on all N points, split into its points' terms) with its gap to ev (gapTo); ev may be nil.
 func evaluate(t *train.Trainer, ev *Result, draws int, name, what string) (BoundValue, error) {
-	pb, err := t.PointBounds(draws)
+	pb, err := eval.NewPointBounds(t, draws)
 	if err != nil {
 		return BoundValue{}, fmt.Errorf("evidence: evaluating %s: %w", what, err)
 	}
@@ -260,7 +261,7 @@ func evaluate(t *train.Trainer, ev *Result, draws int, name, what string) (Bound
 
 // boundOf returns the bound of point terms pb (one row per noise draw, all N points): its -ELBO
 // per point with the draws' standard error and, with ev, its gap to the evidence (gapTo).
-func boundOf(pb *train.PointBounds, ev *Result, name, what string) BoundValue {
+func boundOf(pb *eval.PointBounds, ev *Result, name, what string) BoundValue {
 	per := make([]float64, len(pb.L))
 	for k := range per {
 		per[k] = pb.NegELBO(k)
@@ -281,7 +282,7 @@ func boundOf(pb *train.PointBounds, ev *Result, name, what string) BoundValue {
 // estimate; for a random sample of the points (ev.Sampled), which estimates the all-point gap, also
 // that of the sampling: the spread of the points' gaps over sqrt(points), finite-population
 // corrected.
-func gapTo(pb *train.PointBounds, ev *Result, negELBO, se float64) (gap, gapSE float64) {
+func gapTo(pb *eval.PointBounds, ev *Result, negELBO, se float64) (gap, gapSE float64) {
 	n := len(pb.L[0])
 	if len(ev.Points) == n {
 		return negELBO - ev.NegLogEvidencePerPoint, math.Hypot(se, ev.SE)
@@ -365,8 +366,8 @@ func checkArgs(tr *train.Trainer, draws int) error {
 	if err := tr.Ready(); err != nil {
 		return fmt.Errorf("evidence: %w", err)
 	}
-	if draws < 2 || draws > train.MaxDraws {
-		return fmt.Errorf("evidence: %d noise draws: want 2..%d (two at least, for a standard error)", draws, train.MaxDraws)
+	if draws < 2 || draws > eval.MaxDraws {
+		return fmt.Errorf("evidence: %d noise draws: want 2..%d (two at least, for a standard error)", draws, eval.MaxDraws)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distmv"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -101,7 +102,7 @@ func TestCollapsedAboveTheTrainedELBO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := tr.Evaluate(8, nil)
+	ev, err := eval.Evaluate(tr, 8, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

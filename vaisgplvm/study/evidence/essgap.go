@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -66,7 +67,7 @@ func PairESS(tr *train.Trainer, ev *Result, k int, seed uint64) ([]ESSGap, error
 	var out []ESSGap
 	m := tr.Model
 	if _, ok := m.Method.Particles(bounds.Sizes{K: m.Cfg.K, Samples: m.Cfg.Samples}, k); ok && m.Cfg.Method != "iwvi" {
-		w, err := tr.Weights(ev.Points, k, seed)
+		w, err := eval.Weights(tr, ev.Points, k, seed)
 		if err != nil {
 			return nil, fmt.Errorf("evidence: %w", err)
 		}
@@ -76,7 +77,7 @@ func PairESS(tr *train.Trainer, ev *Result, k int, seed uint64) ([]ESSGap, error
 	if err != nil {
 		return nil, err
 	}
-	w, err := q0.Weights(ev.Points, k, seed)
+	w, err := eval.Weights(q0, ev.Points, k, seed)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
@@ -84,7 +85,7 @@ func PairESS(tr *train.Trainer, ev *Result, k int, seed uint64) ([]ESSGap, error
 }
 
 // pair builds the ESSGap of weights w (of ev's points, in order).
-func pair(name string, k int, ev *Result, w *train.WeightStats) ESSGap {
+func pair(name string, k int, ev *Result, w *eval.WeightStats) ESSGap {
 	n := len(ev.Points)
 	g := ESSGap{Weights: name, K: k, Points: ev.Points, ESS: w.PerPointESS, Gap: make([]float64, n)}
 	for i := range g.Gap {

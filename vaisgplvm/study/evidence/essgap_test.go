@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 )
 
 // TestPairESS: at a trained VAIS toy model (25 points), the ESS of k = 3 weights pairs with gaps
@@ -60,7 +60,7 @@ func TestPairESS(t *testing.T) {
 // means are the hand-computed gaps of the two lowest-ESS points, and so on.
 func TestPairRanks(t *testing.T) {
 	ev := &Result{Points: []int{0, 1, 2, 3, 4, 5, 6, 7}, LogZ: make([]float64, 8)}
-	w := &train.WeightStats{PerPointESS: []float64{8, 7, 6, 5, 4, 3, 2, 1}, PerPointBound: []float64{-1, -2, -3, -4, -5, -6, -7, -8}}
+	w := &eval.WeightStats{PerPointESS: []float64{8, 7, 6, 5, 4, 3, 2, 1}, PerPointBound: []float64{-1, -2, -3, -4, -5, -6, -7, -8}}
 	g := pair("own", 8, ev, w)
 	if math.Abs(g.Kendall+1) > 1e-12 || math.Abs(g.KendallNullSD-math.Sqrt(42.0/504)) > 1e-12 {
 		t.Errorf("Kendall tau %g (want -1), null sd %g (want %g)", g.Kendall, g.KendallNullSD, math.Sqrt(42.0/504))

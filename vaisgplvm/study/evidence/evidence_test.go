@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -188,7 +189,7 @@ func TestAgainstLargeKImportanceSampling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := is.Evaluate(10, nil)
+	ev, err := eval.Evaluate(is, 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/evidence"
@@ -99,7 +100,7 @@ type EvidenceOptions struct {
 }
 
 // Check refuses, before any work, options Evidence cannot use: each an *option.Error naming the
-// field (Temps >= 1, Runs >= 2, Points >= 0 and not with Damaged, Draws 2..train.MaxDraws, Seed
+// field (Temps >= 1, Runs >= 2, Points >= 0 and not with Damaged, Draws 2..eval.MaxDraws, Seed
 // >= 1, ESSK 0 or 2..100000, Start prior or q0, CheckTemps -1, 0 or below Temps, Tolerance > 0,
 // EtaScales > 0, Chains >= 1, Dampings in [0, 1)).
 func (opt EvidenceOptions) Check() error {
@@ -112,7 +113,7 @@ func (opt EvidenceOptions) Check() error {
 		{"Temps", opt.Temps >= 1, fmt.Sprintf("Temps %d: want >= 1", opt.Temps)},
 		{"Runs", opt.Runs >= 2, fmt.Sprintf("Runs %d: want >= 2 (for a standard error)", opt.Runs)},
 		{"Points", opt.Points >= 0, fmt.Sprintf("Points %d: want >= 0 (0: all)", opt.Points)},
-		{"Draws", opt.Draws >= 2 && opt.Draws <= train.MaxDraws, fmt.Sprintf("Draws %d: want 2..%d (2 or more for a standard error)", opt.Draws, train.MaxDraws)},
+		{"Draws", opt.Draws >= 2 && opt.Draws <= eval.MaxDraws, fmt.Sprintf("Draws %d: want 2..%d (2 or more for a standard error)", opt.Draws, eval.MaxDraws)},
 		{"Seed", opt.Seed >= 1, fmt.Sprintf("Seed %d: want >= 1", opt.Seed)},
 		{"ESSK", opt.ESSK == 0 || (opt.ESSK >= 2 && opt.ESSK <= 100000), fmt.Sprintf("ESSK %d: want 0 (off) or 2..100000 weights per point", opt.ESSK)},
 		{"Damaged", !opt.Damaged || opt.Points == 0, fmt.Sprintf("Damaged chooses the points itself: leave out Points %d", opt.Points)},

@@ -15,6 +15,7 @@ import (
 	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
@@ -116,7 +117,7 @@ func TestTrainThenLoadCheckpoint(t *testing.T) {
 	if loaded.Iter != 6 || !slices.Equal(loaded.Curve, tr.Curve) {
 		t.Errorf("loaded checkpoint at iteration %d with curve %v; want 6 and %v", loaded.Iter, loaded.Curve, tr.Curve)
 	}
-	ev, err := loaded.Evaluate(5, td.Labels)
+	ev, err := eval.Evaluate(loaded, 5, td.Labels)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // ImputationBaselines are the scores of the simple imputations of the entries a model never saw,
-// to put beside its own (train.MissingScores): MSE per hidden entry, NELL per damaged row.
+// to put beside its own (eval.MissingScores): MSE per hidden entry, NELL per damaged row.
 type ImputationBaselines struct {
 	ColumnMeanMSE float64 `json:"column_mean_mse"`
 	KNNMSE        float64 `json:"knn_mse"` // protocol.KNN nearest rows

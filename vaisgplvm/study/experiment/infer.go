@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
@@ -37,7 +38,7 @@ type InferSummary struct {
 	// InferOptions.Provenance.
 	Options infer.Options `json:"options"`
 	// Exact is the exact GP conditional that made infer_reconstruction.csv (infer.Options.Exact).
-	Exact      *train.Exact   `json:"exact_conditional,omitempty"`
+	Exact      *eval.Exact    `json:"exact_conditional,omitempty"`
 	Provenance map[string]any `json:"provenance,omitempty"`
 }
 

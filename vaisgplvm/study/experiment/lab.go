@@ -9,6 +9,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -98,7 +99,7 @@ func NewScheduleLab(tr *train.Trainer, points []int, chains int, seed uint64, ev
 	if err != nil {
 		return nil, err
 	}
-	e, err := tr.Evaluate(2, nil)
+	e, err := eval.Evaluate(tr, 2, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +190,7 @@ func (l *ScheduleLab) Evaluate(s LabSetting) (*LabResult, error) {
 	if err := l.useChain(damping); err != nil {
 		return nil, err
 	}
-	w, err := l.tr.Weights(l.Points, l.Chains, l.Seed)
+	w, err := eval.Weights(l.tr, l.Points, l.Chains, l.Seed)
 	if err != nil {
 		return nil, err
 	}

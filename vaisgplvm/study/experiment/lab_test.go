@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/evidence"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
@@ -35,7 +36,7 @@ func TestScheduleLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := tr.Evaluate(8, nil)
+	e, err := eval.Evaluate(tr, 8, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestScheduleLab(t *testing.T) {
 			t.Errorf("setting %+v accepted", bad)
 		}
 	}
-	after, err := tr.Evaluate(8, nil)
+	after, err := eval.Evaluate(tr, 8, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestScheduleLabDamping(t *testing.T) {
 	if math.Abs(byHand.NegBound-ub.NegBound) > 1e-9 {
 		t.Errorf("the trained damping by hand: %.12g, the trained chain: %.12g", byHand.NegBound, ub.NegBound)
 	}
-	e, err := ut.Evaluate(8, nil)
+	e, err := eval.Evaluate(ut, 8, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

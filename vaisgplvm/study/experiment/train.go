@@ -16,6 +16,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -42,11 +43,11 @@ type Metrics struct {
 	// Converge run of another bound, which Convergence then continued with Adam on its own bound.
 	ConvergenceStart *converge.Result `json:"convergence_mf_start,omitempty"`
 	// ConvergedFrom is TrainOptions.ConvergeFrom: the checkpoint the converging fit started from.
-	ConvergedFrom  string            `json:"converged_from,omitempty"`
-	SecondsPerIter float64           `json:"seconds_per_iteration"`
-	ClippedSteps   int               `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
-	Eval           *train.Evaluation `json:"metrics"`
-	Standardized   bool              `json:"standardized"`
+	ConvergedFrom  string           `json:"converged_from,omitempty"`
+	SecondsPerIter float64          `json:"seconds_per_iteration"`
+	ClippedSteps   int              `json:"clipped_steps,omitempty"` // steps whose gradient ClipGrad clipped
+	Eval           *eval.Evaluation `json:"metrics"`
+	Standardized   bool             `json:"standardized"`
 	// MSEDataUnits is the MSE of reconstruction.csv's values over the observed entries in the
 	// data file's units, as infer.json's mse_observed; only with Standardized, and only when it is
 	// finite (values near the float64 limit overflow it).
@@ -57,16 +58,16 @@ type Metrics struct {
 	Chain          *ChainReport `json:"chain,omitempty"`
 	// Hidden scores the reconstruction of the pixels hidden by Source.HiddenSeed (frey, mnist): MSE
 	// per hidden pixel in squared pixel units of Source.Pixels, NELL in nats per damaged image.
-	Hidden *train.MissingScores `json:"hidden_pixels,omitempty"`
+	Hidden *eval.MissingScores `json:"hidden_pixels,omitempty"`
 	// HiddenBaselines score simple imputations of the same hidden pixels (column means, k-NN,
 	// validated k-NN, PPCA with the model's Q), to compare with Hidden.
 	HiddenBaselines *ImputationBaselines `json:"hidden_pixels_baselines,omitempty"`
 	// HiddenExact scores the same hidden pixels with the exact GP conditional on the complete rows
-	// at their latents (train.Trainer.ScoreMissingExact): every training image enters the
+	// at their latents (eval.ScoreMissingExact): every training image enters the
 	// prediction instead of the M inducing variables; at the trained hyperparameters and refitted
 	// with a validated predictive noise (HiddenExactRefit, infer.ValidatedExact).
-	HiddenExact      *train.MissingScores `json:"hidden_pixels_exact,omitempty"`
-	HiddenExactRefit *train.MissingScores `json:"hidden_pixels_exact_refit,omitempty"`
+	HiddenExact      *eval.MissingScores `json:"hidden_pixels_exact,omitempty"`
+	HiddenExactRefit *eval.MissingScores `json:"hidden_pixels_exact_refit,omitempty"`
 	// Warnings says what looks wrong with a run that ended normally (data of an extreme scale, a
 	// bound that got worse, a chain that never accepts); empty for a healthy run.
 	Warnings []string `json:"warnings,omitempty"`
@@ -126,7 +127,7 @@ func Chain(tr *train.Trainer, seed uint64) (*ChainReport, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	w, err := tr.Weights(idx, 4, seed)
+	w, err := eval.Weights(tr, idx, 4, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +204,11 @@ type TrainOptions struct {
 	Seed            uint64 // of the chain report's acceptance rates
 	Figures         bool   // write curve.png and the latent and ARD figures
 	// SingleLatent writes reconstruction.csv from the prediction at the single reconstruction
-	// latent (the paper's) instead of the posterior predictive mixture's means (train.Predictive).
+	// latent (the paper's) instead of the posterior predictive mixture's means (eval.Predictive).
 	SingleLatent bool
 	// Exact also scores the hidden pixels under the exact GP conditional on the complete images,
 	// at the trained hyperparameters and refitted with a validated predictive noise (metrics.json
-	// hidden_pixels_exact and hidden_pixels_exact_refit; train.Exact, infer.ValidatedExact): tens
+	// hidden_pixels_exact and hidden_pixels_exact_refit; eval.Exact, infer.ValidatedExact): tens
 	// of seconds to minutes.
 	Exact bool
 	// Converge, when not nil, fits the model to the optimum of the collapsed mean-field bound by
@@ -421,16 +422,16 @@ func keepFailed(dir *rundir.Dir, tr *train.Trainer, runErr error, saved, ckpt st
 func evaluateAndWrite(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, src Source, opt TrainOptions, curve []float64,
 	save func(*train.Trainer) error) (*Metrics, error) {
 	draws := protocol.EvaluationOf(src.Dataset, 5, tr) // as reproduce for the built-in datasets
-	ev, err := tr.Evaluate(draws, td.Labels)
+	ev, err := eval.Evaluate(tr, draws, td.Labels)
 	if err != nil {
 		return nil, err
 	}
-	var hidden *train.MissingScores
+	var hidden *eval.MissingScores
 	var hiddenBase *ImputationBaselines
-	var hiddenExact, hiddenRefit *train.MissingScores
+	var hiddenExact, hiddenRefit *eval.MissingScores
 	var baseWarn []string
 	if td.Truth != nil {
-		if hidden, err = tr.ScoreMissing(td.Truth, ev); err != nil {
+		if hidden, err = eval.ScoreMissing(tr, td.Truth, ev); err != nil {
 			return nil, err
 		}
 		if opt.Exact { // scored only on request
@@ -487,12 +488,12 @@ func writeMetrics(dir *rundir.Dir, met *Metrics) error {
 	return dir.WriteFile("metrics.json", buf)
 }
 
-// writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see train.Evaluate,
+// writeTrainOutputs writes latents.csv (the reconstruction latents [N, Q], see eval.Evaluate,
 // with the data's labels as a last column when it has them), curve.png from curve (-ELBO per point
 // per iteration),
 // reconstruction.csv (recon, the predictions [N, D], in the data's units: with missing entries,
 // their imputed values) and, with figures, curve.png, latent_<data>_<method>.png and ard_<data>_<method>.png.
-func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *train.Evaluation, recon [][]float64, curve []float64, figures bool) error {
+func writeTrainOutputs(dir *rundir.Dir, tr *train.Trainer, td *Data, ev *eval.Evaluation, recon [][]float64, curve []float64, figures bool) error {
 	if err := WriteLatents(dir, "latents.csv", ev.Latent, td.Dataset); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
@@ -36,7 +37,7 @@ func TestCheckpointTrained(t *testing.T) {
 			if err := save(experiment.Trained(tr)); err != nil {
 				return err
 			}
-			ev, err := tr.Trainer.Evaluate(2, nil)
+			ev, err := eval.Evaluate(tr.Trainer, 2, nil)
 			if err != nil {
 				return err
 			}
@@ -71,7 +72,7 @@ func TestCheckpointTrained(t *testing.T) {
 		if len(td.Damaged) == 0 {
 			t.Errorf("%s: the loaded data have no damaged images; Table 2 hides pixels", f)
 		}
-		ev, err := tr.Evaluate(2, nil)
+		ev, err := eval.Evaluate(tr, 2, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/plots"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -22,8 +23,8 @@ type artefacts struct {
 	damaged []int       // images with hidden pixels (tables 2, 3)
 	ess     []float64   // per damaged image ESS at the last snapshot (table 3)
 	// essDefs are the per damaged image ESS under the other definitions at the last snapshot
-	// (table 3; train.ESSBreakdown).
-	essDefs *train.ESSBreakdown
+	// (table 3; eval.ESSBreakdown).
+	essDefs *eval.ESSBreakdown
 }
 
 // newArtefacts keeps what the figures need from a trained job (mask: the observation mask or nil,
@@ -145,7 +146,7 @@ func pixelMax(ds *data.Dataset) float64 {
 
 // essHistograms writes Table 3's distributions (ECDFs) of the per damaged image ESS: ess_NAME.png (each
 // method's own weights, the table's ESS column) and one ess_NAME_DEFINITION.png per other
-// definition of train.ESSBreakdown (q0_samples, per_pixel, chain_increments), every method in each.
+// definition of eval.ESSBreakdown (q0_samples, per_pixel, chain_increments), every method in each.
 func essHistograms(dir, name string, js []*job) ([]string, error) {
 	var own []plots.Sample
 	defs := map[string][]plots.Sample{}

@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/rundir"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // FuzzStoredTrainingBitFlip flips one bit anywhere in a sealed stored training: readStored must
 // refuse it (never return a training), and return the training intact when nothing is flipped.
 func FuzzStoredTrainingBitFlip(f *testing.F) {
 	s := storedJob{Format: storeFormat, Key: "0123456789abcdef0123456789abcdef", Secs: 0.125, Wall: 3.5,
-		Curve: []float64{10, 8, 7.5, 7.25}, Evals: []*train.Evaluation{{NegELBO: -3.25, NegPointBound: -5}}, Backend: "Go Backend"}
+		Curve: []float64{10, 8, 7.5, 7.25}, Evals: []*eval.Evaluation{{NegELBO: -3.25, NegPointBound: -5}}, Backend: "Go Backend"}
 	var b bytes.Buffer
 	if err := gob.NewEncoder(&b).Encode(&s); err != nil {
 		f.Fatal(err)

@@ -1,11 +1,11 @@
 package paper
 
-import "github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+import "github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 
 // Imputed are one run's scores of the hidden entries beyond the single-latent MSE and NELL, nil
 // where the run did not compute them: under the posterior predictive mixture over the
-// reconstruction's particles (train.Predictive; Pred), and under that mixture with the exact GP
-// conditional in place of the sparse one (train.Exact) at the trained hyperparameters (Exact) and
+// reconstruction's particles (eval.Predictive; Pred), and under that mixture with the exact GP
+// conditional in place of the sparse one (eval.Exact) at the trained hyperparameters (Exact) and
 // refitted with a validated predictive noise (Refit; infer.ValidatedExact). Units as the row's
 // MSE and NELL.
 type Imputed struct {
@@ -29,7 +29,7 @@ type ImputedSummary struct {
 }
 
 // imputedOf returns the scores an evaluation holds.
-func imputedOf(e *train.Evaluation) Imputed {
+func imputedOf(e *eval.Evaluation) Imputed {
 	var im Imputed
 	if p := e.Predictive; p != nil {
 		im.PredMSE, im.PredNELL = &p.MSE, &p.NELL

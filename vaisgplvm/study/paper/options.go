@@ -12,6 +12,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/protocol"
@@ -156,7 +157,7 @@ func (o opts) validate(table Spec) error {
 	case o.Iters < 0 || (table.Iters > 0 && o.Iters < 1):
 		return option.Of("Iters", "Iters = %d: want >= 1", o.Iters)
 	case o.ExactFitRows < 0:
-		return option.Of("ExactFitRows", "ExactFitRows = %d: want >= 0 (0 = %d)", o.ExactFitRows, train.DefaultExactFitRows)
+		return option.Of("ExactFitRows", "ExactFitRows = %d: want >= 0 (0 = %d)", o.ExactFitRows, eval.DefaultExactFitRows)
 	case o.ReconIters < 1:
 		return option.Of("ReconIters", "ReconIters = %d: want >= 1", o.ReconIters)
 	case o.Subset != AllPoints && o.Subset < 20:

@@ -280,7 +280,7 @@ func withMadeWith(md string, s map[string]any) string {
 	return md
 }
 
-// essDefinitionsTable renders Table 3's ESS under every definition of train.ESSBreakdown.
+// essDefinitionsTable renders Table 3's ESS under every definition of eval.ESSBreakdown.
 func essDefinitionsTable(rows []Row) report.Table {
 	t := report.Table{Title: "Table 3's ESS under each definition the paper may have used (it does not say): the method's own K " +
 		"weights per damaged image (our ESS column); K importance samples of the trained q0, the same for every method; per-pixel " +

@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // Row is one line of Tables 1-3: a dataset, a method and an iteration count, with each metric's
@@ -19,9 +19,9 @@ type Row struct {
 	Runs       int        `json:"runs"`
 	NegELBO    [2]float64 `json:"neg_elbo_per_point"` // nats per point (per image in tables 2, 3)
 	// NegELBOSE is the Monte Carlo standard error of NegELBO's mean from the evaluations' noise
-	// draws: sqrt(sum_r se_r^2) / runs over the runs' own standard errors (train.Evaluation).
+	// draws: sqrt(sum_r se_r^2) / runs over the runs' own standard errors (eval.Evaluation).
 	NegELBOSE float64 `json:"neg_elbo_mc_se"`
-	// KLU is KL(q(u) || p(u)) / N, the part of NegELBO that q(u) costs (train.Evaluation.KLUPerPoint).
+	// KLU is KL(q(u) || p(u)) / N, the part of NegELBO that q(u) costs (eval.Evaluation.KLUPerPoint).
 	KLU        [2]float64  `json:"kl_u_per_point"`
 	MSE        [2]float64  `json:"mse"`            // per entry, data units squared
 	NELL       [2]float64  `json:"nell_per_point"` // nats per point (per damaged image in tables 2, 3)
@@ -33,7 +33,7 @@ type Row struct {
 	// ESS and weight entropy of K weights per damaged image (Table 3 only).
 	ESS     *[2]float64 `json:"ess,omitempty"`
 	Entropy *[2]float64 `json:"weight_entropy,omitempty"`
-	// ESSDefinitions are the mean per-image ESS under the definitions of train.ESSBreakdown (Table 3
+	// ESSDefinitions are the mean per-image ESS under the definitions of eval.ESSBreakdown (Table 3
 	// only), mean ± 2 s.e. over the seeds.
 	ESSDefinitions *ESSDefinitions `json:"ess_definitions,omitempty"`
 	// FinalRise is how much the runs' training curves still climbed over the last fifth of the
@@ -100,8 +100,8 @@ func riseOf(row *Row, curves [][]float64) {
 }
 
 // summarise returns the Row of the evaluations evs of one cell, run r with seed seeds[r].
-func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []uint64, secs float64) Row {
-	col := func(f func(*train.Evaluation) float64) [2]float64 {
+func summarise(ds, method string, iters int, evs []*eval.Evaluation, seeds []uint64, secs float64) Row {
+	col := func(f func(*eval.Evaluation) float64) [2]float64 {
 		v := make([]float64, len(evs))
 		for i, e := range evs {
 			v[i] = f(e)
@@ -119,10 +119,10 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 		}
 	}
 	row := Row{Dataset: ds, Method: method, Iterations: iters, Runs: len(evs), SecPerIter: secs,
-		NegELBO:    col(func(e *train.Evaluation) float64 { return e.NegELBO }),
-		KLU:        col(func(e *train.Evaluation) float64 { return e.KLUPerPoint }),
-		MSE:        col(func(e *train.Evaluation) float64 { return e.MSE }),
-		NELL:       col(func(e *train.Evaluation) float64 { return e.NELL }),
+		NegELBO:    col(func(e *eval.Evaluation) float64 { return e.NegELBO }),
+		KLU:        col(func(e *eval.Evaluation) float64 { return e.KLUPerPoint }),
+		MSE:        col(func(e *eval.Evaluation) float64 { return e.MSE }),
+		NELL:       col(func(e *eval.Evaluation) float64 { return e.NELL }),
 		OneNNError: oneNN(evs),
 		PerRun:     per,
 		NegELBOSE:  math.Sqrt(sumVar) / float64(len(evs)),
@@ -139,7 +139,7 @@ func summarise(ds, method string, iters int, evs []*train.Evaluation, seeds []ui
 }
 
 // oneNN summarises the 1-NN errors, nil when the data has no labels.
-func oneNN(evs []*train.Evaluation) *[2]float64 {
+func oneNN(evs []*eval.Evaluation) *[2]float64 {
 	v := make([]float64, len(evs))
 	for i, e := range evs {
 		if e.OneNNError == nil {
@@ -158,7 +158,7 @@ func meanTwoSE(v []float64) [2]float64 {
 }
 
 // ESSDefinitions are a Table 3 row's mean per-image ESS under each definition of
-// train.ESSBreakdown, mean ± 2 s.e. over the seeds (nil where a definition does not apply).
+// eval.ESSBreakdown, mean ± 2 s.e. over the seeds (nil where a definition does not apply).
 type ESSDefinitions struct {
 	Particles  *[2]float64 `json:"particles,omitempty"`  // the method's own K chains or samples (the ESS column)
 	Q0Samples  [2]float64  `json:"q0_samples"`           // K samples of the model's q0, for every method

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/rundir"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -76,9 +77,9 @@ func checkStoreOnlyOptions(o opts) error {
 type storedJob struct {
 	Format     int
 	Key        string // jobKey: the training's whole identity, hashed
-	Evals      []*train.Evaluation
-	Weights    []*train.WeightStats
-	Breakdowns []*train.ESSBreakdown
+	Evals      []*eval.Evaluation
+	Weights    []*eval.WeightStats
+	Breakdowns []*eval.ESSBreakdown
 	Secs       float64   // seconds per iteration
 	Wall       float64   // wall-clock seconds of the training and its evaluations
 	Curve      []float64 // -ELBO per point per iteration (train.Trainer.Curve)

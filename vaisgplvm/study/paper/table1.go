@@ -12,6 +12,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/anneal"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
@@ -107,17 +108,17 @@ type job struct {
 	dataset, method string
 	seed            uint64
 	cfg             model.Config
-	evals           []*train.Evaluation   // one per snapshot
-	weights         []*train.WeightStats  // one per snapshot (table 3)
-	breakdowns      []*train.ESSBreakdown // one per snapshot (table 3): the ESS under other definitions
-	secs            float64               // seconds per iteration
-	art             *artefacts            // for the figures (first seed only)
-	curve           []float64             // -ELBO per point per iteration
-	wall            float64               // wall-clock seconds of the training and its evaluations
-	stored          bool                  // read back from Trainings.Store, not trained in this run
-	key             string                // jobKey: what the store files it under
-	diverged        *DivergedRun          // the training diverged: evals holds the snapshots before it
-	backend         string                // the backend that trained it (backend.Label; "" when stored without it)
+	evals           []*eval.Evaluation   // one per snapshot
+	weights         []*eval.WeightStats  // one per snapshot (table 3)
+	breakdowns      []*eval.ESSBreakdown // one per snapshot (table 3): the ESS under other definitions
+	secs            float64              // seconds per iteration
+	art             *artefacts           // for the figures (first seed only)
+	curve           []float64            // -ELBO per point per iteration
+	wall            float64              // wall-clock seconds of the training and its evaluations
+	stored          bool                 // read back from Trainings.Store, not trained in this run
+	key             string               // jobKey: what the store files it under
+	diverged        *DivergedRun         // the training diverged: evals holds the snapshots before it
+	backend         string               // the backend that trained it (backend.Label; "" when stored without it)
 }
 
 // snapshots runs Tables 1-3: every dataset x method x seed trained to Iters, evaluated at Iters/3,
@@ -293,7 +294,7 @@ func (o opts) trainSnapshots(ctx context.Context, table int, j *job, tr *train.T
 		if err := tr.Run(ctx, it, train.RunOptions{Observe: observe}); err != nil {
 			return err
 		}
-		ev, err := tr.Evaluate(draws, ds.Labels)
+		ev, err := eval.Evaluate(tr, draws, ds.Labels)
 		if err != nil {
 			return err
 		}
@@ -303,7 +304,7 @@ func (o opts) trainSnapshots(ctx context.Context, table int, j *job, tr *train.T
 			}
 		}
 		if damaged != nil { // tables 2, 3: score the hidden pixels against their true values
-			sc, err := tr.ScoreMissing(ds.X, ev)
+			sc, err := eval.ScoreMissing(tr, ds.X, ev)
 			if err != nil {
 				return err
 			}
@@ -313,7 +314,7 @@ func (o opts) trainSnapshots(ctx context.Context, table int, j *job, tr *train.T
 			}
 		}
 		if table == 3 {
-			e, err := tr.ESSBreakdown(damaged, j.cfg.K, j.seed) // its Own are Weights(damaged, K, seed)
+			e, err := eval.NewESSBreakdown(tr, damaged, j.cfg.K, j.seed) // its Own are Weights(damaged, K, seed)
 			if err != nil {
 				return err
 			}
@@ -330,13 +331,13 @@ func (o opts) trainSnapshots(ctx context.Context, table int, j *job, tr *train.T
 // scoreExact scores the hidden entries under the exact GP conditional on the complete rows at
 // the trained hyperparameters, and refitted with its predictive noise validated
 // (infer.ScoreExact): its mixture's MSE and NELL.
-func scoreExact(ctx context.Context, tr *train.Trainer, truth [][]float64, ev *train.Evaluation, seed uint64, fitRows int) (trained, refit *train.Predictive, err error) {
+func scoreExact(ctx context.Context, tr *train.Trainer, truth [][]float64, ev *eval.Evaluation, seed uint64, fitRows int) (trained, refit *eval.Predictive, err error) {
 	ex, val, err := infer.ScoreExact(ctx, tr, truth, ev, infer.ExactValidation{Hide: protocol.HiddenShare, FitRows: fitRows, Seed: seed})
 	if err != nil {
 		return nil, nil, err
 	}
-	mixture := func(sc *train.MissingScores) *train.Predictive {
-		return &train.Predictive{MSE: sc.MSEPredictive, NELL: sc.NELLPredictive, Components: sc.Components}
+	mixture := func(sc *eval.MissingScores) *eval.Predictive {
+		return &eval.Predictive{MSE: sc.MSEPredictive, NELL: sc.NELLPredictive, Components: sc.Components}
 	}
 	return mixture(ex), mixture(val), nil
 }
@@ -427,7 +428,7 @@ func rowsOf(jobs []job, runs int, snaps []int, table int) []Row {
 			if len(cell) == 0 {
 				continue // every run diverged before it: Result.Diverged says so
 			}
-			var evs []*train.Evaluation
+			var evs []*eval.Evaluation
 			var seeds []uint64
 			secs := 0.0
 			for _, j := range cell {

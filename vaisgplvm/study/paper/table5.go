@@ -11,6 +11,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
@@ -344,7 +345,7 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	if err := tr.Run(ctx, o.Iters, train.RunOptions{Observe: o.observer(j.dataset, j.method, j.seed, o.Iters)}); err != nil {
 		return err
 	}
-	ev, err := tr.Evaluate(1, s.TrainLabels)
+	ev, err := eval.Evaluate(tr, 1, s.TrainLabels)
 	if err != nil {
 		return err
 	}
@@ -362,7 +363,7 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	if !o.Exact {
 		return nil
 	}
-	ex, err := tr.NewExact(s.Train, ev.Latent, train.ExactOptions{})
+	ex, err := eval.NewExact(tr, s.Train, ev.Latent, eval.ExactOptions{})
 	if err != nil {
 		return err
 	}
@@ -370,7 +371,7 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	if err != nil {
 		return err
 	}
-	for _, c := range []*train.Exact{ex, val} {
+	for _, c := range []*eval.Exact{ex, val} {
 		sc, err := res.ScoreMissingExact(s.Test, c)
 		if err != nil {
 			return err

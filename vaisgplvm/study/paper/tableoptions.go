@@ -133,11 +133,11 @@ type ImageOptions struct {
 	Pixels string `flag:"pixels" usage:"pixel scale, unit ([0, 1]) or raw (0-255)"`
 	// Exact also scores the hidden entries of the complete images, at the last row's iterations,
 	// under the exact GP conditional at the trained hyperparameters and refitted with a validated
-	// predictive noise (train.Exact, infer.ValidatedExact; the exact and refit columns): per
+	// predictive noise (eval.Exact, infer.ValidatedExact; the exact and refit columns): per
 	// snapshot float64 Choleskys of those rows, a refit's up to 80 of ExactFitRows rows and a
 	// latent fit of the validation rows: tens of seconds to minutes per training.
 	Exact bool `flag:"exact" usage:"also score the hidden entries under the exact GP conditional on the complete rows, at the trained hyperparameters and refitted with a validated noise (the exact and refit columns; tens of seconds to minutes per training)"`
-	// ExactFitRows is the refit's number of rows (0: train.DefaultExactFitRows).
+	// ExactFitRows is the refit's number of rows (0: eval.DefaultExactFitRows).
 	ExactFitRows int
 }
 
@@ -153,7 +153,7 @@ type Table5Options struct {
 	// Exact also scores the hidden entries of the training points under the exact GP conditional
 	// (as ImageOptions.Exact).
 	Exact bool `flag:"exact" usage:"also score the hidden entries under the exact GP conditional on the complete rows, at the trained hyperparameters and refitted with a validated noise (the exact and refit columns; tens of seconds to minutes per training)"`
-	// ExactFitRows is the refit's number of rows (0: train.DefaultExactFitRows).
+	// ExactFitRows is the refit's number of rows (0: eval.DefaultExactFitRows).
 	ExactFitRows int
 }
 

@@ -121,7 +121,7 @@ func (m *Model) Reconstruct(x, mask [][]float64, iters int) (*Reconstruction, er
 }
 
 // ScoreHidden scores the entries that mask hid (mask 0) against truth, with the same definitions as
-// the Bayesian models' train.MissingScores: MSE over hidden entries, and NELL = -(1/#rows with a
+// the Bayesian models' eval.MissingScores: MSE over hidden entries, and NELL = -(1/#rows with a
 // hidden entry) sum over hidden entries of E[log N(x | f, s^2)] = log N(x | mu, s^2) - v / (2 s^2).
 func (r *Reconstruction) ScoreHidden(truth, mask [][]float64) (mse, nell float64, entries int) {
 	rowsHit := 0

@@ -1,8 +1,10 @@
-package train
+package eval
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -24,8 +26,8 @@ const MaxExactRows = 10000
 // ScoreMissing. ex may belong to another trainer with the same trained globals (infer's
 // new-point fit, conditioned on the training rows). Errors: those of ScoreMissing, an ex of a
 // model with other sizes.
-func (t *Trainer) ScoreMissingExact(truth [][]float64, ev *Evaluation, ex *Exact) (*MissingScores, error) {
-	if err := t.checkExact(truth, ev, ex); err != nil {
+func ScoreMissingExact(t *train.Trainer, truth [][]float64, ev *Evaluation, ex *Exact) (*MissingScores, error) {
+	if err := checkExact(t, truth, ev, ex); err != nil {
 		return nil, err
 	}
 	sc, err := scoreHidden(truth, t.Model.Mask, ev, ex.predict)
@@ -37,8 +39,8 @@ func (t *Trainer) ScoreMissingExact(truth [][]float64, ev *Evaluation, ex *Exact
 }
 
 // checkExact returns ScoreMissingExact's errors about its arguments.
-func (t *Trainer) checkExact(truth [][]float64, ev *Evaluation, ex *Exact) error {
-	if err := t.checkMissing(truth, ev); err != nil {
+func checkExact(t *train.Trainer, truth [][]float64, ev *Evaluation, ex *Exact) error {
+	if err := checkMissing(t, truth, ev); err != nil {
 		return err
 	}
 	if ex.t.Model.D != t.Model.D || ex.t.Model.Cfg.Q != t.Model.Cfg.Q {
@@ -50,18 +52,18 @@ func (t *Trainer) checkExact(truth [][]float64, ev *Evaluation, ex *Exact) error
 // CompleteExact is the exact GP conditional on the complete rows C of the model's data (no entry
 // hidden) at their reconstruction latents ev.Latent[C]: NewExact(CompleteRows(ev)). Errors: those
 // of CompleteRows and NewExact.
-func (t *Trainer) CompleteExact(ev *Evaluation, o ExactOptions) (*Exact, error) {
-	x, h, err := t.CompleteRows(ev)
+func CompleteExact(t *train.Trainer, ev *Evaluation, o ExactOptions) (*Exact, error) {
+	x, h, err := CompleteRows(t, ev)
 	if err != nil {
 		return nil, err
 	}
-	return t.NewExact(x, h, o)
+	return NewExact(t, x, h, o)
 }
 
 // CompleteRows returns the rows C of the model's data with no entry hidden, X_C [|C|, D], and their
 // reconstruction latents ev.Latent[C] [|C|, Q]. Errors: latents of another length, no complete row.
-func (t *Trainer) CompleteRows(ev *Evaluation) (x, h [][]float64, err error) {
-	if err := t.check(); err != nil {
+func CompleteRows(t *train.Trainer, ev *Evaluation) (x, h [][]float64, err error) {
+	if err := t.Ready(); err != nil {
 		return nil, nil, err
 	}
 	if len(ev.Latent) != t.Model.N {
@@ -120,7 +122,7 @@ type Exact struct {
 	FitRows   int     `json:"fit_rows,omitempty"`
 	NegLogLik float64 `json:"neg_log_lik_per_entry,omitempty"`
 
-	t      *Trainer
+	t      *train.Trainer
 	hc     [][]float64 // H_C [|C|, Q]
 	chol   mat.Cholesky
 	alpha  *mat.Dense    // (K_CC + s^2 I)^-1 (X_C - b): [|C|, D]
@@ -150,8 +152,8 @@ const DefaultExactFitRows = 1000
 // [|C|, Q] under t's trained kernel and likelihood, refitted first when o.Refit. Errors: shapes,
 // non-finite values, more than MaxExactRows rows, a matrix that is not positive definite, a
 // refit that finds no finite likelihood.
-func (t *Trainer) NewExact(x, h [][]float64, o ExactOptions) (*Exact, error) {
-	if err := t.check(); err != nil {
+func NewExact(t *train.Trainer, x, h [][]float64, o ExactOptions) (*Exact, error) {
+	if err := t.Ready(); err != nil {
 		return nil, err
 	}
 	m := t.Model
@@ -306,8 +308,8 @@ func (ex *Exact) predict(h [][]float64) (*rowPredictive, error) {
 // ExactMeans returns the posterior predictive mixture's means [N, D] of every entry of t's points
 // under the exact conditional ex: sum_s w_ns E[f(h_ns)] over ev's particles (its single latent
 // when ev has none), E[f] as in Exact. Errors: ev or ex of other sizes, a failed prediction.
-func (t *Trainer) ExactMeans(ev *Evaluation, ex *Exact) ([][]float64, error) {
-	if err := t.check(); err != nil {
+func ExactMeans(t *train.Trainer, ev *Evaluation, ex *Exact) ([][]float64, error) {
+	if err := t.Ready(); err != nil {
 		return nil, err
 	}
 	if len(ev.Latent) != t.Model.N || ex.t.Model.D != t.Model.D || ex.t.Model.Cfg.Q != t.Model.Cfg.Q {

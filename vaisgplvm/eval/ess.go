@@ -1,9 +1,11 @@
-package train
+package eval
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -20,10 +22,10 @@ import (
 // does not apply.
 type ESSBreakdown struct {
 	K int `json:"k"` // weights per point (chains, samples)
-	// Particles: the method's own K weights per point (Trainer.Weights): K independent chains of
+	// Particles: the method's own K weights per point (Weights): K independent chains of
 	// an annealed bound, K samples of q0 for IWVI; nil for MF.
 	Particles []float64 `json:"particles,omitempty"`
-	// Own are the diagnostics of those weights (Trainer.Weights; nil for MF), Particles' source.
+	// Own are the diagnostics of those weights (Weights; nil for MF), Particles' source.
 	Own *WeightStats `json:"-"`
 	// Q0Samples: K importance samples of the model's q0, w_s = p(x_n, h_s) / q0(h_s), for every
 	// method (IWVI's weights at this model's q0).
@@ -41,13 +43,13 @@ type ESSBreakdown struct {
 
 // ESSBreakdown returns the ESS of the points idx under every definition of ESSBreakdown, with k
 // weights per point and noise from PCG(seed).
-func (t *Trainer) ESSBreakdown(idx []int, k int, seed uint64) (*ESSBreakdown, error) {
-	if err := t.check(); err != nil {
+func NewESSBreakdown(t *train.Trainer, idx []int, k int, seed uint64) (*ESSBreakdown, error) {
+	if err := t.Ready(); err != nil {
 		return nil, err
 	}
 	out := &ESSBreakdown{K: k}
 	if _, ok := t.Model.Method.Particles(bounds.Sizes{K: t.Model.Cfg.K, Samples: t.Model.Cfg.Samples}, k); ok {
-		w, err := t.Weights(idx, k, seed)
+		w, err := Weights(t, idx, k, seed)
 		if err != nil {
 			return nil, err
 		}
@@ -59,16 +61,16 @@ func (t *Trainer) ESSBreakdown(idx []int, k int, seed uint64) (*ESSBreakdown, er
 	}
 	q0 := *t
 	q0.Model = iw
-	w, err := q0.Weights(idx, k, seed)
+	w, err := Weights(&q0, idx, k, seed)
 	if err != nil {
 		return nil, fmt.Errorf("ess: %w", err)
 	}
 	out.Q0Samples = w.PerPointESS
-	if out.PerPixel, err = q0.perPixelESS(idx, seed); err != nil {
+	if out.PerPixel, err = perPixelESS(&q0, idx, seed); err != nil {
 		return nil, err
 	}
 	if t.Model.Method.Annealed() {
-		if out.Increments, err = t.incrementESS(idx, seed); err != nil {
+		if out.Increments, err = incrementESS(t, idx, seed); err != nil {
 			return nil, err
 		}
 	}
@@ -77,7 +79,7 @@ func (t *Trainer) ESSBreakdown(idx []int, k int, seed uint64) (*ESSBreakdown, er
 
 // pointIDs checks idx against the model's points and returns them as int32; errors begin with
 // what.
-func (t *Trainer) pointIDs(what string, idx []int) ([]int32, error) {
+func pointIDs(t *train.Trainer, what string, idx []int) ([]int32, error) {
 	if len(idx) == 0 {
 		return nil, fmt.Errorf("%s: no points", what)
 	}
@@ -92,13 +94,13 @@ func (t *Trainer) pointIDs(what string, idx []int) ([]int32, error) {
 }
 
 // perPixelESS is ESSBreakdown.PerPixel for t's IWVI model (its K samples of q0).
-func (t *Trainer) perPixelESS(idx []int, seed uint64) ([]float64, error) {
+func perPixelESS(t *train.Trainer, idx []int, seed uint64) ([]float64, error) {
 	m := *t.Model
-	ids, err := t.pointIDs("ess", idx)
+	ids, err := pointIDs(t, "ess", idx)
 	if err != nil {
 		return nil, err
 	}
-	exec, err := t.exec("per-pixel weights", t.Model, &m, func(ctx *mlmodel.Scope, x, mask, id, eps0, _ *Node) []*Node {
+	exec, err := t.CachedExec("per-pixel weights", t.Model, &m, func(ctx *mlmodel.Scope, x, mask, id, eps0, _ *Node) []*Node {
 		b := m.BatchFor(ctx, x, mask, id)
 		h := b.Q0.Sample(eps0) // [K, B, Q]
 		ratio := Sub(latent.LogPrior(h), b.Q0.LogProbWhitened(eps0))
@@ -108,7 +110,7 @@ func (t *Trainer) perPixelESS(idx []int, seed uint64) ([]float64, error) {
 		return nil, err
 	}
 	// Weights' noise: with one column the per-entry weights are Q0Samples' weights exactly.
-	bt := rowsBatch(&m, ids, len(ids), rand.New(rand.NewPCG(seed, 0x77)))
+	bt := train.RowsBatch(&m, ids, len(ids), rand.New(rand.NewPCG(seed, 0x77)))
 	args, err := bt.Args(m.DType())
 	if err != nil {
 		return nil, err
@@ -141,15 +143,15 @@ func (t *Trainer) perPixelESS(idx []int, seed uint64) ([]float64, error) {
 // incrementESS is ESSBreakdown.Increments: one chain per point of t's annealed model (for the
 // underdamped bound the log ratios carry the momentum densities, and still sum to log w). It
 // returns nil when the chain's weight is not the sum of the increments.
-func (t *Trainer) incrementESS(idx []int, seed uint64) ([]float64, error) {
+func incrementESS(t *train.Trainer, idx []int, seed uint64) ([]float64, error) {
 	m := *t.Model
 	m.Cfg.Samples = 1
-	ids, err := t.pointIDs("ess", idx)
+	ids, err := pointIDs(t, "ess", idx)
 	if err != nil {
 		return nil, err
 	}
 	kSteps := max(m.Cfg.K, 1)
-	exec, err := t.exec("chain increments", t.Model, &m, func(ctx *mlmodel.Scope, x, mask, id, eps0, chain *Node) []*Node {
+	exec, err := t.CachedExec("chain increments", t.Model, &m, func(ctx *mlmodel.Scope, x, mask, id, eps0, chain *Node) []*Node {
 		res, c := m.Bound(ctx, x, mask, id, eps0, chain)
 		b := m.BatchFor(ctx, x, mask, id)
 		betas := ConvertDType(m.Schedule.Betas(ctx, x.Graph(), kSteps), x.DType())
@@ -167,7 +169,7 @@ func (t *Trainer) incrementESS(idx []int, seed uint64) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	args, err := rowsBatch(&m, ids, len(ids), rand.New(rand.NewPCG(seed, 0x92))).Args(m.DType())
+	args, err := train.RowsBatch(&m, ids, len(ids), rand.New(rand.NewPCG(seed, 0x92))).Args(m.DType())
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,11 @@
-package train
+package eval
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -37,8 +39,8 @@ type WeightStats struct {
 // rows idx: for IWVI the k samples of q0 (the model's K is replaced by k), for VAIS k independent
 // annealed chains per point (the model's K annealing steps each), and for MF an error (it has no
 // weights). The noise is drawn from PCG(seed).
-func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
-	if err := t.check(); err != nil {
+func Weights(t *train.Trainer, idx []int, k int, seed uint64) (*WeightStats, error) {
+	if err := t.Ready(); err != nil {
 		return nil, err
 	}
 	m := *t.Model
@@ -50,13 +52,13 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	if k < 1 || len(idx) == 0 {
 		return nil, fmt.Errorf("weights: need k >= 1 and at least one point")
 	}
-	ids, err := t.pointIDs("weights", idx)
+	ids, err := pointIDs(t, "weights", idx)
 	if err != nil {
 		return nil, err
 	}
 	b := len(ids)
 	rng := rand.New(rand.NewPCG(seed, 0x77))
-	exec, err := t.exec("weights", t.Model, &m, func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
+	exec, err := t.CachedExec("weights", t.Model, &m, func(ctx *mlmodel.Scope, xn, mk, id, e0, ch *Node) []*Node {
 		res, c := m.Bound(ctx, xn, mk, id, e0, ch)
 		if c != nil && len(c.LogAccept) > 0 {
 			return []*Node{res.LogW, c.AcceptRates(), c.MeanLogAccept()}
@@ -66,7 +68,7 @@ func (t *Trainer) Weights(idx []int, k int, seed uint64) (*WeightStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	args, err := rowsBatch(&m, ids, b, rng).Args(m.DType())
+	args, err := train.RowsBatch(&m, ids, b, rng).Args(m.DType())
 	if err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}

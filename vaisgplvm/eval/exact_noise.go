@@ -1,8 +1,10 @@
-package train
+package eval
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 	"gonum.org/v1/gonum/optimize"
 )
@@ -15,8 +17,8 @@ import (
 // held out of ex's conditioning rows and damaged as the rows to impute are): the chosen s^2 then
 // prices the error that a latent resting on part of a row adds. Errors: those of
 // ScoreMissingExact, a search that finds no finite NELL.
-func (t *Trainer) ValidateExactNoise(truth [][]float64, ev *Evaluation, ex *Exact) (float64, error) {
-	if err := t.checkExact(truth, ev, ex); err != nil {
+func ValidateExactNoise(t *train.Trainer, truth [][]float64, ev *Evaluation, ex *Exact) (float64, error) {
+	if err := checkExact(t, truth, ev, ex); err != nil {
 		return 0, err
 	}
 	var preds []*rowPredictive // per call: the single latent, then each particle

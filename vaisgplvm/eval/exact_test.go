@@ -1,4 +1,4 @@
-package train_test
+package eval_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -22,7 +24,7 @@ import (
 // reference's, above the trained hyperparameters' and not beaten by 10% moves of any of its three;
 // bad shapes, NaN rows and a mask with no complete row are errors.
 func TestScoreMissingExact(t *testing.T) {
-	truth, x, mask := hiddenToy()
+	truth, x, mask := toy.Hidden()
 	cfg := model.DefaultConfig("iwvi", 2)
 	cfg.M, cfg.K, cfg.MeanBias = 6, 4, true
 	m, err := model.New(cfg, x, mask)
@@ -36,15 +38,15 @@ func TestScoreMissingExact(t *testing.T) {
 	if err := tr.Run(context.Background(), 40, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := tr.Evaluate(1, nil)
+	ev, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := tr.CompleteExact(ev, train.ExactOptions{})
+	ex, err := eval.CompleteExact(tr, ev, eval.ExactOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := tr.ScoreMissingExact(truth, ev, ex)
+	sc, err := eval.ScoreMissingExact(tr, truth, ev, ex)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,25 +67,25 @@ func TestScoreMissingExact(t *testing.T) {
 	if sc.Entries != entries || sc.Rows != rows || sc.Components != 4 {
 		t.Errorf("entries %d rows %d components %d, want %d, %d, 4", sc.Entries, sc.Rows, sc.Components, entries, rows)
 	}
-	sparse, err := tr.ScoreMissing(truth, ev)
+	sparse, err := eval.ScoreMissing(tr, truth, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sparse.MSE == sc.MSE {
 		t.Error("the exact conditional scored exactly as the sparse one: it did not run")
 	}
-	if _, err := tr.NewExact(truth[:3], ev.Latent[:2], train.ExactOptions{}); err == nil {
+	if _, err := eval.NewExact(tr, truth[:3], ev.Latent[:2], eval.ExactOptions{}); err == nil {
 		t.Error("3 rows with 2 latents should be refused")
 	}
-	if _, err := tr.NewExact(x[:1], ev.Latent[:1], train.ExactOptions{}); err == nil {
+	if _, err := eval.NewExact(tr, x[:1], ev.Latent[:1], eval.ExactOptions{}); err == nil {
 		t.Error("a conditioning row with a missing (NaN) entry should be refused")
 	}
 	// the refit: predictions at its hyperparameters, and a maximum of the marginal likelihood
-	rex, err := tr.CompleteExact(ev, train.ExactOptions{Refit: true})
+	rex, err := eval.CompleteExact(tr, ev, eval.ExactOptions{Refit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rsc, err := tr.ScoreMissingExact(truth, ev, rex)
+	rsc, err := eval.ScoreMissingExact(tr, truth, ev, rex)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,11 +120,11 @@ func TestScoreMissingExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev2, err := tr2.Evaluate(1, nil)
+	ev2, err := eval.Evaluate(tr2, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr2.CompleteExact(ev2, train.ExactOptions{}); err == nil {
+	if _, err := eval.CompleteExact(tr2, ev2, eval.ExactOptions{}); err == nil {
 		t.Error("a mask without a complete row should be refused")
 	}
 }
@@ -221,22 +223,22 @@ func (r exactRef) negLogLik(c, a, noise float64) float64 {
 // closed form to 0.02 nats and is not beaten by 10% moves; the returned NELL is the one
 // ScoreMissingExact then reports; the conditioning noise is untouched.
 func TestValidateExactNoise(t *testing.T) {
-	tr, truth := trainedToy(t, "mf", 1, 40)
-	ev, err := tr.Evaluate(1, nil)
+	tr, truth := toy.Trained(t, "mf", 1, 40)
+	ev, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := tr.CompleteExact(ev, train.ExactOptions{})
+	ex, err := eval.CompleteExact(tr, ev, eval.ExactOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	noise := ex.Noise
-	got, err := tr.ValidateExactNoise(truth, ev, ex)
+	got, err := eval.ValidateExactNoise(tr, truth, ev, ex)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s2 := ex.PredictiveNoise
-	sc, err := tr.ScoreMissingExact(truth, ev, ex)
+	sc, err := eval.ScoreMissingExact(tr, truth, ev, ex)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +252,7 @@ func TestValidateExactNoise(t *testing.T) {
 	}
 	for _, f := range []float64{0.9, 1.1} {
 		ex.PredictiveNoise = s2 * f
-		sc, err := tr.ScoreMissingExact(truth, ev, ex)
+		sc, err := eval.ScoreMissingExact(tr, truth, ev, ex)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package train_test
+package eval_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -104,7 +105,7 @@ func TestESSBreakdown(t *testing.T) {
 		if err := tr.Run(context.Background(), 20, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		e, err := tr.ESSBreakdown(idx, k, 5)
+		e, err := eval.NewESSBreakdown(tr, idx, k, 5)
 		if err != nil {
 			t.Fatalf("%s: %v", c.method, err)
 		}

@@ -1,10 +1,12 @@
-package train_test
+package eval_test
 
 import (
 	"context"
 	"math"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -15,15 +17,15 @@ import (
 // Evaluate's KL(q(u))/N times N; the terms differ between points and between draws (IWVI, VAIS).
 func TestPointBounds(t *testing.T) {
 	for _, method := range []string{"mf", "iwvi", "vais"} {
-		tr := toyTrainer(t, method, func(c *model.Config) { c.Samples = 2 })
+		tr := toy.Trainer(t, method, func(c *model.Config) { c.Samples = 2 })
 		if err := tr.Run(context.Background(), 4, train.RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		ev, err := tr.Evaluate(2, nil)
+		ev, err := eval.Evaluate(tr, 2, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pb, err := tr.PointBounds(2)
+		pb, err := eval.NewPointBounds(tr, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +48,7 @@ func TestPointBounds(t *testing.T) {
 			t.Errorf("%s: point terms %v / %v: want them to differ between points and draws", method, pb.L[0][:2], pb.L[1][:2])
 		}
 	}
-	if _, err := toyTrainer(t, "mf", nil).PointBounds(0); err == nil {
+	if _, err := eval.NewPointBounds(toy.Trainer(t, "mf", nil), 0); err == nil {
 		t.Error("0 draws: want an error")
 	}
 }

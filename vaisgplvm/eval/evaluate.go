@@ -1,11 +1,12 @@
-package train
+package eval
 
 import (
 	"fmt"
-	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
-	"github.com/gomlx/gomlx/core/tensors"
-	mlmodel "github.com/gomlx/gomlx/ml/model"
 	"math"
+
+	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
@@ -61,23 +62,23 @@ const MaxDraws = 100000
 // chain ends H_K of ReconChains independent chains (VAIS). labels may be nil.
 // Errors: draws outside 1..MaxDraws, labels of another length than N, an evaluation that would
 // not fit in memory (*option.Error), a non-finite value.
-func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
-	if err := t.check(); err != nil {
+func Evaluate(t *train.Trainer, draws int, labels []int) (*Evaluation, error) {
+	if err := t.Ready(); err != nil {
 		return nil, err
 	}
 	m := t.Model
 	if draws < 1 || draws > MaxDraws {
-		return nil, fmt.Errorf("train: Evaluate with %d noise draws: want 1..%d", draws, MaxDraws)
+		return nil, fmt.Errorf("eval: Evaluate with %d noise draws: want 1..%d", draws, MaxDraws)
 	}
 	if labels != nil && len(labels) != m.N {
-		return nil, fmt.Errorf("train: Evaluate with %d labels for %d points: want one label per point, or nil", len(labels), m.N)
+		return nil, fmt.Errorf("eval: Evaluate with %d labels for %d points: want one label per point, or nil", len(labels), m.N)
 	}
 	full := *m
 	full.Cfg.Batch = 0
 	if err := full.Cfg.CheckMemory(m.N, m.D); err != nil {
-		return nil, fmt.Errorf("train: evaluating on all %d points: %w", m.N, err)
+		return nil, fmt.Errorf("eval: evaluating on all %d points: %w", m.N, err)
 	}
-	bound, err := t.exec("evaluate", m, &full, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
+	bound, err := t.CachedExec("evaluate", m, &full, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		res, _ := full.Bound(ctx, x, mask, idx, eps0, chain)
 		return []*Node{res.ELBO, ReduceAllMean(res.PerPoint)}
 	})
@@ -87,7 +88,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	ev := &Evaluation{}
 	perDraw := make([]float64, draws)
 	for k := 0; k < draws; k++ {
-		args, err := buildInputs(inputKey{model: &full, seed: m.Cfg.Seed + 1_000_003, iter: k})
+		args, err := train.Inputs(&full, m.Cfg.Seed+1_000_003, k).Args((&full).DType())
 		if err != nil {
 			return nil, err
 		}
@@ -95,9 +96,9 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 		if err != nil {
 			return nil, err
 		}
-		ev.NegELBO -= scalar(out[0]) / float64(m.N) / float64(draws)
-		perDraw[k] = -scalar(out[0]) / float64(m.N)
-		ev.NegPointBound -= scalar(out[1]) / float64(draws)
+		ev.NegELBO -= vars.Scalar(out[0]) / float64(m.N) / float64(draws)
+		perDraw[k] = -vars.Scalar(out[0]) / float64(m.N)
+		ev.NegPointBound -= vars.Scalar(out[1]) / float64(draws)
 	}
 	ev.KLUPerPoint = ev.NegELBO - ev.NegPointBound
 	if draws >= 2 {
@@ -112,7 +113,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	}
 	sizes := rec.Method.Recon(bounds.Sizes{K: rec.Cfg.K, Samples: rec.Cfg.Samples}, chains)
 	rec.Cfg.K, rec.Cfg.Samples = sizes.K, sizes.Samples
-	recon, err := t.exec("reconstruct", m, &rec, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
+	recon, err := t.CachedExec("reconstruct", m, &rec, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		res, _ := rec.Bound(ctx, x, mask, idx, eps0, chain)
 		mean, ell := rec.Predict(ctx, x, mask, res.Recon)
 		if res.Particles == nil || res.LogW == nil {
@@ -124,7 +125,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	if err != nil {
 		return nil, err
 	}
-	bt := Inputs(&rec, m.Cfg.Seed+2_000_003, 0)
+	bt := train.Inputs(&rec, m.Cfg.Seed+2_000_003, 0)
 	idx := bt.Idx
 	args, err := bt.Args(m.DType())
 	if err != nil {
@@ -134,8 +135,8 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev.Latent = unpermute(matrix(out[0]), idx)
-	ev.Recon = unpermute(matrix(out[1]), idx)
+	ev.Latent = unpermute(vars.Rows(out[0]), idx)
+	ev.Recon = unpermute(vars.Rows(out[1]), idx)
 	for _, v := range vars.Flat64(out[2]) {
 		ev.NELL -= v / float64(m.N)
 	}
@@ -145,7 +146,7 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 	if len(out) == 3 {
 		ev.Predictive = singleComponent(ev)
 	} else {
-		p := &Predictive{Recon: unpermute(matrix(out[3]), idx), Components: out[5].Shape().Dim(0)}
+		p := &Predictive{Recon: unpermute(vars.Rows(out[3]), idx), Components: out[5].Shape().Dim(0)}
 		for _, v := range vars.Flat64(out[4]) {
 			p.NELL -= v / float64(m.N)
 		}
@@ -171,47 +172,27 @@ func (t *Trainer) Evaluate(draws int, labels []int) (*Evaluation, error) {
 func (ev *Evaluation) checkFinite(iter int) error {
 	what := ""
 	switch {
-	case !finite(ev.NegELBO, ev.NegPointBound) || (ev.NegELBOSE != nil && !finite(*ev.NegELBOSE)):
+	case !vars.Finite(ev.NegELBO, ev.NegPointBound) || (ev.NegELBOSE != nil && !vars.Finite(*ev.NegELBOSE)):
 		what = "bound"
-	case !finite(ev.MSE, ev.NELL) || (ev.Predictive != nil && !finite(ev.Predictive.MSE, ev.Predictive.NELL)):
+	case !vars.Finite(ev.MSE, ev.NELL) || (ev.Predictive != nil && !vars.Finite(ev.Predictive.MSE, ev.Predictive.NELL)):
 		what = "reconstruction error"
 	case !allFinite(ev.Latent) || !allFinite(ev.Recon):
 		what = "latents or reconstruction"
 	default:
 		return nil
 	}
-	return diverged(iter, option.Failf([]string{"LR", "Eta"}, "diverged by iteration %d: the model's %s on the data is not finite (bound %g per point); "+
-		"train again with a lower learning rate LR or step size Eta", iter, what, ev.NegELBO))
-}
-
-// finite reports whether every value is neither NaN nor infinite.
-func finite(values ...float64) bool {
-	for _, v := range values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
+	return &option.Diverged{Iteration: iter, Err: option.Failf([]string{"LR", "Eta"}, "diverged by iteration %d: the model's %s on the data is not finite (bound %g per point); "+
+		"train again with a lower learning rate LR or step size Eta", iter, what, ev.NegELBO)}
 }
 
 // allFinite reports whether every entry of rows is finite.
 func allFinite(rows [][]float64) bool {
 	for _, r := range rows {
-		if !finite(r...) {
+		if !vars.Finite(r...) {
 			return false
 		}
 	}
 	return true
-}
-
-func matrix(t *tensors.Tensor) [][]float64 {
-	flat := vars.Flat64(t)
-	r, c := t.Shape().Dim(0), t.Shape().Dim(1)
-	out := make([][]float64, r)
-	for i := range out {
-		out[i] = flat[i*c : (i+1)*c]
-	}
-	return out
 }
 
 // unpermute returns the rows of a batch output in point order: row i of rows belongs to point idx[i].

@@ -1,7 +1,6 @@
-package train_test
+package eval_test
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,48 +8,12 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/gp"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
-
-// hiddenToy returns toyData(30) with entries 1 and 3 of every fifth row hidden: the truth, the
-// data with NaN where hidden, and the mask.
-func hiddenToy() (truth, x, mask [][]float64) {
-	truth = toyData(30)
-	x, mask = make([][]float64, len(truth)), make([][]float64, len(truth))
-	for i := range truth {
-		x[i] = append([]float64(nil), truth[i]...)
-		mask[i] = []float64{1, 1, 1, 1}
-		if i%5 == 0 {
-			mask[i] = []float64{1, 0, 1, 0}
-			x[i][1], x[i][3] = math.NaN(), math.NaN()
-		}
-	}
-	return truth, x, mask
-}
-
-// trainedToy trains method with K samples or steps on hiddenToy for iters iterations.
-func trainedToy(t *testing.T, method string, k, iters int) (*train.Trainer, [][]float64) {
-	t.Helper()
-	truth, x, mask := hiddenToy()
-	cfg := model.DefaultConfig(method, 2)
-	cfg.M, cfg.K, cfg.Batch = 6, k, 0
-	m, err := model.New(cfg, x, mask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := train.New(m, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Run(context.Background(), iters, train.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return tr, truth
-}
 
 // predictAt returns the predictive means and per-entry variances of f [N, D] at latents h [N, Q]
 // and the noise variance, computed here (an independent exec, not ScoreMissing's).
@@ -75,8 +38,8 @@ func predictAt(tr *train.Trainer, h [][]float64) (mean, vr [][]float64, s2 float
 // predictive mixture is the single latent: the same MSE, NELL and hidden-entry scores.
 func TestPredictiveOneComponent(t *testing.T) {
 	for _, method := range []string{"iwvi", "mf"} {
-		tr, truth := trainedToy(t, method, 1, 40)
-		ev, err := tr.Evaluate(1, nil)
+		tr, truth := toy.Trained(t, method, 1, 40)
+		ev, err := eval.Evaluate(tr, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +47,7 @@ func TestPredictiveOneComponent(t *testing.T) {
 		if p == nil || p.Components != 1 || math.Abs(p.MSE-ev.MSE) > 1e-12 || math.Abs(p.NELL-ev.NELL) > 1e-9*math.Abs(ev.NELL) {
 			t.Fatalf("%s: predictive %+v, want one component with MSE %g and NELL %g", method, p, ev.MSE, ev.NELL)
 		}
-		sc, err := tr.ScoreMissing(truth, ev)
+		sc, err := eval.ScoreMissing(tr, truth, ev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,8 +63,8 @@ func TestPredictiveOneComponent(t *testing.T) {
 // -log sum_s w_s exp(E_q(f)[sum_j log N(x_j | f_j, s^2)]) (NELL; f drawn from each particle's
 // predictive, 20000 draws; within 4 Monte Carlo standard errors).
 func TestPredictiveMixtureMonteCarlo(t *testing.T) {
-	tr, truth := trainedToy(t, "iwvi", 5, 60)
-	ev, err := tr.Evaluate(1, nil)
+	tr, truth := toy.Trained(t, "iwvi", 5, 60)
+	ev, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +72,7 @@ func TestPredictiveMixtureMonteCarlo(t *testing.T) {
 	if p == nil || p.Components != 5 || len(p.Particles) != 5 || len(p.Weights[0]) != len(truth) {
 		t.Fatalf("predictive %+v: want 5 components over %d points", p, len(truth))
 	}
-	sc, err := tr.ScoreMissing(truth, ev)
+	sc, err := eval.ScoreMissing(tr, truth, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +141,8 @@ func TestPredictiveMixtureMonteCarlo(t *testing.T) {
 // predicts f(0), on no mode: with the truth at the modes' average, the mixture's hidden-entry
 // MSE is zero and the single latent's is not.
 func TestPredictiveTwoModes(t *testing.T) {
-	tr, truth := trainedToy(t, "iwvi", 2, 60)
-	ev, err := tr.Evaluate(1, nil)
+	tr, truth := toy.Trained(t, "iwvi", 2, 60)
+	ev, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,8 +166,8 @@ func TestPredictiveTwoModes(t *testing.T) {
 		}
 	}
 	ev.Latent = zero
-	ev.Predictive = &train.Predictive{Components: 2, Particles: [][][]float64{plus, minus}, Weights: [][]float64{half, half}}
-	sc, err := tr.ScoreMissing(modal, ev)
+	ev.Predictive = &eval.Predictive{Components: 2, Particles: [][][]float64{plus, minus}, Weights: [][]float64{half, half}}
+	sc, err := eval.ScoreMissing(tr, modal, ev)
 	if err != nil {
 		t.Fatal(err)
 	}

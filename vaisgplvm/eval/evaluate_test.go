@@ -1,11 +1,13 @@
-package train_test
+package eval_test
 
 import (
 	"context"
 	"math"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
@@ -16,11 +18,11 @@ import (
 // next point's (a misplaced row would be as far as a random point), and each reconstruction latent
 // closer to its own q0 mean than to the next point's.
 func TestEvaluateArrangedBatch(t *testing.T) {
-	x := wideData(toyData(24))
-	mask := wideMask(x)
+	x := toy.Wide(toy.Data(24))
+	mask := toy.WideMask(x)
 	cfg := model.DefaultConfig("iwvi", 2)
 	cfg.M, cfg.K, cfg.Batch = 5, 5, 0
-	m, err := model.New(cfg, withNaN(x, mask), mask)
+	m, err := model.New(cfg, toy.WithNaN(x, mask), mask)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func TestEvaluateArrangedBatch(t *testing.T) {
 	if err := tr.Run(context.Background(), 150, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := tr.Evaluate(1, nil)
+	ev, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func sq(v float64) float64 { return v * v }
 func TestEvaluateMonteCarloSE(t *testing.T) {
 	cfg := model.DefaultConfig("vais", 2)
 	cfg.M, cfg.K, cfg.Batch = 5, 3, 0
-	m, err := model.New(cfg, toyData(20), nil)
+	m, err := model.New(cfg, toy.Data(20), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +87,11 @@ func TestEvaluateMonteCarloSE(t *testing.T) {
 	if err := tr.Run(context.Background(), 5, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	one, err := tr.Evaluate(1, nil)
+	one, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := tr.Evaluate(2, nil)
+	two, err := eval.Evaluate(tr, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
-package train
+package eval
 
 import (
 	"fmt"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -33,20 +35,20 @@ func (p *PointBounds) NegELBO(k int) float64 {
 // of that draw (to rounding). It is the bound without Evaluate's reconstruction, and what a gap
 // to the evidence on some of the points needs (package evidence). Errors: draws outside
 // 1..MaxDraws, an evaluation that would not fit in memory (*option.Error), a non-finite term.
-func (t *Trainer) PointBounds(draws int) (*PointBounds, error) {
-	if err := t.check(); err != nil {
+func NewPointBounds(t *train.Trainer, draws int) (*PointBounds, error) {
+	if err := t.Ready(); err != nil {
 		return nil, err
 	}
 	m := t.Model
 	if draws < 1 || draws > MaxDraws {
-		return nil, fmt.Errorf("train: PointBounds with %d noise draws: want 1..%d", draws, MaxDraws)
+		return nil, fmt.Errorf("eval: NewPointBounds with %d noise draws: want 1..%d", draws, MaxDraws)
 	}
 	full := *m
 	full.Cfg.Batch = 0
 	if err := full.Cfg.CheckMemory(m.N, m.D); err != nil {
-		return nil, fmt.Errorf("train: evaluating on all %d points: %w", m.N, err)
+		return nil, fmt.Errorf("eval: evaluating on all %d points: %w", m.N, err)
 	}
-	exec, err := t.exec("point bounds", m, &full, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
+	exec, err := t.CachedExec("point bounds", m, &full, func(ctx *mlmodel.Scope, x, mask, idx, eps0, chain *Node) []*Node {
 		res, _ := full.Bound(ctx, x, mask, idx, eps0, chain)
 		kl := Sub(ReduceAllSum(res.PerPoint), res.ELBO) // full batch: ELBO = sum_n L_n - KL
 		return []*Node{res.PerPoint, kl}
@@ -56,7 +58,7 @@ func (t *Trainer) PointBounds(draws int) (*PointBounds, error) {
 	}
 	out := &PointBounds{L: make([][]float64, draws)}
 	for k := range draws {
-		args, err := buildInputs(inputKey{model: &full, seed: m.Cfg.Seed + 1_000_003, iter: k}) // Evaluate's draws
+		args, err := train.Inputs(&full, m.Cfg.Seed+1_000_003, k).Args((&full).DType()) // Evaluate's draws
 		if err != nil {
 			return nil, err
 		}
@@ -66,10 +68,10 @@ func (t *Trainer) PointBounds(draws int) (*PointBounds, error) {
 		}
 		out.L[k] = vars.Flat64(res[0])
 		if k == 0 {
-			out.KLU = scalar(res[1])
+			out.KLU = vars.Scalar(res[1])
 		}
-		if !finite(out.L[k]...) {
-			return nil, fmt.Errorf("train: the bound of draw %d is not finite at some point: the parameters have diverged", k)
+		if !vars.Finite(out.L[k]...) {
+			return nil, fmt.Errorf("eval: the bound of draw %d is not finite at some point: the parameters have diverged", k)
 		}
 	}
 	return out, nil

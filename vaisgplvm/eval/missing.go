@@ -1,8 +1,10 @@
-package train
+package eval
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:staticcheck
 	mlmodel "github.com/gomlx/gomlx/ml/model"
@@ -36,8 +38,8 @@ type MissingScores struct {
 // learned noise variance), and under the posterior predictive mixture over ev.Predictive's
 // particles (MSEPredictive, NELLPredictive; one component when ev has none). An error when the
 // model has no mask or truth has the wrong shape.
-func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScores, error) {
-	if err := t.checkMissing(truth, ev); err != nil {
+func ScoreMissing(t *train.Trainer, truth [][]float64, ev *Evaluation) (*MissingScores, error) {
+	if err := checkMissing(t, truth, ev); err != nil {
 		return nil, err
 	}
 	m := t.Model
@@ -58,14 +60,14 @@ func (t *Trainer) ScoreMissing(truth [][]float64, ev *Evaluation) (*MissingScore
 		if err != nil {
 			return nil, fmt.Errorf("score missing: %w", err)
 		}
-		return &rowPredictive{mean: matrix(out[0]), vr: matrix(out[1]), s2: vars.Flat64(out[2])[0]}, nil
+		return &rowPredictive{mean: vars.Rows(out[0]), vr: vars.Rows(out[1]), s2: vars.Flat64(out[2])[0]}, nil
 	}
 	return scoreHidden(truth, m.Mask, ev, predict)
 }
 
 // checkMissing returns an error when the model has no mask or truth or ev.Latent do not match it.
-func (t *Trainer) checkMissing(truth [][]float64, ev *Evaluation) error {
-	if err := t.check(); err != nil {
+func checkMissing(t *train.Trainer, truth [][]float64, ev *Evaluation) error {
+	if err := t.Ready(); err != nil {
 		return err
 	}
 	m := t.Model
