@@ -1,7 +1,6 @@
 package eval_test
 
 import (
-	"context"
 	"math"
 	"testing"
 
@@ -27,17 +26,7 @@ func TestScoreMissingExact(t *testing.T) {
 	truth, x, mask := toy.Hidden()
 	cfg := model.DefaultConfig("iwvi", 2)
 	cfg.M, cfg.K, cfg.MeanBias = 6, 4, true
-	m, err := model.New(cfg, x, mask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := train.New(m, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Run(context.Background(), 40, train.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tr := toy.Fit(t, cfg, x, mask, 40)
 	ev, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +39,7 @@ func TestScoreMissingExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := tr.Model
 	outs := mlmodel.MustExecOnceN(tr.Backend, tr.Ctx.Store(), func(ctx *mlmodel.Scope, h *Node) []*Node {
 		g := h.Graph()
 		return []*Node{m.Kernel.Lengthscales(ctx, g), m.Kernel.Diag(ctx, h), m.Lik.NoiseVariance(ctx, g),

@@ -115,13 +115,10 @@ func Trainer(t testing.TB, method string, mutate func(*model.Config)) *train.Tra
 	return tr
 }
 
-// Trained is a trainer of method with K k on Hidden's data, trained full batch for iters
-// iterations (Q 2, M 6), and the truth of its hidden entries.
-func Trained(t testing.TB, method string, k, iters int) (*train.Trainer, [][]float64) {
+// Fit is a trainer of the model cfg on x [N, D] (mask [N, D] or nil), trained for iters
+// iterations.
+func Fit(t testing.TB, cfg model.Config, x, mask [][]float64, iters int) *train.Trainer {
 	t.Helper()
-	truth, x, mask := Hidden()
-	cfg := model.DefaultConfig(method, 2)
-	cfg.M, cfg.K, cfg.Batch = 6, k, 0
 	m, err := model.New(cfg, x, mask)
 	if err != nil {
 		t.Fatal(err)
@@ -133,5 +130,15 @@ func Trained(t testing.TB, method string, k, iters int) (*train.Trainer, [][]flo
 	if err := tr.Run(context.Background(), iters, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	return tr, truth
+	return tr
+}
+
+// Trained is a trainer of method with K k on Hidden's data, trained full batch for iters
+// iterations (Q 2, M 6), and the truth of its hidden entries.
+func Trained(t testing.TB, method string, k, iters int) (*train.Trainer, [][]float64) {
+	t.Helper()
+	truth, x, mask := Hidden()
+	cfg := model.DefaultConfig(method, 2)
+	cfg.M, cfg.K, cfg.Batch = 6, k, 0
+	return Fit(t, cfg, x, mask, iters), truth
 }
