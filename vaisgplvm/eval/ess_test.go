@@ -1,7 +1,6 @@
 package eval_test
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
@@ -94,17 +94,7 @@ func TestESSBreakdown(t *testing.T) {
 		}
 		cfg := model.DefaultConfig(c.method, min(2, c.d))
 		cfg.M, cfg.K, cfg.Batch = 5, 4, 10
-		m, err := model.New(cfg, x, mask)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := train.New(m, testutil.Backend())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tr.Run(context.Background(), 20, train.RunOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		tr := toy.Fit(t, cfg, x, mask, 20)
 		e, err := eval.NewESSBreakdown(tr, idx, k, 5)
 		if err != nil {
 			t.Fatalf("%s: %v", c.method, err)

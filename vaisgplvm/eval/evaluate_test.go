@@ -76,17 +76,7 @@ func sq(v float64) float64 { return v * v }
 func TestEvaluateMonteCarloSE(t *testing.T) {
 	cfg := model.DefaultConfig("vais", 2)
 	cfg.M, cfg.K, cfg.Batch = 5, 3, 0
-	m, err := model.New(cfg, toy.Data(20), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := train.New(m, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Run(context.Background(), 5, train.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tr := toy.Fit(t, cfg, toy.Data(20), nil, 5)
 	one, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -9,9 +9,8 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // curve maps a true 1-D latent t to 4-D data.
@@ -43,17 +42,7 @@ func TestInferPlacesNewPointsNearTheirLatents(t *testing.T) {
 		cfg := model.DefaultConfig(strings.TrimSuffix(method, "+point-eta"), 2)
 		cfg.M, cfg.K, cfg.Batch = 12, 3, 0
 		cfg.PointEta = strings.HasSuffix(method, "+point-eta") // the new points get factors of their own
-		m, err := model.New(cfg, xTrain, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := train.New(m, testutil.Backend())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tr.Run(context.Background(), 300, train.RunOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		tr := toy.Fit(t, cfg, xTrain, nil, 300)
 		trainEval, err := eval.Evaluate(tr, 1, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -122,17 +111,7 @@ func TestInferRejectsBadInput(t *testing.T) {
 	_, xTrain := sample(rng, 20)
 	cfg := model.DefaultConfig("mf", 2)
 	cfg.M = 5
-	m, err := model.New(cfg, xTrain, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := train.New(m, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Run(context.Background(), 2, train.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tr := toy.Fit(t, cfg, xTrain, nil, 2)
 	cases := map[string]struct {
 		x, mask [][]float64
 	}{

@@ -8,9 +8,8 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/toy"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
 // TestValidatedExact: on 80 points of a known curve (IWVI, 200 iterations), the validated exact
@@ -25,17 +24,7 @@ func TestValidatedExact(t *testing.T) {
 	_, xTest := sample(rng, 12)
 	cfg := model.DefaultConfig("iwvi", 2)
 	cfg.M, cfg.K, cfg.Batch = 12, 4, 0
-	m, err := model.New(cfg, xTrain, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := train.New(m, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Run(context.Background(), 200, train.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tr := toy.Fit(t, cfg, xTrain, nil, 200)
 	ev, err := eval.Evaluate(tr, 1, nil)
 	if err != nil {
 		t.Fatal(err)

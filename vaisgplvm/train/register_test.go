@@ -49,17 +49,7 @@ func TestRegisteredBound(t *testing.T) {
 	cfg := model.DefaultConfig("mf-mc-kl", 2)
 	cfg.M, cfg.Samples, cfg.Batch = 5, 4, 0
 	x := toy.Data(30)
-	m, err := model.New(cfg, x, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := train.New(m, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Run(context.Background(), 40, train.RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tr := toy.Fit(t, cfg, x, nil, 40)
 	if !(tr.Curve[len(tr.Curve)-1] < tr.Curve[0]) {
 		t.Errorf("-ELBO went from %g to %g: want it lower", tr.Curve[0], tr.Curve[len(tr.Curve)-1])
 	}
