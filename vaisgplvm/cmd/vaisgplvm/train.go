@@ -38,6 +38,7 @@ func runTrain(args []string) error {
 	noFigures := fs.Bool("no-figures", false, "do not write the PNG figures")
 	single := fs.Bool("single-latent", false, "reconstruction.csv from the prediction at the single reconstruction latent (the weighted mean of the particles, as the paper reconstructs) instead of the posterior predictive mixture over the particles (metrics.json has the scores of both)")
 	exact := fs.Bool("exact", false, "frey, mnist: also score the hidden pixels under the exact GP conditional on the complete images, at the trained hyperparameters and refitted with a validated noise (metrics.json hidden_pixels_exact, hidden_pixels_exact_refit; tens of seconds to minutes)")
+	validatePPCA := fs.Bool("validate-ppca", false, "frey, mnist: add PPCA with its number of components chosen on validation rows to the hidden pixels' baselines (metrics.json hidden_pixels_baselines.validated_ppca; a minute or two on Frey)")
 	var cf convergeFlags
 	cf.register(fs, "fit to the optimum instead of for --iters Adam steps: L-BFGS on the collapsed mean-field bound, full batch, until it rises by at most --converge-tol nats per point over --converge-window iterations; other methods then continue with Adam on their own bound from a tenth of --lr, halving its step at each plateau of 200-iteration means, converged at the plateau after 4 halvings (metrics.json: convergence). With --batch B (frey, mnist: 100 unless given), missing entries or a kernel other than se: Adam alone from the start, at --lr, until that rule holds on means over whole epochs", 0)
 	convFrom := fs.String("converge-from", "", "with --converge and a method other than mf: start from this checkpoint of a converged fit on the same data (train --converge --method mf) instead of fitting the mean-field start again")
@@ -58,7 +59,7 @@ func runTrain(args []string) error {
 			HidePixels: *hide, Standardize: mf.standardize, Seed: *seed}, explicit)
 	}
 	run := experiment.TrainRun{Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainOptions: experiment.TrainOptions{
-		Iters: *iters, CheckpointEvery: *every, Figures: !*noFigures, SingleLatent: *single, Exact: *exact, ConvergeFrom: *convFrom}}
+		Iters: *iters, CheckpointEvery: *every, Figures: !*noFigures, SingleLatent: *single, Exact: *exact, ValidatePPCA: *validatePPCA, ConvergeFrom: *convFrom}}
 	if err := cf.check(set); err != nil {
 		return err
 	}

@@ -3,8 +3,6 @@ package baselines
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"sort"
 )
 
@@ -187,53 +185,9 @@ func KNNValidated(x, mask [][]float64, ks []int, share float64, seed uint64) ([]
 	if len(ks) == 0 || !(share > 0 && share < 1) {
 		return nil, nil, fmt.Errorf("baselines: KNNValidated with ks %v and share %g: want some k and a share in (0, 1)", ks, share)
 	}
-	var full []int
-	missing, damagedEntries := 0, 0
-	for i := range x {
-		m := 0
-		for j := range x[i] {
-			if !observed(mask, i, j) {
-				m++
-			}
-		}
-		if m == 0 {
-			full = append(full, i)
-		} else {
-			missing, damagedEntries = missing+m, damagedEntries+len(x[i])
-		}
-	}
-	if len(full) == 0 {
-		return nil, nil, fmt.Errorf("baselines: KNNValidated: no fully observed row to validate k on")
-	}
-	p := 0.5
-	if damagedEntries > 0 {
-		p = float64(missing) / float64(damagedEntries)
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x6b6e6e))
-	rng.Shuffle(len(full), func(a, b int) { full[a], full[b] = full[b], full[a] })
-	val := full[:max(1, int(math.Round(share*float64(len(full)))))]
-	vmask := make([][]float64, len(x))
-	for i := range x {
-		if mask == nil {
-			vmask[i] = make([]float64, len(x[i]))
-			for j := range vmask[i] {
-				vmask[i][j] = 1
-			}
-		} else {
-			vmask[i] = slices.Clone(mask[i])
-		}
-	}
-	hidden := 0
-	for _, i := range val {
-		for j := range vmask[i] {
-			if rng.Float64() < p {
-				vmask[i][j], hidden = 0, hidden+1
-			}
-		}
-		if !slices.Contains(vmask[i], 1) {
-			vmask[i][0] = 1
-			hidden--
-		}
+	vmask, val, hidden, err := validationMask(x, mask, share, seed, 0x6b6e6e)
+	if err != nil {
+		return nil, nil, fmt.Errorf("baselines: KNNValidated: %w", err)
 	}
 	choice := &KNNChoice{Ks: ks, Rows: len(val)}
 	ss := make([]float64, len(ks))

@@ -129,6 +129,7 @@ func (p *PPCA) posteriors(x, mask [][]float64) ([]rowPosterior, float64, error) 
 	var wtw mat.SymDense // W^T W over all D columns; each row subtracts its missing ones
 	wtw.SymOuterK(1, p.W.T())
 	out := make([]rowPosterior, len(x))
+	var complete *factored // M^-1 of the rows that observe every column, computed once
 	total, count := 0.0, 0
 	for i, r := range x {
 		m := mat.NewSymDense(q, nil)
@@ -147,97 +148,217 @@ func (p *PPCA) posteriors(x, mask [][]float64) ([]rowPosterior, float64, error) 
 			}
 			obs, rr = obs+1, rr+e*e
 		}
-		for k := range q {
-			m.SetSym(k, k, m.At(k, k)+p.Noise)
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(m) {
-			return nil, 0, fmt.Errorf("baselines: PPCA: row %d: the E-step matrix is not positive definite", i)
-		}
-		cov := mat.NewSymDense(q, nil)
-		if err := ch.InverseTo(cov); err != nil {
-			return nil, 0, fmt.Errorf("baselines: PPCA: row %d: %w", i, err)
+		f := complete
+		if obs < d || f == nil {
+			var err error
+			if f, err = p.factor(m); err != nil {
+				return nil, 0, fmt.Errorf("baselines: PPCA: row %d: %w", i, err)
+			}
+			if obs == d {
+				complete = f
+			}
 		}
 		mean := mat.NewVecDense(q, nil)
-		mean.MulVec(cov, mat.NewVecDense(q, rhs))
+		mean.MulVec(f.inv, mat.NewVecDense(q, rhs))
 		quad := (rr - mat.Dot(mean, mat.NewVecDense(q, rhs))) / p.Noise
-		total += -0.5 * (float64(obs)*math.Log(2*math.Pi) + float64(obs-q)*math.Log(p.Noise) + ch.LogDet() + quad)
+		total += -0.5 * (float64(obs)*math.Log(2*math.Pi) + float64(obs-q)*math.Log(p.Noise) + f.logDet + quad)
 		count += obs
-		cov.ScaleSym(p.Noise, cov)
-		out[i] = rowPosterior{Mean: mean.RawVector().Data, Cov: cov}
+		out[i] = rowPosterior{Mean: mean.RawVector().Data, Cov: f.cov}
 	}
 	return out, total / float64(count), nil
 }
 
+// factored is one row's E-step matrix M = Noise I + W_O^T W_O [q, q] as posteriors uses it: M^-1,
+// log det M and the posterior covariance Noise M^-1. The rows that observe every column share one
+// (their Cov is the same matrix; nothing writes to it).
+type factored struct {
+	inv, cov *mat.SymDense
+	logDet   float64
+}
+
+// factor adds Noise to m's diagonal (m is W_O^T W_O) and factorises it. Errors: m + Noise I not
+// positive definite.
+func (p *PPCA) factor(m *mat.SymDense) (*factored, error) {
+	q := m.SymmetricDim()
+	for k := range q {
+		m.SetSym(k, k, m.At(k, k)+p.Noise)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(m) {
+		return nil, fmt.Errorf("the E-step matrix is not positive definite")
+	}
+	inv := mat.NewSymDense(q, nil)
+	if err := ch.InverseTo(inv); err != nil {
+		return nil, err
+	}
+	cov := mat.NewSymDense(q, nil)
+	cov.ScaleSym(p.Noise, inv)
+	return &factored{inv: inv, cov: cov, logDet: ch.LogDet()}, nil
+}
+
 // mStep updates W, Mu (per column, jointly, from the rows observing it) and Noise from the rows'
-// posteriors.
+// posteriors. With zt = (z, 1), column j solves A_j [W_j, Mu_j] = b_j, A_j = sum of E[zt zt^T]
+// over the rows observing j (all rows' sum less the rows missing j: one product of the missing
+// pattern [D, R] and the R incomplete rows' moments [R, (q+1)^2]) and b_j = sum of x_nj E[zt]
+// (Xo^T Zt with Xo the data with its missing entries 0); as matrix products, so that a large q
+// stays cheap.
 func (p *PPCA) mStep(x, mask [][]float64, post []rowPosterior) {
 	d, q := p.W.Dims()
-	// A = sum_n E[zt zt^T] and b_j = sum_n x_nj E[zt] over all rows, zt = (z, 1); each column
-	// subtracts its missing rows.
-	full := mat.NewSymDense(q+1, nil)
-	for _, ps := range post {
-		addMoments(full, ps, 1)
+	n, k := len(x), q+1
+	zt, xo := mat.NewDense(n, k, nil), mat.NewDense(n, d, nil)
+	var incomplete []int
+	for i, ps := range post {
+		copy(zt.RawRowView(i), ps.Mean)
+		zt.Set(i, q, 1)
+		missing := false
+		for j := range d {
+			if observed(mask, i, j) {
+				xo.Set(i, j, x[i][j])
+			} else {
+				missing = true
+			}
+		}
+		if missing {
+			incomplete = append(incomplete, i)
+		}
 	}
+	full := mat.NewDense(k, k, nil) // sum_n E[zt zt^T]
+	full.Mul(zt.T(), zt)
+	covs := sharedCovs(post)
+	for _, c := range covs {
+		for a := range q {
+			for b := range q {
+				full.Set(a, b, full.At(a, b)+float64(c.rows)*c.cov.At(a, b))
+			}
+		}
+	}
+	var corr mat.Dense // [D, k*k]: the moments of the rows missing each column
+	if len(incomplete) > 0 {
+		mom := mat.NewDense(len(incomplete), k*k, nil)
+		miss := mat.NewDense(d, len(incomplete), nil)
+		for r, i := range incomplete {
+			row := mom.RawRowView(r)
+			m := post[i].Mean
+			for a := range k {
+				for b := range k {
+					row[a*k+b] = ztAt(m, a) * ztAt(m, b)
+					if a < q && b < q {
+						row[a*k+b] += post[i].Cov.At(a, b)
+					}
+				}
+			}
+			for j := range d {
+				if !observed(mask, i, j) {
+					miss.Set(j, r, 1)
+				}
+			}
+		}
+		corr.Mul(miss, mom)
+	}
+	var bs mat.Dense // [D, k]
+	bs.Mul(xo.T(), zt)
+	a := mat.NewDense(k, k, nil)
 	for j := range d {
-		a := mat.NewSymDense(q+1, nil)
-		a.CopySym(full)
-		b := make([]float64, q+1)
-		for i, ps := range post {
-			if mask != nil && mask[i][j] == 0 {
-				addMoments(a, ps, -1)
-				continue
-			}
-			for k := range q {
-				b[k] += x[i][j] * ps.Mean[k]
-			}
-			b[q] += x[i][j]
+		a.Copy(full)
+		if len(incomplete) > 0 {
+			a.Sub(a, mat.NewDense(k, k, corr.RawRowView(j)))
 		}
 		var sol mat.VecDense
-		if err := sol.SolveVec(a, mat.NewVecDense(q+1, b)); err != nil {
+		if err := sol.SolveVec(a, mat.NewVecDense(k, bs.RawRowView(j))); err != nil {
 			continue // a column too sparse to move: keep its loadings
 		}
-		for k := range q {
-			p.W.Set(j, k, sol.AtVec(k))
+		for c := range q {
+			p.W.Set(j, c, sol.AtVec(c))
 		}
 		p.Mu[j] = sol.AtVec(q)
 	}
-	var wtw mat.SymDense // of the updated W
-	wtw.SymOuterK(1, p.W.T())
-	ss, count := 0.0, 0
-	for i, ps := range post {
-		// sum over observed j of w_j^T Cov w_j = tr(Cov W^T W) - the missing columns' terms
-		var prod mat.Dense
-		prod.Mul(ps.Cov, &wtw)
-		ss += mat.Trace(&prod)
-		for j := range d {
-			wj := p.W.RawRowView(j)
-			if mask != nil && mask[i][j] == 0 {
-				v := mat.NewVecDense(q, wj)
-				ss -= mat.Inner(v, ps.Cov, v)
-				continue
-			}
-			r := x[i][j] - p.Mu[j]
-			for k := range q {
-				r -= wj[k] * ps.Mean[k]
-			}
-			ss += r * r
-			count++
-		}
-	}
-	p.Noise = max(ss/float64(count), 1e-12)
+	p.Noise = max(p.residual(x, mask, post, zt, covs, incomplete), 1e-12)
 }
 
-// addMoments adds sign x E[zt zt^T] of one row's posterior to a [q+1, q+1], zt = (z, 1).
-func addMoments(a *mat.SymDense, ps rowPosterior, sign float64) {
-	q := len(ps.Mean)
-	for k := range q {
-		for l := k; l < q; l++ {
-			a.SetSym(k, l, a.At(k, l)+sign*(ps.Cov.At(k, l)+ps.Mean[k]*ps.Mean[l]))
-		}
-		a.SetSym(k, q, a.At(k, q)+sign*ps.Mean[k])
+// ztAt returns entry a of zt = (mean, 1).
+func ztAt(mean []float64, a int) float64 {
+	if a == len(mean) {
+		return 1
 	}
-	a.SetSym(q, q, a.At(q, q)+sign)
+	return mean[a]
+}
+
+// sharedCov is a distinct posterior covariance and the number of rows that have it.
+type sharedCov struct {
+	cov  *mat.SymDense
+	rows int
+}
+
+// sharedCovs returns the distinct posterior covariances in the order of their first row, each with
+// its number of rows (posteriors' complete rows share one).
+func sharedCovs(post []rowPosterior) []sharedCov {
+	var out []sharedCov
+	at := map[*mat.SymDense]int{}
+	for _, ps := range post {
+		if i, ok := at[ps.Cov]; ok {
+			out[i].rows++
+			continue
+		}
+		at[ps.Cov] = len(out)
+		out = append(out, sharedCov{ps.Cov, 1})
+	}
+	return out
+}
+
+// residual returns the M-step's noise variance for the updated W and Mu: the mean over observed
+// entries of E[(x_nj - W_j z_n - Mu_j)^2] = (x_nj - W_j E[z_n] - Mu_j)^2 + W_j Cov_n W_j^T, the
+// second summed per row as tr(Cov_n W^T W) less the missing columns' tr(Cov_n W_m^T W_m).
+func (p *PPCA) residual(x, mask [][]float64, post []rowPosterior, zt *mat.Dense, covs []sharedCov, incomplete []int) float64 {
+	d, q := p.W.Dims()
+	wmu := mat.NewDense(d, q+1, nil) // [W, Mu]
+	for j := range d {
+		copy(wmu.RawRowView(j), p.W.RawRowView(j))
+		wmu.Set(j, q, p.Mu[j])
+	}
+	var pred mat.Dense // [N, D] = Zt [W, Mu]^T
+	pred.Mul(zt, wmu.T())
+	var wtw mat.SymDense
+	wtw.SymOuterK(1, p.W.T())
+	ss, count := 0.0, 0
+	for _, c := range covs {
+		ss += float64(c.rows) * traceProduct(c.cov, &wtw)
+	}
+	for i := range x {
+		for j := range d {
+			if observed(mask, i, j) {
+				e := x[i][j] - pred.At(i, j)
+				ss, count = ss+e*e, count+1
+			}
+		}
+	}
+	for _, i := range incomplete {
+		var cols []int
+		for j := range d {
+			if !observed(mask, i, j) {
+				cols = append(cols, j)
+			}
+		}
+		wm := mat.NewDense(len(cols), q, nil)
+		for r, j := range cols {
+			copy(wm.RawRowView(r), p.W.RawRowView(j))
+		}
+		var g mat.SymDense
+		g.SymOuterK(1, wm.T())
+		ss -= traceProduct(post[i].Cov, &g)
+	}
+	return ss / float64(count)
+}
+
+// traceProduct returns tr(a b) of two symmetric matrices, sum_kl a_kl b_kl.
+func traceProduct(a, b *mat.SymDense) float64 {
+	t := 0.0
+	n := a.SymmetricDim()
+	for k := range n {
+		for l := range n {
+			t += a.At(k, l) * b.At(k, l)
+		}
+	}
+	return t
 }
 
 // marginal returns the mean and covariance of the entries cols: Mu_cols and W_cols W_cols^T +

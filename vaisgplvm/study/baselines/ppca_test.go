@@ -226,3 +226,38 @@ func flat(x [][]float64) []float64 {
 	}
 	return out
 }
+
+// TestPPCAValidated: on data from a 3-component linear model, validation finds that fewer
+// components impute worse (q 1's validation MSE is several times q 3's), picks the q of the lowest
+// validation MSE, and returns exactly FitPPCA's fit with that q on the data and mask; deterministic
+// by seed; no q below min(N, D) or a share outside (0, 1) is an error.
+func TestPPCAValidated(t *testing.T) {
+	x, _, mask := lowRank(300, 12, 3, 0.1, 0.05, 9)
+	p, c, err := PPCAValidated(x, mask, []int{1, 3, 8, 12, 40}, 0.2, 1, PPCAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("choice %+v", c)
+	if !slices.Equal(c.Qs, []int{1, 3, 8}) || len(c.ValMSE) != 3 || c.ValMSE[slices.Index(c.Qs, c.Q)] != slices.Min(c.ValMSE) {
+		t.Fatalf("choice %+v: want q among 1, 3, 8 (12 and 40 are not below min(N, D)) with the lowest validation MSE", c)
+	}
+	if c.Q == 1 || !(c.ValMSE[0] > 5*c.ValMSE[1]) {
+		t.Errorf("choice %+v: want q 1 to impute several times worse than q 3", c)
+	}
+	want, err := FitPPCA(x, mask, c.Q, PPCAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(p.W, want.W) || p.Noise != want.Noise || c.Noise != want.Noise {
+		t.Errorf("PPCAValidated's fit (noise %g) is not FitPPCA's with q %d (noise %g)", p.Noise, c.Q, want.Noise)
+	}
+	if _, c2, _ := PPCAValidated(x, mask, []int{1, 3, 8}, 0.2, 1, PPCAOptions{}); !slices.Equal(c2.ValMSE, c.ValMSE) {
+		t.Error("not deterministic by seed")
+	}
+	if _, _, err := PPCAValidated(x, mask, []int{12, 20}, 0.2, 1, PPCAOptions{}); err == nil {
+		t.Error("no q below min(N, D): want an error")
+	}
+	if _, _, err := PPCAValidated(x, mask, []int{2}, 1, 1, PPCAOptions{}); err == nil {
+		t.Error("share 1: want an error")
+	}
+}

@@ -211,6 +211,10 @@ type TrainOptions struct {
 	// hidden_pixels_exact and hidden_pixels_exact_refit; eval.Exact, infer.ValidatedExact): tens
 	// of seconds to minutes.
 	Exact bool
+	// ValidatePPCA adds PPCA with its number of components validated to the hidden pixels'
+	// baselines (metrics.json hidden_pixels_baselines.validated_ppca; ImputeBaselines): a minute
+	// or two on Frey on 2 cores.
+	ValidatePPCA bool
 	// Converge, when not nil, fits the model to the optimum of the collapsed mean-field bound by
 	// L-BFGS (converge.Fit, full batch) instead of Iters Adam iterations; for a bound other than
 	// mf, Adam then continues on the model's own bound until ConvergeAdam's rule holds
@@ -442,7 +446,7 @@ func evaluateAndWrite(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, t
 				baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_exact_refit not computed: %v", err))
 			}
 		}
-		if hiddenBase, err = ImputeBaselines(td.Truth, td.X, td.Mask, tr.Model.Cfg.Q, src.HiddenSeed); err != nil {
+		if hiddenBase, err = ImputeBaselines(td.Truth, td.X, td.Mask, tr.Model.Cfg.Q, src.HiddenSeed, opt.ValidatePPCA); err != nil {
 			baseWarn = append(baseWarn, fmt.Sprintf("hidden_pixels_baselines not computed: %v", err))
 		}
 	}
