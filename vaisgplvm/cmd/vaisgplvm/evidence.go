@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"os"
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/evidence"
@@ -56,12 +54,13 @@ func runEvidence(args []string) error {
 	if err := opt.Check(); err != nil {
 		return err
 	}
-	defer interrupt.OnSignal("evidence", *out)()
+	ctx, release := interruptible("evidence", *out)
+	defer release()
 	run := experiment.CheckpointRun{Checkpoint: *ckpt, Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainData: *trainData,
 		Provenance: experiment.Provenance(append([]string{"evidence"}, args...))}
-	sum, dir, err := experiment.RunEvidence(context.Background(), run, opt, !*noFigures)
+	sum, dir, err := experiment.RunEvidence(ctx, run, opt, !*noFigures)
 	if err != nil {
-		return err
+		return interruptedOr(ctx, "evidence", *out, err)
 	}
 	printWarnings(sum.Warnings)
 	wrote(dir)

@@ -344,3 +344,31 @@ func nanLine(content string) string {
 	}
 	return ""
 }
+
+// TestInterruptEvidence: SIGINT during evidence cancels its context: the annealed run stops at
+// its next temperature, the command says that nothing was written, exits 130 and leaves no
+// evidence.json; SIGTERM during infer stops its latent fit the same way.
+func TestInterruptEvidence(t *testing.T) {
+	dir := t.TempDir()
+	file, _ := ownData(t, dir, 40)
+	trained := filepath.Join(dir, "run")
+	if code := run([]string{"train", "--data", file, "--labels", "kind", "--method", "vais", "--m", "6", "--k", "3", "--iters", "5", "--no-figures", "--quiet",
+		"--out", trained}, &bytes.Buffer{}); code != 0 {
+		t.Fatalf("train exited %d", code)
+	}
+	out := filepath.Join(dir, "ev")
+	code, log := interrupted(t, syscall.SIGINT, []string{"evidence", "--checkpoint", filepath.Join(trained, "checkpoint.gob"),
+		"--out", out, "--temps", "1000000", "--runs", "4"})
+	if code != 130 || !strings.Contains(log, "evidence interrupted") || !strings.Contains(log, "stopped at temperature") || !strings.Contains(log, "nothing written to "+out) {
+		t.Fatalf("interrupted evidence: exit %d, want 130 and that nothing was written; stderr:\n%s", code, log)
+	}
+	if _, err := os.Stat(filepath.Join(out, "evidence.json")); err == nil {
+		t.Error("an interrupted evidence run wrote evidence.json")
+	}
+	inferOut := filepath.Join(dir, "inf")
+	code, log = interrupted(t, syscall.SIGTERM, []string{"infer", "--checkpoint", filepath.Join(trained, "checkpoint.gob"),
+		"--data", file, "--out", inferOut, "--iters", "100000000"})
+	if code != 130 || !strings.Contains(log, "infer interrupted") || !strings.Contains(log, "nothing written to "+inferOut) {
+		t.Fatalf("interrupted infer: exit %d, want 130 and that nothing was written; stderr:\n%s", code, log)
+	}
+}

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
-	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
 
@@ -40,13 +38,14 @@ func runInfer(args []string) error {
 	if !(*lr >= 0) || math.IsInf(*lr, 0) {
 		return usagef("--lr %g: want a positive finite learning rate, or 0 for the trained model's", *lr)
 	}
-	defer interrupt.OnSignal("infer", *out)()
+	ctx, release := interruptible("infer", *out)
+	defer release()
 	run := experiment.CheckpointRun{Checkpoint: *ckpt, Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainData: *trainData,
 		Provenance: experiment.Provenance(append([]string{"infer"}, args...))}
-	sum, dir, err := experiment.RunInfer(context.Background(), run, experiment.InferOptions{Data: *dataPath,
+	sum, dir, err := experiment.RunInfer(ctx, run, experiment.InferOptions{Data: *dataPath,
 		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr, SingleLatent: *single, Exact: *exact}, Warn: printWarning})
 	if err != nil {
-		return err
+		return interruptedOr(ctx, "infer", *out, err)
 	}
 	wrote(dir)
 	return printJSON(sum)

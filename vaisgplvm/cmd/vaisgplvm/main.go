@@ -18,12 +18,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
@@ -122,3 +124,20 @@ func run(args []string, stderr io.Writer) int {
 type interruptedError struct{ msg string }
 
 func (e interruptedError) Error() string { return e.msg }
+
+// interruptible returns a context that the first SIGINT or SIGTERM cancels, so that command stops
+// at its next step (a temperature, an iteration) with nothing written to out; a second signal ends
+// the process at once. release stops listening.
+func interruptible(command, out string) (ctx context.Context, release func()) {
+	s := interrupt.Notify()
+	s.SetPhase(command + " stops at its next step; nothing is written to " + out)
+	return s.Context(), s.Release
+}
+
+// interruptedOr returns err as an interruptedError (exit 130) when ctx was cancelled by a signal.
+func interruptedOr(ctx context.Context, command, out string, err error) error {
+	if ctx.Err() != nil {
+		return interruptedError{fmt.Sprintf("%s interrupted (%v): nothing written to %s", command, err, out)}
+	}
+	return err
+}

@@ -1,8 +1,8 @@
-// Package interrupt turns SIGINT and SIGTERM into what a run of the command does with them: a
-// training stops after its step and writes a checkpoint (Stopper); a table run that cannot stop
-// while a graph is being built, or a run whose library call cannot stop between steps, ends the
-// process with status 130 and says what was kept (WhenStuck, OnSignal). A second signal ends the
-// process as usual.
+// Package interrupt turns SIGINT and SIGTERM into what a run of the command does with them: the
+// run's context is cancelled (Stopper), so a training stops after its step and writes a
+// checkpoint, and an evidence or inference run stops at its next temperature or iteration; a
+// table run that cannot stop while a graph is being built ends the process with status 130 and
+// says what was kept (WhenStuck). A second signal ends the process as usual.
 package interrupt
 
 import (
@@ -77,25 +77,4 @@ func WhenStuck(ctx context.Context, grace time.Duration, msg string) (release fu
 		}
 	}()
 	return func() { close(done) }
-}
-
-// OnSignal makes the first SIGINT or SIGTERM end a run that cannot stop between steps (its
-// library call is not interruptible): it says so on stderr, naming out, where nothing is written
-// (the run's staged outputs are removed by the next run there), and exits 130. release stops it.
-func OnSignal(command, out string) (release func()) {
-	sigs := make(chan os.Signal, 1)
-	done := make(chan struct{})
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case sig := <-sigs:
-			os.Stderr.WriteString("vaisgplvm: " + command + " interrupted by " + sig.String() + ": nothing written to " + out + "\n")
-			os.Exit(130)
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(sigs)
-		close(done)
-	}
 }
