@@ -136,8 +136,14 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 			_, err := infer.Latents(ctx, tr, good[:2], nil, infer.Options{Iters: 5})
 			return err
 		}, "interrupted"},
-		{"evidence.Decompose(0 draws)", func() error { _, err := evidence.Decompose(tr, nil, 0); return err }, "0 noise draws"},
-		{"evidence.Decompose(nil)", func() error { _, err := evidence.Decompose(nil, nil, 5); return err }, "nil Trainer"},
+		{"evidence.Decompose(0 draws)", func() error { _, err := evidence.Decompose(context.Background(), tr, nil, 0); return err }, "0 noise draws"},
+		{"evidence.Decompose(nil)", func() error { _, err := evidence.Decompose(context.Background(), nil, nil, 5); return err }, "nil Trainer"},
+		{"evidence.ImportanceWeighted(cancelled)", func() error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := evidence.ImportanceWeighted(ctx, tr, nil, 2, []int{3})
+			return err
+		}, "stopped before evaluating q0 with 3 importance samples (IWVI, --iwvi-k): context canceled"},
 		{"baselines.PCA(ragged)", func() error { _, _, err := baselines.PCA([][]float64{{1, 2}, {3}}, 1); return err }, "row 2"},
 		{"protocol.HidePixels(nil)", func() error { _, _, _, err := protocol.HidePixels(nil, 1); return err }, "no rows"},
 		{"protocol.HoldOut(nil)", func() error { _, err := protocol.HoldOut(nil, nil, 1); return err }, "no rows"},

@@ -46,14 +46,14 @@ func LearnedBackward(ctx context.Context, tr *train.Trainer, ev *Result, draws, 
 	if err := vars.CopyFrozen(tr.Ctx, ft.Ctx, func(scope string) bool { return !strings.HasPrefix(scope, "/bound/mcd") }); err != nil {
 		return nil, err
 	}
-	before, err := evaluate(ft, ev, draws, "mcd", fmt.Sprintf("the trained chain (%d chain(s) of %d steps), backward kernel not fitted", m.Cfg.Samples, m.Cfg.K))
+	before, err := evaluate(ctx, ft, ev, draws, "mcd", fmt.Sprintf("the trained chain (%d chain(s) of %d steps), backward kernel not fitted", m.Cfg.Samples, m.Cfg.K))
 	if err != nil {
 		return nil, err
 	}
 	if err := ft.Run(ctx, iters, train.RunOptions{}); err != nil {
 		return nil, fmt.Errorf("evidence: fitting the backward kernel: %w", err)
 	}
-	after, err := evaluate(ft, ev, draws, "mcd", fmt.Sprintf("the trained chain with a backward kernel fitted for %d steps at fixed parameters", iters))
+	after, err := evaluate(ctx, ft, ev, draws, "mcd", fmt.Sprintf("the trained chain with a backward kernel fitted for %d steps at fixed parameters", iters))
 	if err != nil {
 		return nil, err
 	}

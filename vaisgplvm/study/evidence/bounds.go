@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -37,7 +38,7 @@ type BoundValue struct {
 // over draws noise draws. The gaps to ev are set when ev covers all N points. The differences
 // between consecutive lines are the importance-weighting gain and the chain's gain over q0. See
 // Collapsed for how high a bound built differently on the same q0 and global parameters reaches.
-func Decompose(tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
+func Decompose(ctx context.Context, tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
 	if err := checkArgs(tr, draws); err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func Decompose(tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, err := evaluate(t, ev, draws, v.method, v.what)
+		b, err := evaluate(ctx, t, ev, draws, v.method, v.what)
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +79,7 @@ func Decompose(tr *train.Trainer, ev *Result, draws int) ([]BoundValue, error) {
 // whether a trained chain's step sizes or its number of chains leave bound on the table: a scale
 // near 0 gives q0 alone (the chain does not move), scale 1 and one chain the trained bound.
 // Errors: a model without an annealed chain, a scale that is not positive and finite, c < 1.
-func ChainVariants(tr *train.Trainer, ev *Result, draws int, etaScales []float64, chains []int) ([]BoundValue, error) {
+func ChainVariants(ctx context.Context, tr *train.Trainer, ev *Result, draws int, etaScales []float64, chains []int) ([]BoundValue, error) {
 	if err := checkArgs(tr, draws); err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func ChainVariants(tr *train.Trainer, ev *Result, draws int, etaScales []float64
 		}
 		t := *tr
 		t.Model = &mm
-		b, err := evaluate(&t, ev, draws, m.Cfg.Method, what)
+		b, err := evaluate(ctx, &t, ev, draws, m.Cfg.Method, what)
 		if err != nil {
 			return err
 		}
@@ -131,7 +132,7 @@ func ChainVariants(tr *train.Trainer, ev *Result, draws int, etaScales []float64
 // draws noise draws, with its gap to ev as in Decompose. The trainer's variables are not changed
 // (the bound's own parameters are made in a copy of its store). Errors: a model without an
 // annealed chain, a damping outside [0, 1), a scale that is not positive.
-func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings []float64) ([]BoundValue, error) {
+func Underdamped(ctx context.Context, tr *train.Trainer, ev *Result, draws int, etaScales, dampings []float64) ([]BoundValue, error) {
 	if err := checkArgs(tr, draws); err != nil {
 		return nil, err
 	}
@@ -160,7 +161,7 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 			t.Model = mm
 			_ = model.BoundScope(t.Ctx, "uha").DeleteVariable(bounds.DampingVariable) // start from d (none yet: nothing to do)
 			what := fmt.Sprintf("underdamped, damping %g, eta_k x %g: %d chain(s) of %d steps", d, s, m.Cfg.Samples, m.Cfg.K)
-			b, err := evaluate(t, ev, draws, "uha", what)
+			b, err := evaluate(ctx, t, ev, draws, "uha", what)
 			if err != nil {
 				return nil, err
 			}
@@ -172,7 +173,7 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 	if err != nil {
 		return nil, err
 	}
-	b, err := evaluate(is, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI at the chain's evaluations)", iw))
+	b, err := evaluate(ctx, is, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI at the chain's evaluations)", iw))
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func Underdamped(tr *train.Trainer, ev *Result, draws int, etaScales, dampings [
 // the comparison at equal seconds per iteration, where ks are the K that cost what the model's own
 // bound costs (measured with bench). Each on all N points averaged over draws noise draws, with
 // its gap to ev as in Decompose. Errors: a K below 1, an evaluation that does not fit in memory.
-func ImportanceWeighted(tr *train.Trainer, ev *Result, draws int, ks []int) ([]BoundValue, error) {
+func ImportanceWeighted(ctx context.Context, tr *train.Trainer, ev *Result, draws int, ks []int) ([]BoundValue, error) {
 	if err := checkArgs(tr, draws); err != nil {
 		return nil, err
 	}
@@ -197,7 +198,7 @@ func ImportanceWeighted(tr *train.Trainer, ev *Result, draws int, ks []int) ([]B
 		if err != nil {
 			return nil, err
 		}
-		b, err := evaluate(t, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI, --iwvi-k)", k))
+		b, err := evaluate(ctx, t, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI, --iwvi-k)", k))
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +214,7 @@ func ImportanceWeighted(tr *train.Trainer, ev *Result, draws int, ks []int) ([]B
 // likelihood (chains x (K + 1)): the comparison at equal evaluations that resampling has to win.
 // Each on all N points averaged over draws noise draws, with its gap to ev as in Decompose.
 // Errors: a model without an annealed chain, fewer than 2 chains, a threshold outside [0, 1].
-func Resampled(tr *train.Trainer, ev *Result, draws int, chains []int, threshold float64) ([]BoundValue, error) {
+func Resampled(ctx context.Context, tr *train.Trainer, ev *Result, draws int, chains []int, threshold float64) ([]BoundValue, error) {
 	if err := checkArgs(tr, draws); err != nil {
 		return nil, err
 	}
@@ -231,7 +232,7 @@ func Resampled(tr *train.Trainer, ev *Result, draws int, chains []int, threshold
 		}
 		t := *tr
 		t.Model = mm
-		b, err := evaluate(&t, ev, draws, "smc", fmt.Sprintf("%d chains of %d steps resampling below ESS %g x %d, the trained eta_k", c, m.Cfg.K, threshold, c))
+		b, err := evaluate(ctx, &t, ev, draws, "smc", fmt.Sprintf("%d chains of %d steps resampling below ESS %g x %d, the trained eta_k", c, m.Cfg.K, threshold, c))
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +241,7 @@ func Resampled(tr *train.Trainer, ev *Result, draws int, chains []int, threshold
 		if err != nil {
 			return nil, err
 		}
-		ib, err := evaluate(is, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI at those chains' evaluations)", iw))
+		ib, err := evaluate(ctx, is, ev, draws, "iwvi", fmt.Sprintf("q0 with %d importance samples (IWVI at those chains' evaluations)", iw))
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +252,11 @@ func Resampled(tr *train.Trainer, ev *Result, draws int, chains []int, threshold
 
 // evaluate returns t's bound averaged over draws noise draws (eval.NewPointBounds: the
 // bound on all N points, split into its points' terms) with its gap to ev (gapTo); ev may be nil.
-func evaluate(t *train.Trainer, ev *Result, draws int, name, what string) (BoundValue, error) {
+// A cancelled ctx stops it before the evaluation (each is one graph execution per draw).
+func evaluate(ctx context.Context, t *train.Trainer, ev *Result, draws int, name, what string) (BoundValue, error) {
+	if err := ctx.Err(); err != nil {
+		return BoundValue{}, fmt.Errorf("evidence: stopped before evaluating %s: %w", what, err)
+	}
 	pb, err := eval.NewPointBounds(t, draws)
 	if err != nil {
 		return BoundValue{}, fmt.Errorf("evidence: evaluating %s: %w", what, err)

@@ -14,7 +14,7 @@ func TestResampledAndLearnedBackward(t *testing.T) {
 	tr := trained(t, 2, 25)
 	res, bs := decomposed(t, tr)
 	chain := bs[2]
-	rs, err := Resampled(tr, res, 20, []int{4}, 0.5)
+	rs, err := Resampled(context.Background(), tr, res, 20, []int{4}, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,10 +34,10 @@ func TestResampledAndLearnedBackward(t *testing.T) {
 	for _, b := range append(rs, lb...) {
 		checkBelowEvidence(t, res, b)
 	}
-	if again, err := Decompose(tr, res, 20); err != nil || again[2].NegELBO != chain.NegELBO {
+	if again, err := Decompose(context.Background(), tr, res, 20); err != nil || again[2].NegELBO != chain.NegELBO {
 		t.Errorf("the trained chain after the candidates: %+v (%v), want %.12g", again, err, chain.NegELBO)
 	}
-	if _, err := Resampled(tr, res, 20, []int{1}, 0.5); err == nil {
+	if _, err := Resampled(context.Background(), tr, res, 20, []int{1}, 0.5); err == nil {
 		t.Error("one chain to resample: want an error")
 	}
 	if _, err := LearnedBackward(context.Background(), tr, res, 20, 0); err == nil {
@@ -52,7 +52,7 @@ func TestImportanceWeighted(t *testing.T) {
 	tr := trained(t, 2, 25)
 	res, bs := decomposed(t, tr)
 	k := tr.Model.Cfg.K
-	iw, err := ImportanceWeighted(tr, res, 20, []int{k, 8 * k})
+	iw, err := ImportanceWeighted(context.Background(), tr, res, 20, []int{k, 8 * k})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestImportanceWeighted(t *testing.T) {
 	for _, b := range iw {
 		checkBelowEvidence(t, res, b)
 	}
-	if _, err := ImportanceWeighted(tr, res, 20, []int{0}); err == nil {
+	if _, err := ImportanceWeighted(context.Background(), tr, res, 20, []int{0}); err == nil {
 		t.Error("0 samples: want an error")
 	}
 }
@@ -84,7 +84,7 @@ func TestGapOnSomePoints(t *testing.T) {
 			v += se * se
 		}
 		r.SE = math.Sqrt(v) / float64(hi-lo)
-		b, err := evaluate(tr, r, 20, "vais", "the trained chain")
+		b, err := evaluate(context.Background(), tr, r, 20, "vais", "the trained chain")
 		if err != nil {
 			t.Fatal(err)
 		}

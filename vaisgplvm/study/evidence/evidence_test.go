@@ -157,7 +157,7 @@ func decomposed(t *testing.T, tr *train.Trainer) (*Result, []BoundValue) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, err := Decompose(tr, res, 20)
+	bs, err := Decompose(context.Background(), tr, res, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestChainVariants(t *testing.T) {
 	tr := trained(t, 2, 25)
 	res, bs := decomposed(t, tr)
 	q0, chain := bs[0], bs[2]
-	vs, err := ChainVariants(tr, res, 20, []float64{1, 1e-9, 4}, []int{1, 4})
+	vs, err := ChainVariants(context.Background(), tr, res, 20, []float64{1, 1e-9, 4}, []int{1, 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,19 +248,19 @@ func TestChainVariants(t *testing.T) {
 	if tr.Model.Step.Scale != 0 || tr.Model.Cfg.Samples != 1 {
 		t.Errorf("the trainer's model changed: step scale %g, samples %d", tr.Model.Step.Scale, tr.Model.Cfg.Samples)
 	}
-	if again, err := Decompose(tr, res, 20); err != nil || again[2].NegELBO != chain.NegELBO {
+	if again, err := Decompose(context.Background(), tr, res, 20); err != nil || again[2].NegELBO != chain.NegELBO {
 		t.Errorf("the trained chain after the variants: %+v (%v), want %.12g", again, err, chain.NegELBO)
 	}
 	for _, bad := range []struct {
 		scales []float64
 		chains []int
 	}{{[]float64{-1}, nil}, {[]float64{0}, nil}, {[]float64{math.Inf(1)}, nil}, {nil, []int{0}}} {
-		if _, err := ChainVariants(tr, nil, 1, bad.scales, bad.chains); err == nil {
+		if _, err := ChainVariants(context.Background(), tr, nil, 1, bad.scales, bad.chains); err == nil {
 			t.Errorf("scales %v, chains %v: want an error", bad.scales, bad.chains)
 		}
 	}
 	mf := trained(t, 2, 25, func(c *model.Config) { c.Method = "mf" })
-	if _, err := ChainVariants(mf, nil, 2, []float64{2}, nil); err == nil || !strings.Contains(err.Error(), "no annealed chain") {
+	if _, err := ChainVariants(context.Background(), mf, nil, 2, []float64{2}, nil); err == nil || !strings.Contains(err.Error(), "no annealed chain") {
 		t.Errorf("MF model: got %v, want the no-annealed-chain error", err)
 	}
 }
@@ -298,7 +298,7 @@ func TestUnconverged(t *testing.T) {
 func TestUnderdamped(t *testing.T) {
 	tr := trained(t, 2, 25)
 	res, _ := decomposed(t, tr)
-	us, err := Underdamped(tr, res, 20, []float64{1, 2}, []float64{0, 0.5, 0.9})
+	us, err := Underdamped(context.Background(), tr, res, 20, []float64{1, 2}, []float64{0, 0.5, 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,11 +313,11 @@ func TestUnderdamped(t *testing.T) {
 			t.Errorf("the trainer gained the variable %s/%s", v.Scope(), v.Name())
 		}
 	}
-	if _, err := Underdamped(tr, res, 2, nil, []float64{1}); err == nil {
+	if _, err := Underdamped(context.Background(), tr, res, 2, nil, []float64{1}); err == nil {
 		t.Error("damping 1: want an error")
 	}
 	mf := trained(t, 2, 25, func(c *model.Config) { c.Method = "mf" })
-	if _, err := Underdamped(mf, nil, 2, nil, []float64{0.5}); err == nil || !strings.Contains(err.Error(), "no annealed chain") {
+	if _, err := Underdamped(context.Background(), mf, nil, 2, nil, []float64{0.5}); err == nil || !strings.Contains(err.Error(), "no annealed chain") {
 		t.Errorf("MF model: got %v, want the no-annealed-chain error", err)
 	}
 }
@@ -383,10 +383,10 @@ func TestRefusesMismatchedArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Decompose(b, res, 5); err == nil || !strings.Contains(err.Error(), "other parameters") {
+	if _, err := Decompose(context.Background(), b, res, 5); err == nil || !strings.Contains(err.Error(), "other parameters") {
 		t.Errorf("Decompose with another model's evidence: %v, want an error", err)
 	}
-	if _, err := Decompose(a, res, 5); err != nil {
+	if _, err := Decompose(context.Background(), a, res, 5); err != nil {
 		t.Errorf("Decompose with its own evidence: %v", err)
 	}
 	if _, err := Estimate(context.Background(), a, Options{Temps: 20, Runs: 2, Accept: math.NaN()}); err == nil || !strings.Contains(err.Error(), "acceptance target") {

@@ -46,7 +46,7 @@ func Example() {
 	}
 	fmt.Printf("-log evidence per point: %.2f\n", ev.NegLogEvidencePerPoint)
 	fmt.Printf("check at %d temperatures; warning: %q\n", ev.Check.Temps, evidence.NotConverged(ev, 0.05))
-	bs, err := evidence.Decompose(tr, ev, 5)
+	bs, err := evidence.Decompose(context.Background(), tr, ev, 5)
 	if err != nil {
 		panic(err)
 	}

@@ -283,7 +283,7 @@ func Evidence(ctx context.Context, tr *train.Trainer, opt EvidenceOptions) (*Evi
 	res.Sampled = opt.Sample > 0
 	sum := &EvidenceSummary{Checkpoint: opt.Checkpoint, Method: tr.Model.Cfg.Method, Iterations: tr.Iter, Points: n, Result: res,
 		Config: tr.Model.Cfg}
-	if sum.Bounds, err = evidence.Decompose(tr, res, opt.Draws); err != nil {
+	if sum.Bounds, err = evidence.Decompose(ctx, tr, res, opt.Draws); err != nil {
 		return nil, err
 	}
 	if err := extraBounds(ctx, sum, tr, res, opt); err != nil {
@@ -326,19 +326,19 @@ func extraBounds(ctx context.Context, sum *EvidenceSummary, tr *train.Trainer, r
 		run   func() error
 	}{
 		{opt.EtaScales != nil || opt.Chains != nil, "the chain variants (EtaScales, Chains)", func() (err error) {
-			sum.ChainVariants, err = evidence.ChainVariants(tr, res, opt.Draws, opt.EtaScales, opt.Chains)
+			sum.ChainVariants, err = evidence.ChainVariants(ctx, tr, res, opt.Draws, opt.EtaScales, opt.Chains)
 			return err
 		}},
 		{opt.IWVIKs != nil, "IWVI at IWVIKs", func() (err error) {
-			sum.ImportanceWeighted, err = evidence.ImportanceWeighted(tr, res, opt.Draws, opt.IWVIKs)
+			sum.ImportanceWeighted, err = evidence.ImportanceWeighted(ctx, tr, res, opt.Draws, opt.IWVIKs)
 			return err
 		}},
 		{opt.Dampings != nil, "the underdamped chains (Dampings)", func() (err error) {
-			sum.Underdamped, err = evidence.Underdamped(tr, res, opt.Draws, opt.EtaScales, opt.Dampings)
+			sum.Underdamped, err = evidence.Underdamped(ctx, tr, res, opt.Draws, opt.EtaScales, opt.Dampings)
 			return err
 		}},
 		{opt.Resample != nil, "the resampled chains (Resample)", func() (err error) {
-			sum.Resampled, err = evidence.Resampled(tr, res, opt.Draws, opt.Resample, th)
+			sum.Resampled, err = evidence.Resampled(ctx, tr, res, opt.Draws, opt.Resample, th)
 			return err
 		}},
 		{opt.LearnBackward > 0, "the learned backward kernel (LearnBackward)", func() (err error) {

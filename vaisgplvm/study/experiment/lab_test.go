@@ -104,7 +104,7 @@ func TestScheduleLabDamping(t *testing.T) {
 	base := labEval(t, lab, experiment.LabSetting{})
 	half, low := 0.5, 0.0
 	uha := labEval(t, lab, experiment.LabSetting{Damping: &half})
-	ref, err := evidence.Underdamped(tr, nil, 8, nil, []float64{half})
+	ref, err := evidence.Underdamped(context.Background(), tr, nil, 8, nil, []float64{half})
 	if err != nil {
 		t.Fatal(err)
 	}
