@@ -98,19 +98,30 @@ func imputationRows(dataset string, mean, knn []float64) []Baseline {
 	}
 }
 
-// strongRows summarises per-run scores of k-NN with k validated per run (chosen: val.ks) and of
-// PPCA with q components (MSE and NELL) as two Baseline lines.
-func strongRows(dataset string, val, ppca imputed, q int) []Baseline {
+// strongRows summarises per-run scores of k-NN with k validated per run (chosen: val.ks), of PPCA
+// with q components (MSE and NELL) and, when it was scored, of PPCA with q validated per run
+// (chosen: vppca.ks) as Baseline lines.
+func strongRows(dataset string, val, ppca, vppca imputed, q int) []Baseline {
 	v, pm, pn := meanTwoSE(val.mse), meanTwoSE(ppca.mse), meanTwoSE(ppca.nell)
-	ks := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(val.ks)), ", "), "[]")
-	return []Baseline{
-		{Dataset: dataset, Method: fmt.Sprintf("k-NN imputation, k validated per seed (chosen: %s)", ks), Runs: len(val.mse), MSE: &v, MSERuns: val.mse},
+	out := []Baseline{
+		{Dataset: dataset, Method: fmt.Sprintf("k-NN imputation, k validated per seed (chosen: %s)", chosen(val.ks)), Runs: len(val.mse), MSE: &v, MSERuns: val.mse},
 		{Dataset: dataset, Method: fmt.Sprintf("PPCA imputation (q = %d, EM with missing entries)", q), Runs: len(ppca.mse), MSE: &pm, NELL: &pn,
 			MSERuns: ppca.mse, NELLRuns: ppca.nell},
 	}
+	if len(vppca.mse) > 0 {
+		vm, vn := meanTwoSE(vppca.mse), meanTwoSE(vppca.nell)
+		out = append(out, Baseline{Dataset: dataset, Method: fmt.Sprintf("PPCA imputation, q validated per seed (chosen: %s)", chosen(vppca.ks)),
+			Runs: len(vppca.mse), MSE: &vm, NELL: &vn, MSERuns: vppca.mse, NELLRuns: vppca.nell})
+	}
+	return out
 }
 
-// imputed collects one imputation baseline's per-run scores (ks: validated k-NN's choices).
+// chosen lists the choices made per seed, comma-separated.
+func chosen(ks []int) string {
+	return strings.Trim(strings.Join(strings.Fields(fmt.Sprint(ks)), ", "), "[]")
+}
+
+// imputed collects one imputation baseline's per-run scores (ks: a validated baseline's choices).
 type imputed struct {
 	mse, nell []float64
 	ks        []int
@@ -118,9 +129,10 @@ type imputed struct {
 
 // heldOutImputation adds run seed's scores of the held-out rows' hidden entries (split s) to val
 // (k-NN over the training rows, k chosen on a tenth of the training rows with half their entries
-// hidden: KNNValidated's damage rate for fully observed data) and ppca (q components fitted on the
-// training rows); nothing when q is 0.
-func heldOutImputation(s protocol.Split, q int, seed uint64, val, ppca *imputed) error {
+// hidden: KNNValidated's damage rate for fully observed data), ppca (q components fitted on the
+// training rows) and, when vppca is not nil, vppca (q validated as k is: PPCAValidated); nothing
+// when q is 0.
+func heldOutImputation(s protocol.Split, q int, seed uint64, val, ppca, vppca *imputed) error {
 	if q == 0 {
 		return nil
 	}
@@ -142,20 +154,20 @@ func heldOutImputation(s protocol.Split, q int, seed uint64, val, ppca *imputed)
 	if err != nil {
 		return err
 	}
-	pi, nell, err := p.Impute(s.Hidden, s.Mask, s.Test)
+	if err := scorePPCA(p, s.Hidden, s.Mask, s.Test, 0, ppca); err != nil || vppca == nil {
+		return err
+	}
+	vp, vc, err := baselines.PPCAValidated(s.Train, nil, baselines.PPCAQs, baselines.ValidationShare, seed, baselines.PPCAOptions{})
 	if err != nil {
 		return err
 	}
-	if v, err = metrics.MSE(s.Test, pi, inv); err != nil {
-		return err
-	}
-	ppca.mse, ppca.nell = append(ppca.mse, v), append(ppca.nell, nell)
-	return nil
+	return scorePPCA(vp, s.Hidden, s.Mask, s.Test, vc.Q, vppca)
 }
 
 // strongImputation adds run seed's validated k-NN and PPCA (q components) scores of the hidden
-// entries (mask 0 in hidden) against truth to val and ppca.
-func strongImputation(truth, hidden, mask [][]float64, q int, seed uint64, val, ppca *imputed) error {
+// entries (mask 0 in hidden) against truth to val and ppca, and when vppca is not nil, PPCA's
+// with q validated (PPCAValidated) to vppca.
+func strongImputation(truth, hidden, mask [][]float64, q int, seed uint64, val, ppca, vppca *imputed) error {
 	inv := data.InvertMask(mask)
 	imp, c, err := baselines.KNNValidated(hidden, mask, baselines.KNNKs, baselines.ValidationShare, seed)
 	if err != nil {
@@ -170,14 +182,31 @@ func strongImputation(truth, hidden, mask [][]float64, q int, seed uint64, val, 
 	if err != nil {
 		return err
 	}
-	pi, nell, err := p.Impute(hidden, mask, truth)
+	if err := scorePPCA(p, hidden, mask, truth, 0, ppca); err != nil || vppca == nil {
+		return err
+	}
+	vp, vc, err := baselines.PPCAValidated(hidden, mask, baselines.PPCAQs, baselines.ValidationShare, seed, baselines.PPCAOptions{})
 	if err != nil {
 		return err
 	}
-	if v, err = metrics.MSE(truth, pi, inv); err != nil {
+	return scorePPCA(vp, hidden, mask, truth, vc.Q, vppca)
+}
+
+// scorePPCA adds p's imputation MSE and NELL of the entries that mask hides in x against truth to
+// to (and q, when not 0, to its choices).
+func scorePPCA(p *baselines.PPCA, x, mask, truth [][]float64, q int, to *imputed) error {
+	pi, nell, err := p.Impute(x, mask, truth)
+	if err != nil {
 		return err
 	}
-	ppca.mse, ppca.nell = append(ppca.mse, v), append(ppca.nell, nell)
+	v, err := metrics.MSE(truth, pi, data.InvertMask(mask))
+	if err != nil {
+		return err
+	}
+	to.mse, to.nell = append(to.mse, v), append(to.nell, nell)
+	if q != 0 {
+		to.ks = append(to.ks, q)
+	}
 	return nil
 }
 
@@ -203,4 +232,12 @@ func baselineTable(bs []Baseline, what string) *report.Table {
 		*t = withoutColumns(*t, "NELL")
 	}
 	return t
+}
+
+// validated returns to when on (the validated PPCA is asked for), else nil.
+func validated(on bool, to *imputed) *imputed {
+	if on {
+		return to
+	}
+	return nil
 }

@@ -44,6 +44,7 @@ type opts struct {
 	ReconIters   int
 	Exact        bool
 	ExactFitRows int
+	ValidatePPCA bool
 	Ks           []int
 	Reps         int
 }

@@ -377,7 +377,7 @@ func (o opts) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
 			out = append(out, b...)
 		case 2:
 			var mean, knn []float64
-			var val, ppca imputed
+			var val, ppca, vppca imputed
 			q := jobQ(res.jobs, name)
 			for r := 1; r <= o.Runs; r++ {
 				hidden, mask, _, err := protocol.HidePixels(ds.X, uint64(r))
@@ -389,11 +389,11 @@ func (o opts) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
 					return nil, err
 				}
 				mean, knn = append(mean, m), append(knn, k)
-				if err := strongImputation(ds.X, hidden, mask, q, uint64(r), &val, &ppca); err != nil {
+				if err := strongImputation(ds.X, hidden, mask, q, uint64(r), &val, &ppca, nil); err != nil {
 					return nil, fmt.Errorf("%s: %w", name, err)
 				}
 			}
-			out = append(append(out, imputationRows(name, mean, knn)...), strongRows(name, val, ppca, q)...)
+			out = append(append(out, imputationRows(name, mean, knn)...), strongRows(name, val, ppca, vppca, q)...)
 		}
 	}
 	return out, nil

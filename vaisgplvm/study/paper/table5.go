@@ -271,7 +271,8 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 	res.Claims = claims5(res.Rows)
 	for _, name := range o.Datasets {
 		var mean, knn []float64
-		var val, ppca imputed
+		var val, ppca, vppca imputed
+		vp := validated(o.ValidatePPCA, &vppca)
 		q := 0 // the GPLVMs' Q (every job's cfg is VAIS's configuration)
 		for _, j := range list {
 			if j.dataset == name {
@@ -292,13 +293,13 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 				return nil, fmt.Errorf("baselines: %w", err)
 			}
 			mean, knn = append(mean, m), append(knn, k)
-			if err := heldOutImputation(s, q, uint64(r), &val, &ppca); err != nil {
+			if err := heldOutImputation(s, q, uint64(r), &val, &ppca, vp); err != nil {
 				return nil, fmt.Errorf("baselines: %s: %w", name, err)
 			}
 		}
 		res.Baselines = append(res.Baselines, imputationRows(name, mean, knn)...)
 		if q > 0 {
-			res.Baselines = append(res.Baselines, strongRows(name, val, ppca, q)...)
+			res.Baselines = append(res.Baselines, strongRows(name, val, ppca, vppca, q)...)
 		}
 	}
 	return res, nil

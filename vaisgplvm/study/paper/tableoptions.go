@@ -155,6 +155,10 @@ type Table5Options struct {
 	Exact bool `flag:"exact" usage:"also score the hidden entries under the exact GP conditional on the complete rows, at the trained hyperparameters and refitted with a validated noise (the exact and refit columns; tens of seconds to minutes per training)"`
 	// ExactFitRows is the refit's number of rows (0: eval.DefaultExactFitRows).
 	ExactFitRows int
+	// ValidatePPCA adds a baseline line of PPCA with its number of components chosen per seed on
+	// validation rows of the training points (baselines.PPCAValidated) beside PPCA with the GPLVMs'
+	// Q: ten EM fits per seed, seconds on oil flow and wine.
+	ValidatePPCA bool `flag:"validate-ppca" usage:"add PPCA with its number of components chosen per seed on validation rows of the training points to the held-out imputation baselines"`
 }
 
 // Table6Options are Table 6's options: it times one training at a time on Frey, keeps nothing.

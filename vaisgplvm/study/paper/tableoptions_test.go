@@ -38,7 +38,7 @@ func TestOptionsTypes(t *testing.T) {
 		{1, []string{"datasets", "jobs", "fresh", "from", "no-figures", "checkpoints", "data", "labels"}},
 		{2, []string{"datasets", "jobs", "fresh", "from", "no-figures", "checkpoints", "pixels", "exact"}},
 		{3, []string{"datasets", "jobs", "fresh", "from", "no-figures", "checkpoints", "pixels", "exact"}},
-		{5, []string{"datasets", "jobs", "fresh", "from", "subset", "recon-iters", "exact"}},
+		{5, []string{"datasets", "jobs", "fresh", "from", "subset", "recon-iters", "exact", "validate-ppca"}},
 		{6, []string{"ks", "reps"}},
 	} {
 		s, err := Lookup(c.table)

@@ -268,7 +268,7 @@ func TestStopGradCells(t *testing.T) {
 // TestTable5Smoke fits the standard GPLVM and VAIS on 40 oilflow points for 3 iterations.
 func TestTable5Smoke(t *testing.T) {
 	o := small[Table5Options](5, 20)
-	o.Datasets, o.Subset, o.ReconIters, o.Exact = []string{"oilflow"}, 40, 3, true
+	o.Datasets, o.Subset, o.ReconIters, o.Exact, o.ValidatePPCA = []string{"oilflow"}, 40, 3, true, true
 	planned := -1
 	o.Observer = ObserverFuncs{PlanFunc: func(n, _ int) { planned = n }}
 	res, err := Table5(context.Background(), o)
@@ -293,9 +293,11 @@ func TestTable5Smoke(t *testing.T) {
 			t.Errorf("%s: want the paper's oilflow row", r.Method)
 		}
 	}
-	if b := res.Baselines; len(b) != 4 || b[0].MSE == nil || !(b[0].MSE[0] > 0) || b[1].MSE == nil || !(b[1].MSE[0] > 0) ||
-		!(b[2].MSE[0] > 0) || b[3].NELL == nil || !(b[3].MSE[0] > 0 && b[3].MSE[0] < b[0].MSE[0]) {
-		t.Errorf("baselines %+v: want column-mean, 5-NN, validated k-NN and PPCA imputation MSEs of the held-out entries, PPCA below column means, and PPCA's NELL", b)
+	if b := res.Baselines; len(b) != 5 || b[0].MSE == nil || !(b[0].MSE[0] > 0) || b[1].MSE == nil || !(b[1].MSE[0] > 0) ||
+		!(b[2].MSE[0] > 0) || b[3].NELL == nil || !(b[3].MSE[0] > 0 && b[3].MSE[0] < b[0].MSE[0]) ||
+		!strings.Contains(b[4].Method, "q validated per seed (chosen: ") || b[4].NELL == nil || !(b[4].MSE[0] > 0 && b[4].MSE[0] < b[0].MSE[0]) {
+		t.Errorf("baselines %+v: want column-mean, 5-NN, validated k-NN, PPCA and validated PPCA imputation MSEs of the held-out entries, "+
+			"both PPCAs below column means, with their NELLs and the validated q", b)
 	}
 	for _, r := range res.Rows {
 		if (r.Method == "vais") != (r.PredMSE != nil && r.PredNELL != nil) {
