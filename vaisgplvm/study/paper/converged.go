@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -43,6 +44,19 @@ type ConvergedRun struct {
 	FirstWindow        *float64 `json:"first_window_neg_elbo_per_point,omitempty"`
 	FirstWindowIters   int      `json:"first_window_iterations,omitempty"`
 	FirstWindowSeconds *float64 `json:"first_window_seconds,omitempty"`
+	// Batch is the run's mini-batch size (0: full batch). A full-batch run other than MF continued
+	// from MF's converged fit; a mini-batch run (Frey, MNIST) fitted from its own start.
+	Batch int `json:"batch,omitempty"`
+	// HiddenMSE is the MSE of the hidden pixels under the model's predictive mixture (Table 2's
+	// task; nil without hidden pixels), KNNMSE and PPCAMSE those of k-NN and PPCA imputation with
+	// k and q validated on the same seed's mask (PPCAMSE and PPCAQ only from a run made with
+	// --validate-ppca).
+	HiddenMSE *float64 `json:"hidden_pixel_mse,omitempty"`
+	KNNMSE    *float64 `json:"validated_knn_mse,omitempty"`
+	PPCAMSE   *float64 `json:"validated_ppca_mse,omitempty"`
+	PPCAQ     int      `json:"validated_ppca_q,omitempty"`
+
+	curve []float64 // the fit's -ELBO per point per iteration (curve.csv)
 }
 
 // EqualCostWindow is the number of a fit's first iterations whose mean -ELBO EqualCostTable sets
@@ -98,6 +112,19 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 			NegELBO float64 `json:"neg_elbo_per_point"`
 			MSE     float64 `json:"mse"`
 		} `json:"metrics"`
+		Config struct {
+			Batch int `json:"batch"`
+		} `json:"config"`
+		Hidden *struct {
+			MSE float64 `json:"mse_missing_predictive"`
+		} `json:"hidden_pixels"`
+		Baselines *struct {
+			KNN     *float64 `json:"validated_knn_mse"`
+			PPCA    *float64 `json:"validated_ppca_mse"`
+			PPCAFit *struct {
+				Q int `json:"q"`
+			} `json:"validated_ppca"`
+		} `json:"hidden_pixels_baselines"`
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %s: %w", path, err)
@@ -106,12 +133,22 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 	if c == nil {
 		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %s has no convergence record (not a --converge run)", path)
 	}
-	return ConvergedRun{NegELBO: c.NegELBO, MCNegELBO: rec.Metrics.NegELBO, Converged: c.Converged,
-		Iterations: c.Iterations, Seconds: c.Seconds, MSE: rec.Metrics.MSE}, nil
+	r := ConvergedRun{NegELBO: c.NegELBO, MCNegELBO: rec.Metrics.NegELBO, Converged: c.Converged,
+		Iterations: c.Iterations, Seconds: c.Seconds, MSE: rec.Metrics.MSE, Batch: rec.Config.Batch}
+	if rec.Hidden != nil {
+		r.HiddenMSE = &rec.Hidden.MSE
+	}
+	if b := rec.Baselines; b != nil {
+		r.KNNMSE = b.KNN
+		if b.PPCAFit != nil {
+			r.PPCAMSE, r.PPCAQ = b.PPCA, b.PPCAFit.Q
+		}
+	}
+	return r, nil
 }
 
-// readFirstWindow sets FirstWindow and its seconds from the curve at path (nothing when there is
-// no file).
+// readFirstWindow reads the curve at path and sets FirstWindow and its seconds from it (nothing
+// when there is no file).
 func (r *ConvergedRun) readFirstWindow(path string) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -124,29 +161,30 @@ func (r *ConvergedRun) readFirstWindow(path string) error {
 	if err != nil || len(rows) < 2 {
 		return fmt.Errorf("paper: converged runs: %s: %v (want a header and one row per iteration)", path, err)
 	}
-	var v []float64
-	for _, row := range rows[1:min(len(rows), EqualCostWindow+1)] {
+	for _, row := range rows[1:] {
 		x, err := strconv.ParseFloat(row[len(row)-1], 64)
 		if err != nil {
 			return fmt.Errorf("paper: converged runs: %s: %w", path, err)
 		}
-		v = append(v, x)
+		r.curve = append(r.curve, x)
 	}
+	v := r.curve[:min(len(r.curve), EqualCostWindow)]
 	mean, secs := stat.Mean(v, nil), r.Seconds*float64(len(v))/float64(max(r.Iterations, len(rows)-1))
 	r.FirstWindow, r.FirstWindowIters, r.FirstWindowSeconds = &mean, len(v), &secs
 	return nil
 }
 
 // EqualCostTable sets each run's first EqualCostWindow iterations against every other run's
-// converged value, per dataset and seed: for runs that all start from the same fit (the bounds
-// other than MF continue from MF's; MF itself is left out), a run whose first window is already
+// converged value, per dataset and seed: for runs that all start from the same fit (the full-batch
+// bounds other than MF continue from MF's; MF and mini-batch runs are left out: EqualSecondsTable
+// compares those), a run whose first window is already
 // below another's converged -ELBO is the tighter at every equal time after that start. A cell
 // "k/n" counts the common seeds on which the row's first window is below the column's end.
 func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 	var names []string
 	byRun := map[string]map[int]ConvergedRun{}
 	for _, r := range runs {
-		if r.Run == "mf" || r.FirstWindow == nil {
+		if r.Run == "mf" || r.FirstWindow == nil || r.Batch > 0 {
 			continue
 		}
 		if byRun[r.Run] == nil {
@@ -180,6 +218,144 @@ func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// EqualSecondsTable compares runs that fitted from their own starts (mini-batch runs, Batch > 0)
+// at equal seconds: on each seed, every run's mean -ELBO per point over the EqualCostWindow
+// iterations up to the time at which MF's fit on that seed converged (its Seconds; iterations
+// reached at the run's mean seconds per iteration), and each against the others at that time. A
+// cell "k/n" counts the common seeds on which the row's value is below the column's. Runs without
+// a curve, and seeds without an MF run, are left out.
+func EqualSecondsTable(title string, runs []ConvergedRun) report.Table {
+	budget := map[int]float64{} // seed -> MF's seconds
+	for _, r := range runs {
+		if r.Run == "mf" && r.Batch > 0 {
+			budget[r.Seed] = r.Seconds
+		}
+	}
+	var names []string
+	at := map[string]map[int]float64{}
+	for _, r := range runs {
+		t, ok := budget[r.Seed]
+		if r.Batch == 0 || !ok || len(r.curve) == 0 || r.Iterations == 0 {
+			continue
+		}
+		if at[r.Run] == nil {
+			names = append(names, r.Run)
+			at[r.Run] = map[int]float64{}
+		}
+		it := min(len(r.curve), int(math.Round(t/(r.Seconds/float64(r.Iterations)))))
+		at[r.Run][r.Seed] = stat.Mean(r.curve[max(0, it-EqualCostWindow):max(it, 1)], nil)
+	}
+	t := report.Table{Title: title, Header: []string{"run", "-ELBO per point at MF's converged seconds", "MF's seconds (median)"}}
+	for _, n := range names {
+		t.Header = append(t.Header, "below "+n+"'s")
+	}
+	secs := slices.Collect(maps.Values(budget))
+	for _, a := range names {
+		var v []float64
+		for _, seed := range slices.Sorted(maps.Keys(at[a])) {
+			v = append(v, at[a][seed])
+		}
+		row := []string{a, tCell(v), fmt.Sprintf("%.0f", median(secs))}
+		for _, b := range names {
+			below, n := 0, 0
+			for seed, va := range at[a] {
+				if vb, ok := at[b][seed]; ok && a != b {
+					n++
+					if va < vb {
+						below++
+					}
+				}
+			}
+			row = append(row, map[bool]string{true: "-", false: fmt.Sprintf("%d/%d", below, n)}[n == 0])
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// ImputationTable scores the hidden pixels (Table 2's task) of runs that have them: per run name
+// the mean MSE over the seeds (± 95% t-interval) and its difference from validated k-NN's and
+// validated PPCA's on the same seed (their masks are the seed's) with the seeds on which the run is
+// lower, then the two baselines themselves (PPCA's chosen q per seed). Runs without hidden pixels
+// are left out.
+func ImputationTable(title string, runs []ConvergedRun) report.Table {
+	t := report.Table{Title: title, Header: []string{"run", "seeds", "hidden-pixel MSE", "minus validated k-NN's, same seed",
+		"minus validated PPCA's, same seed"}}
+	knn, ppca, qs := map[int]float64{}, map[int]float64{}, map[int]int{}
+	var names []string
+	by := map[string][]ConvergedRun{}
+	for _, r := range runs {
+		if r.HiddenMSE == nil {
+			continue
+		}
+		if r.KNNMSE != nil {
+			knn[r.Seed] = *r.KNNMSE
+		}
+		if r.PPCAMSE != nil {
+			ppca[r.Seed], qs[r.Seed] = *r.PPCAMSE, r.PPCAQ
+		}
+		if by[r.Run] == nil {
+			names = append(names, r.Run)
+		}
+		by[r.Run] = append(by[r.Run], r)
+	}
+	diff := func(g []ConvergedRun, base map[int]float64) string {
+		var d []float64
+		lower := 0
+		for _, r := range g {
+			if b, ok := base[r.Seed]; ok {
+				d = append(d, *r.HiddenMSE-b)
+				if *r.HiddenMSE < b {
+					lower++
+				}
+			}
+		}
+		if len(d) == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%s (%d/%d lower)", mseCell(d), lower, len(d))
+	}
+	for _, n := range names {
+		var v []float64
+		var seeds []string
+		for _, r := range by[n] {
+			v, seeds = append(v, *r.HiddenMSE), append(seeds, strconv.Itoa(r.Seed))
+		}
+		t.Rows = append(t.Rows, []string{n, strings.Join(seeds, ","), mseCell(v), diff(by[n], knn), diff(by[n], ppca)})
+	}
+	for _, b := range []struct {
+		name string
+		mse  map[int]float64
+	}{{"validated k-NN", knn}, {"validated PPCA", ppca}} {
+		if len(b.mse) == 0 {
+			continue
+		}
+		var v []float64
+		var seeds, chosen []string
+		for _, seed := range slices.Sorted(maps.Keys(b.mse)) {
+			v, seeds = append(v, b.mse[seed]), append(seeds, strconv.Itoa(seed))
+			if q, ok := qs[seed]; ok && b.name == "validated PPCA" {
+				chosen = append(chosen, strconv.Itoa(q))
+			}
+		}
+		name := b.name
+		if len(chosen) > 0 {
+			name += " (q " + strings.Join(chosen, ",") + ")"
+		}
+		t.Rows = append(t.Rows, []string{name, strings.Join(seeds, ","), mseCell(v), "-", "-"})
+	}
+	return t
+}
+
+// mseCell is tCell for values of the size of a pixel MSE on the [0, 1] scale.
+func mseCell(v []float64) string {
+	m, h := metrics.TInterval(v)
+	if math.IsNaN(h) {
+		return fmt.Sprintf("%.5f", m)
+	}
+	return fmt.Sprintf("%.5f ± %.5f", m, h)
 }
 
 // ConvergedTable summarises runs per dataset and run name: the seeds, the fit's -ELBO per point as
@@ -283,20 +459,29 @@ func ConvergedSummaryWith(dir, intro string) (markdown string, js []byte, err er
 			datasets = append(datasets, r.Dataset)
 		}
 	}
-	var tables, equal []report.Table
+	var tables, all []report.Table
 	for _, ds := range datasets {
 		var sub []ConvergedRun
+		fullBatch, miniBatch, hidden := false, false, false
 		for _, r := range runs {
 			if r.Dataset == ds {
 				sub = append(sub, r)
+				fullBatch = fullBatch || (r.Batch == 0 && r.Run != "mf")
+				miniBatch = miniBatch || r.Batch > 0
+				hidden = hidden || r.HiddenMSE != nil
 			}
 		}
-		tables = append(tables, ConvergedTable(ds+": each bound at its own optimum (-ELBO in nats per point, mean ± 95% t-interval over the seeds)", sub))
-		equal = append(equal, EqualCostTable(fmt.Sprintf("%s at equal cost: each continuation's first %d iterations from MF's fit against the others' converged -ELBO (seeds on which it is already lower)", ds, EqualCostWindow), sub))
-	}
-	var all []report.Table
-	for i := range tables {
-		all = append(all, tables[i], equal[i])
+		main := ConvergedTable(ds+": each bound at its own optimum (-ELBO in nats per point, mean ± 95% t-interval over the seeds)", sub)
+		tables, all = append(tables, main), append(all, main)
+		if fullBatch {
+			all = append(all, EqualCostTable(fmt.Sprintf("%s at equal cost: each continuation's first %d iterations from MF's fit against the others' converged -ELBO (seeds on which it is already lower)", ds, EqualCostWindow), sub))
+		}
+		if miniBatch {
+			all = append(all, EqualSecondsTable(fmt.Sprintf("%s at equal seconds: each bound, fitted from its own start, when MF's fit on the same seed converged (mean -ELBO per point over the %d iterations up to then; seeds on which it is lower)", ds, EqualCostWindow), sub))
+		}
+		if hidden {
+			all = append(all, ImputationTable(ds+": the hidden pixels at convergence (MSE on the [0, 1] scale, mean ± 95% t-interval; the baselines' k and q validated per seed)", sub))
+		}
 	}
 	md := intro + report.Markdown(all)
 	rows := map[string][][]string{}

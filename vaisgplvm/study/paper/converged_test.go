@@ -174,3 +174,61 @@ func TestReadmeVerdictsFromRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualSecondsAndImputationTables: mini-batch runs are compared at MF's converged seconds on
+// the same seed (the mean of the last EqualCostWindow curve rows reached by then at each run's mean
+// seconds per iteration) and left out of EqualCostTable; the hidden pixels' MSE is set against the
+// validated baselines of the same seed, PPCA's taken from the run that scored it.
+func TestEqualSecondsAndImputationTables(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, metrics string, curve []float64) {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "metrics.json"), []byte(metrics), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b := "iteration,neg_elbo_per_point\n"
+		for i, v := range curve {
+			b += fmt.Sprintf("%d,%g\n", i+1, v)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "curve.csv"), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(end, secs float64, iters int, hidden float64, ppca string) string {
+		return fmt.Sprintf(`{"convergence":{"neg_elbo_per_point":%g,"converged":true,"seconds":%g,"iterations":%d},"metrics":{"neg_elbo_per_point":%g},`+
+			`"config":{"batch":100},"hidden_pixels":{"mse_missing_predictive":%g},"hidden_pixels_baselines":{"validated_knn_mse":0.002%s}}`,
+			end, secs, iters, end, hidden, ppca)
+	}
+	// Seed 1: MF converges at 2 s (4 iterations); IWVI runs 1 s per iteration, so at 2 s it has made
+	// 2 iterations: mean of its first 2 rows (-5). VAIS at 0.5 s per iteration: its 4 rows (-3).
+	write("frey-mf-seed1", run(-8, 2, 4, 0.003, `,"validated_ppca_mse":0.0025,"validated_ppca":{"q":80}`), []float64{-7, -8, -8, -8})
+	write("frey-iwvi-seed1", run(-9, 10, 10, 0.001, ""), []float64{-4, -6, -7, -8, -9, -9, -9, -9, -9, -9})
+	write("frey-vais-seed1", run(-7, 4, 8, 0.0024, ""), []float64{-1, -3, -4, -4, -7, -7, -7, -7})
+	runs, err := ReadConverged(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab := EqualCostTable("t", runs); len(tab.Rows) != 0 {
+		t.Errorf("mini-batch runs in the equal-cost table of continuations: %v", tab.Rows)
+	}
+	tab := EqualSecondsTable("t", runs)
+	want := []string{"iwvi|-5.000|2|-|0/1|1/1", "mf|-7.750|2|1/1|-|1/1", "vais|-3.000|2|0/1|0/1|-"}
+	for i, w := range want {
+		if got := strings.Join(tab.Rows[i], "|"); got != w {
+			t.Errorf("equal-seconds row %d: %q, want %q", i, got, w)
+		}
+	}
+	imp := ImputationTable("t", runs)
+	want = []string{"iwvi|1|0.00100|-0.00100 (1/1 lower)|-0.00150 (1/1 lower)", "mf|1|0.00300|0.00100 (0/1 lower)|0.00050 (0/1 lower)",
+		"vais|1|0.00240|0.00040 (0/1 lower)|-0.00010 (1/1 lower)", "validated k-NN|1|0.00200|-|-", "validated PPCA (q 80)|1|0.00250|-|-"}
+	if len(imp.Rows) != len(want) {
+		t.Fatalf("imputation rows %v", imp.Rows)
+	}
+	for i, w := range want {
+		if got := strings.Join(imp.Rows[i], "|"); got != w {
+			t.Errorf("imputation row %d: %q, want %q", i, got, w)
+		}
+	}
+}
