@@ -20,19 +20,14 @@ func Example() {
 	}
 	cfg := model.DefaultConfig("vais", 10) // Table 4: M = 50, K = 5 annealing steps, lr 0.02
 	cfg.Batch = 100
-	m, err := model.New(cfg, ds.X, nil) // nil mask: every entry observed
-	if err != nil {
-		panic(err)
-	}
 	b, err := backend.New("go") // the pure-Go backend; "auto" picks XLA on a GPU when built with -tags xla
 	if err != nil {
 		panic(err)
 	}
-	tr, err := train.New(m, b)
+	// model.New, New and Run in one call; nil mask: every entry observed. A cancelled context
+	// stops it after the step in progress.
+	tr, err := train.Fit(context.Background(), cfg, ds.X, nil, b, 30, train.RunOptions{})
 	if err != nil {
-		panic(err)
-	}
-	if err := tr.Run(context.Background(), 30, train.RunOptions{}); err != nil {
 		panic(err)
 	}
 	ev, err := eval.Evaluate(tr, 3, ds.Labels) // -ELBO averaged over 3 noise draws

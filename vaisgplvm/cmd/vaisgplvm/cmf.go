@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/cmf"
@@ -84,7 +85,7 @@ func runCMF(args []string) error {
 	res, dir, err := experiment.RunCMF(ctx, experiment.CMFRun{Options: o, Out: *out, Overwrite: *overwrite, BackendSpec: *backendName,
 		Figures: !*noFigures, Provenance: experiment.Provenance(append([]string{"cmf"}, args...))})
 	if err != nil && ctx.Err() != nil {
-		return interruptedError{err.Error()}
+		return interrupt.Error{Msg: err.Error()}
 	}
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/evidence"
@@ -54,13 +55,13 @@ func runEvidence(args []string) error {
 	if err := opt.Check(); err != nil {
 		return err
 	}
-	ctx, release := interruptible("evidence", *out)
+	ctx, release := interrupt.ForRun("evidence", *out)
 	defer release()
 	run := experiment.CheckpointRun{Checkpoint: *ckpt, Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainData: *trainData,
 		Provenance: experiment.Provenance(append([]string{"evidence"}, args...))}
 	sum, dir, err := experiment.RunEvidence(ctx, run, opt, !*noFigures)
 	if err != nil {
-		return interruptedOr(ctx, "evidence", *out, err)
+		return interrupt.Stopped(ctx, "evidence", *out, err)
 	}
 	printWarnings(sum.Warnings)
 	wrote(dir)

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/interrupt"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
 )
 
@@ -38,14 +39,14 @@ func runInfer(args []string) error {
 	if !(*lr >= 0) || math.IsInf(*lr, 0) {
 		return usagef("--lr %g: want a positive finite learning rate, or 0 for the trained model's", *lr)
 	}
-	ctx, release := interruptible("infer", *out)
+	ctx, release := interrupt.ForRun("infer", *out)
 	defer release()
 	run := experiment.CheckpointRun{Checkpoint: *ckpt, Out: *out, Overwrite: *overwrite, Backend: *backendName, TrainData: *trainData,
 		Provenance: experiment.Provenance(append([]string{"infer"}, args...))}
 	sum, dir, err := experiment.RunInfer(ctx, run, experiment.InferOptions{Data: *dataPath,
 		Options: infer.Options{Iters: *iters, Seed: *seed, LR: *lr, SingleLatent: *single, Exact: *exact}, Warn: printWarning})
 	if err != nil {
-		return interruptedOr(ctx, "infer", *out, err)
+		return interrupt.Stopped(ctx, "infer", *out, err)
 	}
 	wrote(dir)
 	return printJSON(sum)

@@ -18,7 +18,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -110,34 +109,11 @@ func run(args []string, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "vaisgplvm:", err)
-		var ie interruptedError
+		var ie interrupt.Error
 		if errors.As(err, &ie) {
 			return 130
 		}
 		return 1
 	}
 	return 0
-}
-
-// interruptedError is a run stopped by a signal after writing what resumes it: exit status 130,
-// the shell's status for SIGINT.
-type interruptedError struct{ msg string }
-
-func (e interruptedError) Error() string { return e.msg }
-
-// interruptible returns a context that the first SIGINT or SIGTERM cancels, so that command stops
-// at its next step (a temperature, an iteration) with nothing written to out; a second signal ends
-// the process at once. release stops listening.
-func interruptible(command, out string) (ctx context.Context, release func()) {
-	s := interrupt.Notify()
-	s.SetPhase(command + " stops at its next step; nothing is written to " + out)
-	return s.Context(), s.Release
-}
-
-// interruptedOr returns err as an interruptedError (exit 130) when ctx was cancelled by a signal.
-func interruptedOr(ctx context.Context, command, out string, err error) error {
-	if ctx.Err() != nil {
-		return interruptedError{fmt.Sprintf("%s interrupted (%v): nothing written to %s", command, err, out)}
-	}
-	return err
 }

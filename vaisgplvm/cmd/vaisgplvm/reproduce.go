@@ -106,7 +106,7 @@ func runReproduce(args []string) error {
 		defer stop.Release()
 		md, dir, err := reproduce.Converged(stop.Context(), req)
 		if errors.Is(err, train.ErrInterrupted) {
-			return interruptedError{fmt.Sprintf("%v; the same command continues from the trainings finished", err)}
+			return interrupt.Error{Msg: fmt.Sprintf("%v; the same command continues from the trainings finished", err)}
 		}
 		if err != nil {
 			return err
@@ -179,7 +179,7 @@ func runReproduce(args []string) error {
 	defer stop()
 	res, dir, err := reproduce.Run(ctx, req)
 	if err != nil && ctx.Err() != nil {
-		return interruptedError{err.Error()}
+		return interrupt.Error{Msg: err.Error()}
 	}
 	if err != nil {
 		return err

@@ -145,7 +145,7 @@ func trainRun(args []string, r experiment.TrainRun, set map[string]bool, mf *mod
 	met, dir, err := experiment.RunTrain(stop.Context(), r)
 	if errors.Is(err, train.ErrInterrupted) {
 		ckpt := dir.Final(experiment.PartialCheckpoint)
-		return interruptedError{fmt.Sprintf("%v; resume with: vaisgplvm train %s", err, experiment.ResumeArgs(args, ckpt))}
+		return interrupt.Error{Msg: fmt.Sprintf("%v; resume with: vaisgplvm train %s", err, experiment.ResumeArgs(args, ckpt))}
 	}
 	if err != nil {
 		return err

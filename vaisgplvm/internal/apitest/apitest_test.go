@@ -2,6 +2,7 @@ package apitest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -110,6 +111,19 @@ func TestLibraryRejectsBadArguments(t *testing.T) {
 			_, err := train.New(m, nil)
 			return err
 		}, "no backend"},
+		{"train.NewFor(ragged data)", func() error {
+			_, err := train.NewFor(cfg, [][]float64{{1, 2}, {3}}, nil, testutil.Backend())
+			return err
+		}, "train: mf: "},
+		{"train.Fit(cancelled)", func() error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			tr, err := train.Fit(ctx, cfg, good, nil, testutil.Backend(), 5, train.RunOptions{})
+			if tr == nil || !errors.Is(err, train.ErrInterrupted) {
+				return fmt.Errorf("trainer %v, err %v: want the trainer and ErrInterrupted", tr, err)
+			}
+			return err
+		}, "interrupted"},
 		{"zero Trainer", func() error { return (&train.Trainer{}).Run(context.Background(), 1, train.RunOptions{}) }, "no model"},
 		{"infer.Latents(nil trainer)", func() error {
 			_, err := infer.Latents(context.Background(), nil, good, nil, infer.Options{})

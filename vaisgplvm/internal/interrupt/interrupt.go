@@ -7,6 +7,7 @@ package interrupt
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -77,4 +78,28 @@ func WhenStuck(ctx context.Context, grace time.Duration, msg string) (release fu
 		}
 	}()
 	return func() { close(done) }
+}
+
+// Error is a run stopped by a signal, after writing what resumes it where it can: the command
+// exits with status 130, the shell's status for SIGINT.
+type Error struct{ Msg string }
+
+func (e Error) Error() string { return e.Msg }
+
+// ForRun returns a context that the first SIGINT or SIGTERM cancels, so that command's run stops
+// at its next step (a temperature, an iteration) with nothing written to out; a second signal
+// ends the process at once. release stops listening.
+func ForRun(command, out string) (ctx context.Context, release func()) {
+	s := Notify()
+	s.SetPhase(command + " stops at its next step; nothing is written to " + out)
+	return s.Context(), s.Release
+}
+
+// Stopped returns err as an Error saying that command wrote nothing to out when ctx was cancelled
+// (by ForRun's signal), else err itself.
+func Stopped(ctx context.Context, command, out string, err error) error {
+	if ctx.Err() != nil {
+		return Error{fmt.Sprintf("%s interrupted (%v): nothing written to %s", command, err, out)}
+	}
+	return err
 }

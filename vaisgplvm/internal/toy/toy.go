@@ -119,15 +119,8 @@ func Trainer(t testing.TB, method string, mutate func(*model.Config)) *train.Tra
 // iterations.
 func Fit(t testing.TB, cfg model.Config, x, mask [][]float64, iters int) *train.Trainer {
 	t.Helper()
-	m, err := model.New(cfg, x, mask)
+	tr, err := train.Fit(context.Background(), cfg, x, mask, testutil.Backend(), iters, train.RunOptions{})
 	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := train.New(m, testutil.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Run(context.Background(), iters, train.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return tr

@@ -227,11 +227,7 @@ func snapshots(ctx context.Context, table int, o opts) (*Result, error) {
 		if err != nil {
 			return err
 		}
-		m, err := model.New(j.cfg, x, mask)
-		if err != nil {
-			return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
-		}
-		tr, err := train.New(m, b)
+		tr, err := train.NewFor(j.cfg, x, mask, b)
 		if err != nil {
 			return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 		}

@@ -335,15 +335,8 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	if cfg.Batch > len(s.Train) {
 		cfg.Batch = 0
 	}
-	m, err := model.New(cfg, s.Train, nil)
+	tr, err := train.Fit(ctx, cfg, s.Train, nil, b, o.Iters, train.RunOptions{Observe: o.observer(j.dataset, j.method, j.seed, o.Iters)})
 	if err != nil {
-		return err
-	}
-	tr, err := train.New(m, b)
-	if err != nil {
-		return err
-	}
-	if err := tr.Run(ctx, o.Iters, train.RunOptions{Observe: o.observer(j.dataset, j.method, j.seed, o.Iters)}); err != nil {
 		return err
 	}
 	ev, err := eval.Evaluate(tr, 1, s.TrainLabels)

@@ -113,11 +113,7 @@ func table6(ctx context.Context, o opts) (*Result6, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		m, err := model.New(c.cfg, x, mask)
-		if err != nil {
-			return nil, err
-		}
-		tr, err := train.New(m, b)
+		tr, err := train.NewFor(c.cfg, x, mask, b)
 		if err != nil {
 			return nil, err
 		}
@@ -129,8 +125,8 @@ func table6(ctx context.Context, o opts) (*Result6, error) {
 		if c.method == "mf" {
 			k = 0
 		}
-		per := int(math.Ceil(float64(m.N) / float64(m.BatchSize())))
-		r := Row6{Method: c.method, K: k, Batch: m.BatchSize(), FirstSecs: first, MedianSecs: times[len(times)/2],
+		per := int(math.Ceil(float64(tr.Model.N) / float64(tr.Model.BatchSize())))
+		r := Row6{Method: c.method, K: k, Batch: tr.Model.BatchSize(), FirstSecs: first, MedianSecs: times[len(times)/2],
 			MinSecs: times[0], HostSecs: host, ItersPerEpoch: per}
 		if v, ok := PaperTable6[c.method][k]; ok {
 			r.PaperA100 = &v
