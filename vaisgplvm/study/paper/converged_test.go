@@ -58,10 +58,10 @@ func TestConvergedTable(t *testing.T) {
 	}
 	// Two seeds: mean -11.5, sd sqrt(0.5), t(0.975, 1) = 12.7062 -> half-width 6.353.
 	got := strings.Join(tab.Rows[0], "|")
-	if want := "oilflow|mf|1,2|-11.500 ± 6.353|-11.500 ± 6.353|-|1 of 2|20|2e-05"; got != want {
+	if want := "oilflow|mf|1,2|-11.500 ± 6.353|-11.500 ± 6.353|-|-|1 of 2|20|2e-05"; got != want {
 		t.Fatalf("row %q, want %q", got, want)
 	}
-	if got := strings.Join(tab.Rows[1][:7], "|"); got != "oilflow|vais-fixedeta|1|-10.000|-10.000|1.000 (0/1 tighter)|1 of 1" {
+	if got := strings.Join(tab.Rows[1][:8], "|"); got != "oilflow|vais-fixedeta|1|-10.000|-10.000|1.000 (0/1 tighter)|1.000 (0/1 tighter)|1 of 1" {
 		t.Fatalf("row %q", got)
 	}
 	write("wine-mf-seed1", `{"metrics":{}}`)
