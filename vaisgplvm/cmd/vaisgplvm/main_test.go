@@ -522,15 +522,16 @@ func TestTrainConverge(t *testing.T) {
 	if s, c := met.ConvergenceStart, met.Convergence; s == nil || !s.Converged || c == nil || !c.Converged || !strings.Contains(c.Rule, "halved") || met.Iterations != c.Iterations {
 		t.Fatalf("iwvi metrics.json: %s", raw)
 	}
-	// The same from the converged MF checkpoint: no L-BFGS start of its own.
+	// The same from the converged MF checkpoint: no L-BFGS start of its own; a stricter rule.
 	from := filepath.Join(dir, "conv-from")
 	if code, msg := runQuiet("train", "--data", base, "--method", "iwvi", "--k", "3", "--m", "5", "--converge", "--converge-from",
-		filepath.Join(out, "checkpoint.gob"), "--quiet", "--no-figures", "--out", from); code != 0 {
+		filepath.Join(out, "checkpoint.gob"), "--converge-halvings", "6", "--quiet", "--no-figures", "--out", from); code != 0 {
 		t.Fatalf("--converge-from: exit %d: %s", code, msg)
 	}
 	met, raw = readMetrics(t, from)
-	if met.ConvergenceStart != nil || met.ConvergedFrom == "" || met.Convergence == nil || !met.Convergence.Converged {
-		t.Fatalf("--converge-from metrics.json: %s", raw)
+	if met.ConvergenceStart != nil || met.ConvergedFrom == "" || met.Convergence == nil || !met.Convergence.Converged ||
+		!strings.Contains(met.Convergence.Rule, "after 6 halvings") {
+		t.Fatalf("--converge-from with --converge-halvings 6: metrics.json: %s", raw)
 	}
 	// An annealed bound converges with eta_k held fixed, unless --adapt-eta asks otherwise.
 	for _, adapt := range []bool{false, true} {
@@ -551,6 +552,8 @@ func TestTrainConverge(t *testing.T) {
 		{"converge-from mf", []string{"train", "--data", base, "--method", "mf", "--converge", "--converge-from", filepath.Join(out, "checkpoint.gob"), "--out", filepath.Join(dir, "x5")}, 2, []string{"--converge-from"}},
 		{"converge iters", []string{"train", "--data", base, "--method", "mf", "--converge", "--iters", "5", "--out", filepath.Join(dir, "x2")}, 2, []string{"--iters"}},
 		{"max-seconds alone", []string{"train", "--data", base, "--method", "mf", "--max-seconds", "5", "--out", filepath.Join(dir, "x3")}, 2, []string{"--converge"}},
+		{"converge-halvings alone", []string{"train", "--data", base, "--method", "mf", "--converge-halvings", "6", "--out", filepath.Join(dir, "x6")}, 2, []string{"--converge-halvings", "--converge"}},
+		{"converge-halvings 0", []string{"train", "--data", base, "--method", "iwvi", "--converge", "--converge-halvings", "0", "--out", filepath.Join(dir, "x7")}, 2, []string{"--converge-halvings", ">= 1"}},
 		{"converge-from matern", []string{"train", "--data", base, "--method", "iwvi", "--m", "5", "--kernel", "matern32", "--converge", "--converge-from", filepath.Join(out, "checkpoint.gob"),
 			"--quiet", "--out", filepath.Join(dir, "x4")}, 2, []string{"--converge-from", "psi statistics"}},
 	})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/reproduce"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 
@@ -99,7 +100,7 @@ func runReproduce(args []string) error {
 		if *tab != 1 {
 			return usagef("--converge works with --table 1, not %d", *tab)
 		}
-		req := reproduce.ConvergedRequest{Runs: *runs, Out: *out, Fresh: *fresh, Converge: *cf.options(cf.maxSeconds, false), Backend: *backendName,
+		req := reproduce.ConvergedRequest{Runs: *runs, Out: *out, Fresh: *fresh, Converge: *cf.options(cf.maxSeconds, false), Adam: converge.AdamRule{Halvings: cf.halvings}, Backend: *backendName,
 			Figures: !*noFigures, Command: append([]string{"reproduce"}, args...), Configure: mf.configure(set), Explicit: mf.explicit(set)}
 		req.Datasets, req.Methods = split("datasets", *datasets), split("methods", *methods)
 		stop := interrupt.Notify()

@@ -73,7 +73,7 @@ func runTrain(args []string) error {
 				mf.v.Batch = protocol.DefaultBatch
 			}
 		}
-		run.Converge = cf.options(cf.maxSeconds, *quiet)
+		run.Converge, run.ConvergeAdam.Rule.Halvings = cf.options(cf.maxSeconds, *quiet), cf.halvings
 	}
 	if *convFrom != "" && *method == "mf" {
 		return usagef("--converge-from starts another bound from a converged fit; --method mf fits that start itself")
