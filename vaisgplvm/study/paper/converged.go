@@ -204,16 +204,7 @@ func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 		}
 		row := []string{a, tCell(first), fmt.Sprintf("%.0f", median(secs))}
 		for _, b := range names {
-			below, n := 0, 0
-			for seed, ra := range byRun[a] {
-				if rb, ok := byRun[b][seed]; ok && a != b {
-					n++
-					if *ra.FirstWindow < rb.NegELBO {
-						below++
-					}
-				}
-			}
-			row = append(row, map[bool]string{true: "-", false: fmt.Sprintf("%d/%d", below, n)}[n == 0])
+			row = append(row, belowCell(a, b, byRun[a], byRun[b], func(ra, rb ConvergedRun) bool { return *ra.FirstWindow < rb.NegELBO }))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -259,20 +250,29 @@ func EqualSecondsTable(title string, runs []ConvergedRun) report.Table {
 		}
 		row := []string{a, tCell(v), fmt.Sprintf("%.0f", median(secs))}
 		for _, b := range names {
-			below, n := 0, 0
-			for seed, va := range at[a] {
-				if vb, ok := at[b][seed]; ok && a != b {
-					n++
-					if va < vb {
-						below++
-					}
-				}
-			}
-			row = append(row, map[bool]string{true: "-", false: fmt.Sprintf("%d/%d", below, n)}[n == 0])
+			row = append(row, belowCell(a, b, at[a], at[b], func(va, vb float64) bool { return va < vb }))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// belowCell counts the seeds that runs a and b (by seed) have in common and those on which a's is
+// below b's: "k/n", or "-" for a run against itself or no common seed.
+func belowCell[V any](a, b string, as, bs map[int]V, below func(a, b V) bool) string {
+	k, n := 0, 0
+	for seed, va := range as {
+		if vb, ok := bs[seed]; ok && a != b {
+			n++
+			if below(va, vb) {
+				k++
+			}
+		}
+	}
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", k, n)
 }
 
 // ImputationTable scores the hidden pixels (Table 2's task) of runs that have them: per run name

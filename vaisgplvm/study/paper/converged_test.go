@@ -75,24 +75,7 @@ func TestConvergedTable(t *testing.T) {
 // below the column's converged value; MF and runs without a curve are left out.
 func TestEqualCostTable(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, metrics string, curve []float64) {
-		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name, "metrics.json"), []byte(metrics), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if curve == nil {
-			return
-		}
-		b := "iteration,neg_elbo_per_point\n"
-		for i, v := range curve {
-			b += fmt.Sprintf("%d,%g\n", i+1, v)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name, "curve.csv"), []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, metrics string, curve []float64) { writeRun(t, dir, name, metrics, curve) }
 	conv := func(end, secs float64, iters int) string {
 		return fmt.Sprintf(`{"convergence":{"neg_elbo_per_point":%g,"converged":true,"seconds":%g,"iterations":%d},"metrics":{"neg_elbo_per_point":%g}}`, end, secs, iters, end)
 	}
@@ -181,21 +164,7 @@ func TestReadmeVerdictsFromRecord(t *testing.T) {
 // validated baselines of the same seed, PPCA's taken from the run that scored it.
 func TestEqualSecondsAndImputationTables(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, metrics string, curve []float64) {
-		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name, "metrics.json"), []byte(metrics), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		b := "iteration,neg_elbo_per_point\n"
-		for i, v := range curve {
-			b += fmt.Sprintf("%d,%g\n", i+1, v)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name, "curve.csv"), []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, metrics string, curve []float64) { writeRun(t, dir, name, metrics, curve) }
 	run := func(end, secs float64, iters int, hidden float64, ppca string) string {
 		return fmt.Sprintf(`{"convergence":{"neg_elbo_per_point":%g,"converged":true,"seconds":%g,"iterations":%d},"metrics":{"neg_elbo_per_point":%g},`+
 			`"config":{"batch":100},"hidden_pixels":{"mse_missing_predictive":%g},"hidden_pixels_baselines":{"validated_knn_mse":0.002%s}}`,
@@ -230,5 +199,27 @@ func TestEqualSecondsAndImputationTables(t *testing.T) {
 		if got := strings.Join(imp.Rows[i], "|"); got != w {
 			t.Errorf("imputation row %d: %q, want %q", i, got, w)
 		}
+	}
+}
+
+// writeRun writes a converged run's folder dir/name: its metrics.json and, when curve is not nil,
+// its curve.csv.
+func writeRun(t *testing.T, dir, name, metrics string, curve []float64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name, "metrics.json"), []byte(metrics), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if curve == nil {
+		return
+	}
+	b := "iteration,neg_elbo_per_point\n"
+	for i, v := range curve {
+		b += fmt.Sprintf("%d,%g\n", i+1, v)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name, "curve.csv"), []byte(b), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
