@@ -216,7 +216,8 @@ func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 // iterations up to the time at which MF's fit on that seed converged (its Seconds; iterations
 // reached at the run's mean seconds per iteration), and each against the others at that time. A
 // cell "k/n" counts the common seeds on which the row's value is below the column's. Runs without
-// a curve, and seeds without an MF run, are left out.
+// a curve, variants of a method (a tagged run name: another rule or setting), and seeds without an
+// MF run are left out. Each run's seconds are its own, measured under whatever else ran then.
 func EqualSecondsTable(title string, runs []ConvergedRun) report.Table {
 	budget := map[int]float64{} // seed -> MF's seconds
 	for _, r := range runs {
@@ -228,7 +229,7 @@ func EqualSecondsTable(title string, runs []ConvergedRun) report.Table {
 	at := map[string]map[int]float64{}
 	for _, r := range runs {
 		t, ok := budget[r.Seed]
-		if r.Batch == 0 || !ok || len(r.curve) == 0 || r.Iterations == 0 {
+		if r.Batch == 0 || !ok || len(r.curve) == 0 || r.Iterations == 0 || tagOf(r.Run) != "" {
 			continue
 		}
 		if at[r.Run] == nil {
@@ -360,7 +361,8 @@ func mseCell(v []float64) string {
 
 // ConvergedTable summarises runs per dataset and run name: the seeds, the fit's -ELBO per point as
 // mean ± the 95% t-interval's half-width over the seeds (the value alone for one seed), the Monte
-// Carlo bound likewise, the fit's -ELBO minus MF's (run "mf") on the same dataset and seed with the
+// Carlo bound likewise, the fit's -ELBO minus MF's on the same dataset and seed (pairedMF: MF with
+// the run's tag where there is one, else run "mf") with the
 // seeds on which it is lower (tighter), the same for the Monte Carlo bounds (on all N points after
 // the fit: the comparison for mini-batch fits, whose own -ELBO is a mean over noisy batches), how
 // many seeds converged by their rule, the median seconds
@@ -370,10 +372,11 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 	t := report.Table{Title: title, Header: []string{"dataset", "run", "seeds", "-ELBO per point (fit)",
 		"-ELBO per point (Monte Carlo)", "minus MF's, same seed", "minus MF's (Monte Carlo), same seed", "converged", "median seconds", "MSE"}}
 	type key struct{ ds, run string }
-	mf, mfMC := map[string]float64{}, map[string]float64{} // dataset and seed -> MF's -ELBO
+	mf, mfMC := map[string]float64{}, map[string]float64{} // dataset, seed and tag -> MF's -ELBO
 	for _, r := range runs {
-		if r.Run == "mf" {
-			mf[fmt.Sprint(r.Dataset, "/", r.Seed)], mfMC[fmt.Sprint(r.Dataset, "/", r.Seed)] = r.NegELBO, r.MCNegELBO
+		if r.Run == "mf" || strings.HasPrefix(r.Run, "mf-") {
+			k := fmt.Sprint(r.Dataset, "/", r.Seed, "/", tagOf(r.Run))
+			mf[k], mfMC[k] = r.NegELBO, r.MCNegELBO
 		}
 	}
 	var keys []key
@@ -398,9 +401,9 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 			if r.Converged {
 				conv++
 			}
-			if m, ok := mf[fmt.Sprint(r.Dataset, "/", r.Seed)]; ok && r.Run != "mf" {
-				paired = append(paired, r.NegELBO-m)
-				pairedMC = append(pairedMC, r.MCNegELBO-mfMC[fmt.Sprint(r.Dataset, "/", r.Seed)])
+			if mk, ok := pairedMF(r, mf); ok {
+				paired = append(paired, r.NegELBO-mf[mk])
+				pairedMC = append(pairedMC, r.MCNegELBO-mfMC[mk])
 			}
 		}
 		t.Rows = append(t.Rows, []string{k.ds, k.run, seeds, tCell(fit), tCell(mc), pairedCell(paired), pairedCell(pairedMC),
@@ -408,6 +411,31 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 			fmt.Sprintf("%.2g", stat.Mean(mse, nil))})
 	}
 	return t
+}
+
+// tagOf returns what follows a run name's method ("h8" of "vais-h8"; "" for "vais").
+func tagOf(run string) string {
+	_, tag, _ := strings.Cut(run, "-")
+	return tag
+}
+
+// pairedMF returns the key (dataset/seed/tag) of the MF run that r is compared with: MF with r's
+// tag on the same dataset and seed when there is one (the same rule or setting), else plain MF;
+// MF variants are compared with plain MF, plain MF with nothing.
+func pairedMF(r ConvergedRun, mf map[string]float64) (string, bool) {
+	if r.Run == "mf" {
+		return "", false
+	}
+	if !strings.HasPrefix(r.Run, "mf-") {
+		if k := fmt.Sprint(r.Dataset, "/", r.Seed, "/", tagOf(r.Run)); tagOf(r.Run) != "" {
+			if _, ok := mf[k]; ok {
+				return k, true
+			}
+		}
+	}
+	k := fmt.Sprint(r.Dataset, "/", r.Seed, "/")
+	_, ok := mf[k]
+	return k, ok
 }
 
 // pairedCell is a paired difference's tCell with the count of negative (tighter) ones.
