@@ -29,7 +29,7 @@ type ImputationBaselines struct {
 }
 
 // ImputeBaselines scores column-mean, k-NN, validated k-NN, PPCA (q components) and, with
-// validatePPCA, PPCA with q validated among baselines.PPCAQs (ten EM fits: a minute or two on Frey
+// validatePPCA, PPCA with q validated among baselines.PPCAQs (ten EM fits: two to three minutes on Frey
 // on 2 cores) imputation of
 // the entries of x [N, D] that mask [N, D] hides against truth [N, D] (all in the model's units);
 // seed draws the validation rows. Errors: those of the baselines (bad shapes, q out of range).

@@ -212,8 +212,8 @@ type TrainOptions struct {
 	// of seconds to minutes.
 	Exact bool
 	// ValidatePPCA adds PPCA with its number of components validated to the hidden pixels'
-	// baselines (metrics.json hidden_pixels_baselines.validated_ppca; ImputeBaselines): a minute
-	// or two on Frey on 2 cores.
+	// baselines (metrics.json hidden_pixels_baselines.validated_ppca; ImputeBaselines): two to
+	// three minutes on Frey or MNIST on 2 cores.
 	ValidatePPCA bool
 	// Converge, when not nil, fits the model to the optimum of the collapsed mean-field bound by
 	// L-BFGS (converge.Fit, full batch) instead of Iters Adam iterations; for a bound other than
