@@ -165,9 +165,8 @@ func heldOutImputation(s protocol.Split, q int, seed uint64, val, ppca, vppca *i
 }
 
 // strongImputation adds run seed's validated k-NN and PPCA (q components) scores of the hidden
-// entries (mask 0 in hidden) against truth to val and ppca, and when vppca is not nil, PPCA's
-// with q validated (PPCAValidated) to vppca.
-func strongImputation(truth, hidden, mask [][]float64, q int, seed uint64, val, ppca, vppca *imputed) error {
+// entries (mask 0 in hidden) against truth to val and ppca.
+func strongImputation(truth, hidden, mask [][]float64, q int, seed uint64, val, ppca *imputed) error {
 	inv := data.InvertMask(mask)
 	imp, c, err := baselines.KNNValidated(hidden, mask, baselines.KNNKs, baselines.ValidationShare, seed)
 	if err != nil {
@@ -182,14 +181,7 @@ func strongImputation(truth, hidden, mask [][]float64, q int, seed uint64, val, 
 	if err != nil {
 		return err
 	}
-	if err := scorePPCA(p, hidden, mask, truth, 0, ppca); err != nil || vppca == nil {
-		return err
-	}
-	vp, vc, err := baselines.PPCAValidated(hidden, mask, baselines.PPCAQs, baselines.ValidationShare, seed, baselines.PPCAOptions{})
-	if err != nil {
-		return err
-	}
-	return scorePPCA(vp, hidden, mask, truth, vc.Q, vppca)
+	return scorePPCA(p, hidden, mask, truth, 0, ppca)
 }
 
 // scorePPCA adds p's imputation MSE and NELL of the entries that mask hides in x against truth to
@@ -232,12 +224,4 @@ func baselineTable(bs []Baseline, what string) *report.Table {
 		*t = withoutColumns(*t, "NELL")
 	}
 	return t
-}
-
-// validated returns to when on (the validated PPCA is asked for), else nil.
-func validated(on bool, to *imputed) *imputed {
-	if on {
-		return to
-	}
-	return nil
 }

@@ -373,7 +373,7 @@ func (o opts) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
 			out = append(out, b...)
 		case 2:
 			var mean, knn []float64
-			var val, ppca, vppca imputed
+			var val, ppca imputed
 			q := jobQ(res.jobs, name)
 			for r := 1; r <= o.Runs; r++ {
 				hidden, mask, _, err := protocol.HidePixels(ds.X, uint64(r))
@@ -385,11 +385,11 @@ func (o opts) snapshotBaselines(table int, res *Result) ([]Baseline, error) {
 					return nil, err
 				}
 				mean, knn = append(mean, m), append(knn, k)
-				if err := strongImputation(ds.X, hidden, mask, q, uint64(r), &val, &ppca, nil); err != nil {
+				if err := strongImputation(ds.X, hidden, mask, q, uint64(r), &val, &ppca); err != nil {
 					return nil, fmt.Errorf("%s: %w", name, err)
 				}
 			}
-			out = append(append(out, imputationRows(name, mean, knn)...), strongRows(name, val, ppca, vppca, q)...)
+			out = append(append(out, imputationRows(name, mean, knn)...), strongRows(name, val, ppca, imputed{}, q)...)
 		}
 	}
 	return out, nil

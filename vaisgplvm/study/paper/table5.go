@@ -272,7 +272,10 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 	for _, name := range o.Datasets {
 		var mean, knn []float64
 		var val, ppca, vppca imputed
-		vp := validated(o.ValidatePPCA, &vppca)
+		var vp *imputed // the validated PPCA's scores, when asked for
+		if o.ValidatePPCA {
+			vp = &vppca
+		}
 		q := 0 // the GPLVMs' Q (every job's cfg is VAIS's configuration)
 		for _, j := range list {
 			if j.dataset == name {
