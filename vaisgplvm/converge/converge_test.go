@@ -467,7 +467,7 @@ func TestCollapsedRoundingNoise(t *testing.T) {
 	}
 	ours := noise(func(x []float64) float64 { f, _ := p.eval(x, scratch); return f })
 	theirs := noise(func(x []float64) float64 {
-		if err := unflatten(p.selected, x, m); err != nil {
+		if err := vars.Unflatten(p.selected, x, m.DType()); err != nil {
 			t.Fatal(err)
 		}
 		out, err := textbook.Exec(p.y)
@@ -505,14 +505,14 @@ func TestContinueFirstStep(t *testing.T) {
 	if err := StartFrom(iw, mf); err != nil {
 		t.Fatal(err)
 	}
-	before, err := flatten([]*mlmodel.Variable{iw.Ctx.At("latent").GetVariable("mean")})
+	before, err := vars.Flatten([]*mlmodel.Variable{iw.Ctx.At("latent").GetVariable("mean")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Continue(context.Background(), iw, AdamOptions{MaxIters: 1}); err != nil {
 		t.Fatal(err)
 	}
-	after, err := flatten([]*mlmodel.Variable{iw.Ctx.At("latent").GetVariable("mean")})
+	after, err := vars.Flatten([]*mlmodel.Variable{iw.Ctx.At("latent").GetVariable("mean")})
 	if err != nil {
 		t.Fatal(err)
 	}

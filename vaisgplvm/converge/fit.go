@@ -108,8 +108,8 @@ func Fit(ctx context.Context, tr *train.Trainer, opt Options) (*Result, error) {
 	if res.err != nil && len(res.curve) == 0 {
 		return nil, fmt.Errorf("converge: %w", res.err)
 	}
-	if err := unflatten(p.selected, res.x, m); err != nil {
-		return nil, err
+	if err := vars.Unflatten(p.selected, res.x, m.DType()); err != nil {
+		return nil, fmt.Errorf("converge: %w", err)
 	}
 	out, err := p.exec.Exec(p.y)
 	if err != nil {
@@ -118,16 +118,13 @@ func Fit(ctx context.Context, tr *train.Trainer, opt Options) (*Result, error) {
 	if err := setOptimalQU(tr.Ctx, m, out[1], out[2], out[3]); err != nil {
 		return nil, err
 	}
-	var change *float64
-	if !math.IsNaN(res.change) {
-		change = &res.change
-	}
-	return &Result{NegELBO: scalar(out[0]), Start: f0, Converged: res.converged, Rule: opt.Rule.String(), Change: change,
-		StoppedBy: res.stoppedBy, Iterations: res.iters, Evaluations: res.evals, Restarts: res.restarts, NonFinite: res.nonFinite, Seconds: time.Since(start).Seconds(), Curve: res.curve}, nil
+	r := res.result(f0, opt.Rule, start)
+	r.NegELBO = scalar(out[0])
+	return r, nil
 }
 
 // problem is the collapsed bound of a trainer's model as a function of the fitted variables' values,
-// flattened (flatten's order): the objective L-BFGS minimises, minus the bound per point.
+// flattened (vars.Flatten's order): the objective L-BFGS minimises, minus the bound per point.
 type problem struct {
 	m        *model.Model
 	exec     *mlmodel.Exec
@@ -171,16 +168,16 @@ func newProblem(tr *train.Trainer) (*problem, error) {
 	if p.f0 = scalar(out[0]); math.IsNaN(p.f0) || math.IsInf(p.f0, 0) {
 		return nil, fmt.Errorf("converge: the collapsed bound is %g at the start", p.f0)
 	}
-	if p.x0, err = flatten(p.selected); err != nil {
-		return nil, err
+	if p.x0, err = vars.Flatten(p.selected); err != nil {
+		return nil, fmt.Errorf("converge: %w", err)
 	}
 	return p, nil
 }
 
 // eval sets the variables to x and returns the objective there, its gradient written into grad.
 func (p *problem) eval(x, grad []float64) (float64, error) {
-	if err := unflatten(p.selected, x, p.m); err != nil {
-		return 0, err
+	if err := vars.Unflatten(p.selected, x, p.m.DType()); err != nil {
+		return 0, fmt.Errorf("converge: %w", err)
 	}
 	out, err := p.exec.Exec(p.y)
 	if err != nil {
@@ -195,34 +192,6 @@ func (p *problem) eval(x, grad []float64) (float64, error) {
 
 // scalar returns a scalar tensor's value.
 func scalar(t *tensors.Tensor) float64 { return vars.Flat64(t)[0] }
-
-// flatten returns the values of vs, one after another.
-func flatten(vs []*mlmodel.Variable) ([]float64, error) {
-	var x []float64
-	for _, v := range vs {
-		val, err := v.Value()
-		if err != nil {
-			return nil, fmt.Errorf("converge: %s/%s: %w", v.Scope(), v.Name(), err)
-		}
-		x = append(x, vars.Flat64(val)...)
-	}
-	return x, nil
-}
-
-// unflatten sets vs from x (flatten's order), in m's dtype.
-func unflatten(vs []*mlmodel.Variable, x []float64, m *model.Model) error {
-	off := 0
-	for _, v := range vs {
-		dims := v.Shape().Dimensions
-		size := v.Shape().Size()
-		t := vars.Convert(tensors.FromFlatDataAndDimensions(append([]float64(nil), x[off:off+size]...), dims...), m.DType())
-		if err := v.SetValue(t); err != nil {
-			return fmt.Errorf("converge: %s/%s: %w", v.Scope(), v.Name(), err)
-		}
-		off += size
-	}
-	return nil
-}
 
 // setOptimalQU writes the optimal q(u) for the current parameters into the variables q_mu [M, D]
 // and q_sqrt [D or 1, M, M]: whitened, q(v_d) = N(L_B^-T c_d, B^-1); unwhitened, u = L v.

@@ -197,3 +197,32 @@ func Each(s *mlmodel.Scope, f func(v *mlmodel.Variable)) {
 		f(v)
 	}
 }
+
+// Flatten returns the values of vs as float64, one variable after another (row-major within each):
+// the vector an optimiser such as L-BFGS works on. Errors: a variable without a value.
+func Flatten(vs []*mlmodel.Variable) ([]float64, error) {
+	var x []float64
+	for _, v := range vs {
+		val, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", v.Scope(), v.Name(), err)
+		}
+		x = append(x, Flat64(val)...)
+	}
+	return x, nil
+}
+
+// Unflatten sets vs from x (Flatten's order), each converted to dt. Errors: a value the variable
+// does not accept.
+func Unflatten(vs []*mlmodel.Variable, x []float64, dt dtypes.DType) error {
+	off := 0
+	for _, v := range vs {
+		size := v.Shape().Size()
+		t := Convert(tensors.FromFlatDataAndDimensions(append([]float64(nil), x[off:off+size]...), v.Shape().Dimensions...), dt)
+		if err := v.SetValue(t); err != nil {
+			return fmt.Errorf("%s/%s: %w", v.Scope(), v.Name(), err)
+		}
+		off += size
+	}
+	return nil
+}

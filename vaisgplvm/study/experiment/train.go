@@ -263,13 +263,8 @@ func Train(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, sr
 		}
 		return ws
 	}
-	adamOnly := false // a fit to convergence by Adam alone: mini-batches, missing entries, no psi statistics
-	if opt.Converge != nil {
-		err := converge.Supported(tr.Model)
-		adamOnly = err != nil || tr.Model.Cfg.Batch > 0
-		if adamOnly && opt.ConvergeFrom != "" {
-			return nil, option.Of("ConvergeFrom", "ConvergeFrom starts another bound from a full-batch fit of the collapsed bound, which this model cannot have (%v)", cmp.Or(err, errors.New("mini-batches")))
-		}
+	if opt.Converge != nil && opt.ConvergeFrom != "" && converge.Stages(tr) == "Adam" { // mini-batches, missing entries, no psi statistics
+		return nil, option.Of("ConvergeFrom", "ConvergeFrom starts another bound from a full-batch fit of the collapsed bound, which this model cannot have (%v)", cmp.Or(converge.Supported(tr.Model), errors.New("mini-batches")))
 	}
 	dataWarnings := warn(DataWarnings(td.X, src.Standardize))
 	if opt.Resume != "" {
@@ -298,33 +293,22 @@ func Train(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, sr
 	}
 	var conv, convStart *converge.Result
 	var runErr error
-	if adamOnly {
-		cont := opt.ConvergeAdam
-		cont.LR = cmp.Or(cont.LR, tr.Model.Cfg.LR) // from scratch: the model's own step size
-		cont.Rule.Window = cmp.Or(cont.Rule.Window, converge.EpochWindow(tr.Model.N, tr.Model.Cfg.Batch))
-		cont.MaxSeconds = opt.Converge.MaxSeconds
-		conv, runErr = converge.Continue(ctx, tr, cont)
-		runErr = interrupted(conv, runErr, "Adam")
-	} else if opt.Converge != nil {
-		if opt.ConvergeFrom != "" {
-			runErr = startFrom(tr, td, opt.ConvergeFrom) // fitted by the run that wrote the checkpoint
-		} else {
-			conv, runErr = converge.Fit(ctx, tr, *opt.Converge)
-			runErr = interrupted(conv, runErr, "L-BFGS")
+	switch {
+	case opt.Converge != nil && opt.ConvergeFrom == "":
+		conv, convStart, runErr = converge.Train(ctx, tr, *opt.Converge, opt.ConvergeAdam)
+		stage := "Adam"
+		if convStart == nil && converge.Stages(tr) != "Adam" {
+			stage = "L-BFGS"
 		}
-		if runErr == nil && tr.Model.Cfg.Method != "mf" {
-			convStart = conv
+		runErr = interrupted(conv, runErr, stage)
+	case opt.Converge != nil:
+		if runErr = startFrom(tr, td, opt.ConvergeFrom); runErr == nil && tr.Model.Cfg.Method != "mf" { // fitted by the run that wrote the checkpoint
 			cont := opt.ConvergeAdam
-			if limit := opt.Converge.MaxSeconds; limit > 0 { // what the MF start left of it
-				cont.MaxSeconds = limit
-				if conv != nil {
-					cont.MaxSeconds = max(limit-conv.Seconds, 1e-9)
-				}
-			}
+			cont.MaxSeconds = cmp.Or(opt.Converge.MaxSeconds, cont.MaxSeconds)
 			conv, runErr = converge.Continue(ctx, tr, cont)
 			runErr = interrupted(conv, runErr, "Adam")
 		}
-	} else {
+	default:
 		runErr = tr.Run(ctx, opt.Iters, train.RunOptions{Observe: opt.Observe, Every: opt.CheckpointEvery, Hook: save})
 	}
 	curve := tr.Curve

@@ -1,0 +1,50 @@
+package converge
+
+import (
+	"cmp"
+	"context"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// Stages says how Train fits tr's model to convergence: "L-BFGS" (Fit) for mf on data the
+// collapsed bound holds (full batch, fully observed, a kernel with psi statistics), "L-BFGS, then
+// Adam" (Fit, then Continue on the model's own bound) for any other bound on such data, and
+// "Adam" (Continue from the start at the model's LR, the rule on epoch means) for everything else.
+func Stages(tr *train.Trainer) string {
+	switch {
+	case Supported(tr.Model) != nil || tr.Model.Cfg.Batch > 0:
+		return "Adam"
+	case tr.Model.Cfg.Method == "mf":
+		return "L-BFGS"
+	}
+	return "L-BFGS, then Adam"
+}
+
+// Train fits tr's model to its bound's optimum by the protocol of `train --converge` (Stages): on
+// data the collapsed bound holds, L-BFGS on the collapsed mean-field bound (Fit, with opt), then,
+// for a bound other than mf, Adam on that bound from there (Continue with adam, capped by what is
+// left of opt.MaxSeconds); on any other data, Adam alone from the model's start at its LR, with
+// adam's rule on windows of whole epochs (EpochWindow) unless adam.Rule.Window is set, capped by
+// opt.MaxSeconds. res is the last stage's result; start is the L-BFGS stage's when Adam followed
+// it (else nil). A stage stopped by ctx's end or a cap ends the fit (res.StoppedBy says which).
+// Errors: Fit's and Continue's.
+func Train(ctx context.Context, tr *train.Trainer, opt Options, adam AdamOptions) (res, start *Result, err error) {
+	if Stages(tr) == "Adam" {
+		adam.LR = cmp.Or(adam.LR, tr.Model.Cfg.LR) // from scratch: the model's own step size
+		adam.Rule.Window = cmp.Or(adam.Rule.Window, EpochWindow(tr.Model.N, tr.Model.Cfg.Batch))
+		adam.MaxSeconds = opt.MaxSeconds
+		res, err = Continue(ctx, tr, adam)
+		return res, nil, err
+	}
+	res, err = Fit(ctx, tr, opt)
+	if err != nil || tr.Model.Cfg.Method == "mf" || res.StoppedBy == "interrupted" {
+		return res, nil, err
+	}
+	if opt.MaxSeconds > 0 { // what the MF start left of it
+		adam.MaxSeconds = max(opt.MaxSeconds-res.Seconds, 1e-9)
+	}
+	start = res
+	res, err = Continue(ctx, tr, adam)
+	return res, start, err
+}

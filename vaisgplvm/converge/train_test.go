@@ -1,0 +1,76 @@
+package converge
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
+)
+
+// TestMinimizeKnownOptimum: Minimize finds Rosenbrock's minimum (1, 1), reports where it started
+// and where it ended, and refuses a start where the objective is not finite.
+func TestMinimizeKnownOptimum(t *testing.T) {
+	rosen := func(x, grad []float64) (float64, error) {
+		a, b := 1-x[0], x[1]-x[0]*x[0]
+		grad[0] = -2*a - 400*x[0]*b
+		grad[1] = 200 * b
+		return a*a + 100*b*b, nil
+	}
+	x, res, err := Minimize(context.Background(), rosen, []float64{-1.2, 1}, Options{Rule: Rule{Window: 5, Tol: 1e-14}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged || math.Abs(x[0]-1) > 1e-5 || math.Abs(x[1]-1) > 1e-5 || math.Abs(res.Start-24.2) > 1e-12 || res.NegELBO > 1e-10 {
+		t.Errorf("Rosenbrock: x %v, result %+v; want (1, 1), start 24.2, end 0", x, res)
+	}
+	if len(res.Curve) == 0 || res.Curve[len(res.Curve)-1] < res.NegELBO {
+		t.Errorf("curve of %d values, best %g", len(res.Curve), res.NegELBO)
+	}
+	inf := func(x, grad []float64) (float64, error) { return math.Inf(1), nil }
+	if _, _, err := Minimize(context.Background(), inf, []float64{0}, Options{}); err == nil || !strings.Contains(err.Error(), "at the start") {
+		t.Errorf("objective +Inf at the start: error %v", err)
+	}
+}
+
+// TestTrainStages: Train fits MF by L-BFGS alone, another bound on the same full-batch data by
+// L-BFGS and then Adam on its own bound (start: the L-BFGS result), and a mini-batch model by
+// Adam alone with the rule on whole epochs (14 points in batches of 10: 2 iterations an epoch, a
+// window of 200).
+func TestTrainStages(t *testing.T) {
+	mf := smallTrainer(t, true)
+	if got := Stages(mf); got != "L-BFGS" {
+		t.Errorf("MF, full batch: stages %q", got)
+	}
+	res, start, err := Train(context.Background(), mf, Options{Rule: Rule{Window: 20, Tol: 1e-6}, MaxIters: 3000}, AdamOptions{})
+	if err != nil || !res.Converged || start != nil || !strings.Contains(res.Rule, "L-BFGS") {
+		t.Fatalf("MF: %+v, start %+v, %v", res, start, err)
+	}
+	newTrainer := func(method string, batch int) *train.Trainer {
+		c := mf.Model.Cfg
+		c.Method, c.K, c.Batch = method, 3, batch
+		tr, err := train.NewFor(c, mf.Model.X, nil, testutil.Backend())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	iw := newTrainer("iwvi", 0)
+	if got := Stages(iw); got != "L-BFGS, then Adam" {
+		t.Errorf("IWVI, full batch: stages %q", got)
+	}
+	res, start, err = Train(context.Background(), iw, Options{Rule: Rule{Window: 20, Tol: 1e-6}, MaxIters: 3000}, AdamOptions{Rule: AdamRule{Window: 50, Halvings: 1}, MaxIters: 400})
+	if err != nil || start == nil || !start.Converged || !strings.HasPrefix(res.Rule, "Adam") || res.Iterations == 0 || iw.Iter != res.Iterations {
+		t.Fatalf("IWVI: %+v, start %+v, %v", res, start, err)
+	}
+	mb := newTrainer("iwvi", 10)
+	if got := Stages(mb); got != "Adam" {
+		t.Errorf("IWVI, mini-batches: stages %q", got)
+	}
+	res, start, err = Train(context.Background(), mb, Options{MaxSeconds: 60}, AdamOptions{Rule: AdamRule{Halvings: 1}, MaxIters: 450})
+	if err != nil || start != nil || !strings.Contains(res.Rule, "over 200 iterations") || res.Iterations == 0 {
+		t.Fatalf("mini-batches: %+v, start %+v, %v", res, start, err)
+	}
+}
