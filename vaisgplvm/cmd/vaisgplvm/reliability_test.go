@@ -328,7 +328,10 @@ func TestExitCodesAndMessages(t *testing.T) {
 		{"bench --m above N", []string{"bench", "--m", "2000", "--methods", "mf", "--iters", "1"}, 2, []string{"--m 2000", "--m 1000 or less"}},
 		{"cmf --m above N", []string{"cmf", "--m", "5000", "--quiet", "--out", o("cm")}, 2, []string{"--m = 5000", "<= --m <= N"}},
 		{"bench --cpuprofile over a file", []string{"bench", "--methods", "mf", "--iters", "1", "--cpuprofile", base}, 2, []string{"--cpuprofile", "exists"}},
-		{"reproduce --converge on table 2", []string{"reproduce", "--table", "2", "--converge", "--out", o("c2")}, 2, []string{"--converge", "--table 1"}},
+		{"reproduce --converge on table 2", []string{"reproduce", "--table", "2", "--converge", "--out", o("c2")}, 2, []string{"--converge", "--table 1 or 5"}},
+		{"reproduce --table 5 --converge --iters", []string{"reproduce", "--table", "5", "--converge", "--iters", "5", "--out", o("c5i")}, 2, []string{"table 5", "leave out --iters"}},
+		{"reproduce --table 5 --converge", []string{"reproduce", "--table", "5", "--converge", "--datasets", "oilflow", "--subset", "40", "--methods", "standard,mf",
+			"--m", "5", "--recon-iters", "3", "--max-lbfgs-iters", "300", "--out", o("c5")}, 0, nil},
 		{"reproduce --converge --iters", []string{"reproduce", "--converge", "--iters", "5", "--out", o("ci")}, 2, []string{"leave out --iters"}},
 		{"reproduce --converge on frey", []string{"reproduce", "--converge", "--datasets", "frey", "--out", o("cf")}, 2, []string{"--datasets", "frey"}},
 		{"reproduce --max-seconds without --converge", []string{"reproduce", "--max-seconds", "5", "--out", o("cm2")}, 2, []string{"go with --converge"}},
@@ -345,6 +348,9 @@ func TestExitCodesAndMessages(t *testing.T) {
 	}
 	if buf, err := os.ReadFile(filepath.Join(o("t1"), "table1.json")); err != nil || !strings.Contains(string(buf), `"m": 40`) {
 		t.Errorf("reproduce on 40 rows: table1.json does not record M = 40 (%v): %.300s", err, buf)
+	}
+	if buf, err := os.ReadFile(filepath.Join(o("c5"), "table5.md")); err != nil || !strings.Contains(string(buf), "to convergence: ") {
+		t.Errorf("reproduce --table 5 --converge: table5.md does not say its fits ran to convergence (%v): %.300s", err, buf)
 	}
 	if _, msg := runQuiet("train", "--data", base, "--m", "5", "--iters", "3", "--lr", "1e300", "--quiet", "--out", o("lr2")); strings.Contains(msg, "--dtype float64") {
 		t.Errorf("a float64 run is advised --dtype float64: %s", msg)

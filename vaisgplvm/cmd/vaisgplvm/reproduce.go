@@ -76,7 +76,7 @@ func runReproduce(args []string) error {
 	from := fs.String("from", "", "tables 1-3 and 5: make the table from the trainings that another run's --out DIR holds (DIR/jobs/), training none and writing nothing there: the table so far of a run that is still going, written to --out (another directory); an error when a training it needs is not there yet")
 	bindTableFlags(fs)
 	var cf convergeFlags
-	cf.register(fs, "table 1 at convergence (reproduce.Converged): per dataset and seed, MF by L-BFGS on the collapsed bound (as train --converge), then each other method from that fit with Adam on its own bound from 1e-4 (--lr 0.001), one at a time, each in --out/runs/DATASET-METHOD-seedS (kept: a stopped run continues; --fresh fits them again); table1-converged.md and .json summarise them (default methods mf,iwvi,vais)", experiment.DefaultMaxSeconds)
+	cf.register(fs, "table 5: every fit to its optimum (Table5Options.Converge; oil flow and wine full batch); table 1 at convergence (reproduce.Converged): per dataset and seed, MF by L-BFGS on the collapsed bound (as train --converge), then each other method from that fit with Adam on its own bound from 1e-4 (--lr 0.001), one at a time, each in --out/runs/DATASET-METHOD-seedS (kept: a stopped run continues; --fresh fits them again); table1-converged.md and .json summarise them (default methods mf,iwvi,vais)", experiment.DefaultMaxSeconds)
 	mf.setDefaultBatch(fs, protocol.DefaultBatch)
 	set, err := parseSet(fs, args)
 	if err != nil {
@@ -93,13 +93,15 @@ func runReproduce(args []string) error {
 	}
 	if cf.on {
 		for _, f := range []string{"iters", "paper", "data", "jobs", "from", "checkpoints", "overwrite", "batch"} {
-			if set[f] && *tab == 1 && (f != "batch" || mf.v.Batch != 0) {
-				return usagef("--converge fits every training of table 1 to its optimum, full batch, one at a time: leave out --%s", f)
+			if set[f] && (*tab == 1 && (f != "batch" || mf.v.Batch != 0) || f == "iters") {
+				return usagef("--converge fits every training of table %d to its optimum: leave out --%s", *tab, f)
 			}
 		}
-		if *tab != 1 {
-			return usagef("--converge works with --table 1, not %d", *tab)
+		if *tab != 1 && *tab != 5 {
+			return usagef("--converge works with --table 1 or 5, not %d", *tab)
 		}
+	}
+	if cf.on && *tab == 1 {
 		req := reproduce.ConvergedRequest{Runs: *runs, Out: *out, Fresh: *fresh, Converge: *cf.options(cf.maxSeconds, false), Adam: converge.AdamRule{Halvings: cf.halvings}, Backend: *backendName,
 			Figures: !*noFigures, Command: append([]string{"reproduce"}, args...), Configure: mf.configure(set), Explicit: mf.explicit(set)}
 		req.Datasets, req.Methods = split("datasets", *datasets), split("methods", *methods)
@@ -154,8 +156,13 @@ func runReproduce(args []string) error {
 	if err := option.SetGiven(fs, opts, func(name string) bool { return set[name] }); err != nil {
 		return usagef("%v", err)
 	}
-	if t5, ok := opts.(*paper.Table5Options); ok && t5.Subset == 0 {
-		t5.Subset = paper.AllPoints // --subset 0
+	if t5, ok := opts.(*paper.Table5Options); ok {
+		if t5.Subset == 0 {
+			t5.Subset = paper.AllPoints // --subset 0
+		}
+		if cf.on {
+			t5.Converge, t5.ConvergeAdam = cf.options(cf.maxSeconds, true), converge.AdamRule{Halvings: cf.halvings}
+		}
 	}
 	*opts.Common() = paper.Options{Runs: *runs, Iters: *iters, Paper: *paperProto, Standardize: mf.standardize, Log: os.Stderr,
 		Methods: split("methods", *methods), Configure: func(c *model.Config) error { return mf.apply(c, set) },

@@ -12,6 +12,7 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/bounds"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
@@ -45,6 +46,8 @@ type opts struct {
 	Exact        bool
 	ExactFitRows int
 	ValidatePPCA bool
+	Converge     *converge.Options
+	ConvergeAdam converge.AdamRule
 	Ks           []int
 	Reps         int
 }

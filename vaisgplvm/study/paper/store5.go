@@ -31,20 +31,25 @@ type stored5 struct {
 // job5Key returns the hex sha256 of everything that decides a Table 5 fit's results: the dataset,
 // its numbers and mask, its labels and names (fp), the subset size, the method, the seed, the
 // configuration, the iterations of the fit and of the held-out latents, the exact-conditional
-// columns, the standardisation and the store's format. Code changes are not in it (storeFormat is).
+// columns, the standardisation, the rules and caps of a fit to convergence and the store's format.
+// Code changes are not in it (storeFormat is).
 func job5Key(j *job5, fp fingerprint, subset int, o opts) (string, error) {
 	cfg, err := model.MarshalConfig(j.cfg)
 	if err != nil {
 		return "", err
 	}
-	id, err := hashID(map[string]any{"format": identityFormat, "table": 5, "dataset": j.dataset, "data": fp.content,
+	id := map[string]any{"format": identityFormat, "table": 5, "dataset": j.dataset, "data": fp.content,
 		"subset": subset, "method": j.method, "seed": j.seed, "config": json.RawMessage(cfg), "iters": o.Iters,
 		"recon_iters": o.ReconIters, "exact": o.Exact, "exact_fit_rows": o.ExactFitRows,
-		"standardize": o.Standardize, "config_version": model.ConfigVersion})
+		"standardize": o.Standardize, "config_version": model.ConfigVersion}
+	if o.Converge != nil { // absent otherwise: the keys of fits for a number of iterations stay as before
+		id["converge"] = convergeSetting(*o.Converge, o.ConvergeAdam)
+	}
+	key, err := hashID(id)
 	if err != nil {
 		return "", err
 	}
-	return storeKey(id, fp.annotation)
+	return storeKey(key, fp.annotation)
 }
 
 // store5Path is the file of a Table 5 fit in the store directory: readable names, then the key.

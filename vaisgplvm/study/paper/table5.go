@@ -11,6 +11,7 @@ import (
 
 	"github.com/vaisgplvm/vaisgplvm/data"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/backend"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/eval"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/infer"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
@@ -41,7 +42,11 @@ type Row5 struct {
 	// points at their latents (trained and refitted hyperparameters).
 	ImputedSummary
 	SecPerIter float64 `json:"seconds_per_iteration"`
-	PerRun     []Run5  `json:"per_run"` // every run's values, in seed order
+	// ConvergedRuns counts the runs whose fit converged by its rule, and ConvergeSeconds is the
+	// mean and 2 s.e. of their fits' seconds, when the table fits to convergence (nil otherwise).
+	ConvergedRuns   *int        `json:"converged_runs,omitempty"`
+	ConvergeSeconds *[2]float64 `json:"convergence_seconds,omitempty"`
+	PerRun          []Run5      `json:"per_run"` // every run's values, in seed order
 	// DivergedSeeds are the cell's seeds whose fit diverged (Result5.Diverged); Runs and PerRun
 	// leave them out.
 	DivergedSeeds []uint64   `json:"diverged_seeds,omitempty"`
@@ -57,6 +62,20 @@ type Run5 struct {
 	TrainNELL  float64  `json:"train_nell"`
 	OneNNError *float64 `json:"one_nn_error,omitempty"`
 	Imputed
+	// Convergence is how the fit ended when the table fits to convergence
+	// (Table5Options.Converge); nil otherwise.
+	Convergence *Convergence5 `json:"convergence,omitempty"`
+}
+
+// Convergence5 is how one of Table 5's fits to convergence ended.
+type Convergence5 struct {
+	Converged bool   `json:"converged"`
+	StoppedBy string `json:"stopped_by"` // converge.Result.StoppedBy
+	// Stages: "L-BFGS" (MF; the standard GPLVM on its MAP objective), "L-BFGS, then Adam", or
+	// "Adam" (mini-batches), as converge.Stages.
+	Stages     string  `json:"stages"`
+	Iterations int     `json:"iterations"` // of every stage
+	Seconds    float64 `json:"seconds"`    // of every stage
 }
 
 // Result5 is a reproduced Table 5.
@@ -141,6 +160,9 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 				if err != nil {
 					return nil, err
 				}
+				if o.Converge != nil && !protocol.IsImage(name) {
+					cfg.Batch = 0 // the collapsed bound's L-BFGS needs the whole training part
+				}
 				list = append(list, job5{dataset: name, method: method, seed: uint64(r), cfg: cfg})
 			}
 		}
@@ -197,7 +219,7 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 	start := time.Now()
 	reporting := 0 // the standard GPLVM's fits do not report iterations
 	for _, j := range list {
-		if j.method != "standard" && !j.stored {
+		if j.method != "standard" && !j.stored && o.Converge == nil { // a converging fit reports no iterations
 			reporting++
 		}
 	}
@@ -218,7 +240,7 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 		j.n, j.test, j.backend = len(all), len(s.Test), backend.Label(b)
 		j.run.Seed = j.seed
 		if j.method == "standard" {
-			err = fitStandard(j, s, o, b)
+			err = fitStandard(ctx, j, s, o, b)
 		} else {
 			err = fitBayesian(ctx, j, s, o, b)
 		}
@@ -247,6 +269,10 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 		res.Settings["trainings_stored"] = fmt.Sprintf("%d of %d read back from an earlier run's store", len(list)-toFit, len(list))
 	}
 	res.Settings["training_seconds"] = trainingSeconds(list, func(j *job5) float64 { return j.wall })
+	if o.Converge != nil {
+		res.Settings["iters"] = "to convergence"
+		res.Settings["converge"] = convergeSetting(*o.Converge, o.ConvergeAdam)
+	}
 	if sg := stopGradCells(len(list), func(i int) (string, string, bool) {
 		return list[i].dataset, list[i].method, list[i].cfg.StopGrad
 	}); sg != "" {
@@ -308,13 +334,29 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 	return res, nil
 }
 
-// fitStandard trains the standard GPLVM of a Table 5 job and scores it.
-func fitStandard(j *job5, s protocol.Split, o opts, b backends.Backend) error {
+// convergeSetting states the rules and caps of a table's fits to convergence (its settings, and
+// its fits' store key).
+func convergeSetting(opt converge.Options, adam converge.AdamRule) string {
+	return fmt.Sprintf("L-BFGS until %s (the standard GPLVM and MF on full-batch data); %s; each fit capped at %g s and %d L-BFGS iterations (0: none)",
+		opt.Rule, adam, opt.MaxSeconds, opt.MaxIters)
+}
+
+// fitStandard trains the standard GPLVM of a Table 5 job (to convergence with o.Converge) and
+// scores it.
+func fitStandard(ctx context.Context, j *job5, s protocol.Split, o opts, b backends.Backend) error {
 	m, err := standard.New(standard.Config{Q: j.cfg.Q, Kernel: j.cfg.Kernel, LR: j.cfg.LR, Noise0: j.cfg.Noise0}, s.Train, b)
 	if err != nil {
 		return err
 	}
-	if err := m.Run(o.Iters, nil); err != nil {
+	if o.Converge != nil {
+		res, err := m.Converge(ctx, *o.Converge)
+		if err != nil {
+			return err
+		}
+		if err := j.converged(res, nil, "L-BFGS"); err != nil {
+			return err
+		}
+	} else if err := m.Run(o.Iters, nil); err != nil {
 		return err // an *option.Diverged is a result of the table (divergedFrom)
 	}
 	ev, err := m.Evaluate(s.TrainLabels)
@@ -338,8 +380,20 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	if cfg.Batch > len(s.Train) {
 		cfg.Batch = 0
 	}
-	tr, err := train.Fit(ctx, cfg, s.Train, nil, b, o.Iters, train.RunOptions{Observe: o.observer(j.dataset, j.method, j.seed, o.Iters)})
-	if err != nil {
+	var tr *train.Trainer
+	var err error
+	if o.Converge != nil {
+		if tr, err = train.NewFor(cfg, s.Train, nil, b); err != nil {
+			return err
+		}
+		res, start, err := converge.Train(ctx, tr, *o.Converge, converge.AdamOptions{Rule: o.ConvergeAdam})
+		if err != nil {
+			return err
+		}
+		if err := j.converged(res, start, converge.Stages(tr)); err != nil {
+			return err
+		}
+	} else if tr, err = train.Fit(ctx, cfg, s.Train, nil, b, o.Iters, train.RunOptions{Observe: o.observer(j.dataset, j.method, j.seed, o.Iters)}); err != nil {
 		return err
 	}
 	ev, err := eval.Evaluate(tr, 1, s.TrainLabels)
@@ -382,13 +436,36 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	return nil
 }
 
+// converged records in j how its fit to convergence ended: res, the last stage's result, after
+// start, the L-BFGS stage's when Adam followed it (nil otherwise). A fit stopped by the run's
+// context is an error wrapping train.ErrInterrupted: the table stops, and a later run with a store
+// fits it again.
+func (j *job5) converged(res, start *converge.Result, stages string) error {
+	if res.StoppedBy == "interrupted" {
+		return fmt.Errorf("%w: %s %s seed %d was stopped while converging", train.ErrInterrupted, j.dataset, j.method, j.seed)
+	}
+	c := &Convergence5{Converged: res.Converged, StoppedBy: res.StoppedBy, Stages: stages, Iterations: res.Iterations, Seconds: res.Seconds}
+	if start != nil {
+		c.Iterations, c.Seconds = c.Iterations+start.Iterations, c.Seconds+start.Seconds
+	}
+	j.run.Convergence = c
+	return nil
+}
+
 // row5 summarises the runs of one Table 5 cell.
 func row5(cell []job5, iters int) Row5 {
 	j0 := cell[0]
 	row := Row5{Dataset: j0.dataset, Method: j0.method, N: j0.n, Test: j0.test, Iterations: iters, Runs: len(cell)}
-	var mse, nell, trainMSE, trainNELL, nn []float64
+	var mse, nell, trainMSE, trainNELL, nn, secs []float64
 	var imputed []Imputed
+	converged := 0
 	for _, j := range cell {
+		if c := j.run.Convergence; c != nil {
+			secs = append(secs, c.Seconds)
+			if c.Converged {
+				converged++
+			}
+		}
 		mse, nell = append(mse, j.run.MSE), append(nell, j.run.NELL)
 		imputed = append(imputed, j.run.Imputed)
 		trainMSE, trainNELL = append(trainMSE, j.run.TrainMSE), append(trainNELL, j.run.TrainNELL)
@@ -405,10 +482,23 @@ func row5(cell []job5, iters int) Row5 {
 		row.OneNNError = &m
 	}
 	row.ImputedSummary = summariseImputed(imputed)
+	if len(secs) > 0 {
+		m := meanTwoSE(secs)
+		row.ConvergedRuns, row.ConvergeSeconds = &converged, &m
+	}
 	if p, ok := Paper5(row.Dataset, row.Method); ok {
 		row.Paper = &p
 	}
 	return row
+}
+
+// itersCell is the iterations column of a row: its Adam iterations, or, fitted to convergence,
+// how many runs converged and their mean seconds.
+func (row Row5) itersCell() string {
+	if row.ConvergedRuns == nil {
+		return fmt.Sprint(row.Iterations)
+	}
+	return fmt.Sprintf("to convergence: %d/%d converged, %s s", *row.ConvergedRuns, row.Runs, pm("%.0f", *row.ConvergeSeconds, row.Runs))
 }
 
 // claims5 checks the paper's Table 5 orderings (held-out MSE and NLL of the standard GPLVM against
@@ -421,9 +511,13 @@ func claims5(rows []Row5) []Claim {
 			continue
 		}
 		names := []string{a.Method, b.Method}
-		at := fmt.Sprintf(" at %d iterations, mean of %s", a.Iterations, seeds(a.Runs))
+		when := fmt.Sprintf("%d iterations", a.Iterations)
+		if a.ConvergedRuns != nil {
+			when = "convergence"
+		}
+		at := fmt.Sprintf(" at %s, mean of %s", when, seeds(a.Runs))
 		if a.Runs != b.Runs {
-			at = fmt.Sprintf(" at %d iterations, means of %d and %d seeds (some diverged)", a.Iterations, a.Runs, b.Runs)
+			at = fmt.Sprintf(" at %s, means of %d and %d seeds (some diverged)", when, a.Runs, b.Runs)
 		}
 		out = append(out,
 			orderClaim(a.Dataset+" held-out MSE", names, []float64{a.Paper.MSE.Mean, b.Paper.MSE.Mean},
@@ -459,7 +553,7 @@ func (r *Result5) Tables() []report.Table {
 			pmse, pnll = &row.Paper.MSE, &row.Paper.NLL
 		}
 		cells := []string{row.Dataset, methodCell(row.Method, row.Runs, row.DivergedSeeds),
-			fmt.Sprint(row.N), fmt.Sprint(row.Test), fmt.Sprint(row.Iterations),
+			fmt.Sprint(row.N), fmt.Sprint(row.Test), row.itersCell(),
 			pm("%.4f", row.MSE, row.Runs), paperCell(pmse), pm("%.3f", row.NELL, row.Runs), paperCell(pnll)}
 		cells = append(cells, row.ImputedSummary.cells(row.Runs)...)
 		t.Rows = append(t.Rows, append(cells, pm("%.4f", row.TrainMSE, row.Runs), pm("%.3f", row.TrainNELL, row.Runs),

@@ -8,6 +8,7 @@ import (
 	backends "github.com/gomlx/compute"
 
 	"github.com/vaisgplvm/vaisgplvm/data"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 )
@@ -159,6 +160,14 @@ type Table5Options struct {
 	// validation rows of the training points (baselines.PPCAValidated) beside PPCA with the GPLVMs'
 	// Q: ten EM fits per seed, seconds on oil flow and wine.
 	ValidatePPCA bool `flag:"validate-ppca" usage:"add PPCA with its number of components chosen per seed on validation rows of the training points to the held-out imputation baselines"`
+	// Converge, when not nil, fits every model to its optimum instead of for Iters Adam steps: each
+	// Bayesian GPLVM as `train --converge` does (converge.Train; oil flow and wine full batch, so
+	// MF by L-BFGS on the collapsed bound and every other bound from that fit by Adam with
+	// ConvergeAdam; Frey and MNIST by Adam alone on their mini-batches), the standard GPLVM by
+	// L-BFGS on its MAP objective (standard.Model.Converge). Each run records how its fit ended
+	// (Run5.Convergence).
+	Converge     *converge.Options
+	ConvergeAdam converge.AdamRule
 }
 
 // Table6Options are Table 6's options: it times one training at a time on Frey, keeps nothing.
