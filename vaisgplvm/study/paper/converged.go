@@ -88,6 +88,9 @@ func ReadConverged(dir string) ([]ConvergedRun, error) {
 		if err := r.readFirstWindow(filepath.Join(dir, e.Name(), "curve.csv")); err != nil {
 			return nil, err
 		}
+		if err := r.readBaselines(filepath.Join(dir, e.Name(), BaselinesFile)); err != nil {
+			return nil, err
+		}
 		runs = append(runs, r)
 	}
 	if len(runs) == 0 {
@@ -101,6 +104,11 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 	if err != nil {
 		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %w", err)
 	}
+	return readConvergedJSON(b, path)
+}
+
+// readConvergedJSON reads a converged run from the metrics.json b read from path.
+func readConvergedJSON(b []byte, path string) (ConvergedRun, error) {
 	var rec struct {
 		Convergence *struct {
 			NegELBO    float64 `json:"neg_elbo_per_point"`
@@ -145,6 +153,40 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 		}
 	}
 	return r, nil
+}
+
+// BaselinesFile, beside a converged run's metrics.json, holds the hidden pixels' baselines of a
+// later run of the same fit (the same command with --validate-ppca, so that the baselines are
+// those of the same seed's mask): its "hidden_pixels_baselines" replace metrics.json's, its
+// "provenance" says what made them, and its "neg_elbo_per_point" must equal the run's own (the
+// fits are deterministic by seed), else ReadConverged refuses the folder. The run's seconds stay
+// metrics.json's.
+const BaselinesFile = "baselines.json"
+
+// readBaselines applies the BaselinesFile at path, when there is one, to r.
+func (r *ConvergedRun) readBaselines(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("paper: converged runs: %w", err)
+	}
+	var rec struct {
+		NegELBO   *float64        `json:"neg_elbo_per_point"`
+		Baselines json.RawMessage `json:"hidden_pixels_baselines"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil || rec.NegELBO == nil || rec.Baselines == nil {
+		return fmt.Errorf("paper: converged runs: %s: want neg_elbo_per_point and hidden_pixels_baselines (%v)", path, err)
+	}
+	if *rec.NegELBO != r.NegELBO {
+		return fmt.Errorf("paper: converged runs: %s is of a fit that ended at -ELBO %v per point, not this run's %v", path, *rec.NegELBO, r.NegELBO)
+	}
+	other, err := readConvergedJSON(append(append([]byte(`{"convergence":{},"hidden_pixels_baselines":`), rec.Baselines...), '}'), path)
+	if err != nil {
+		return err
+	}
+	r.KNNMSE, r.PPCAMSE, r.PPCAQ = other.KNNMSE, other.PPCAMSE, other.PPCAQ
+	return nil
 }
 
 // readFirstWindow reads the curve at path and sets FirstWindow and its seconds from it (nothing

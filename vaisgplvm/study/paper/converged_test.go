@@ -245,3 +245,41 @@ func TestPairedWithTaggedMF(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselinesFile: a run's BaselinesFile replaces its hidden pixels' baselines (the record's Frey
+// MF seeds 1 and 2 get validated PPCA from theirs) and is refused when it is of another fit.
+func TestBaselinesFile(t *testing.T) {
+	runs, err := ReadConverged(filepath.Join("..", "..", "..", "records", "converged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Dataset == "frey" && r.Run == "mf" && r.Seed <= 2 && (r.PPCAMSE == nil || r.PPCAQ != 80 || r.KNNMSE == nil) {
+			t.Errorf("frey-mf-seed%d: validated PPCA %v (q %d), k-NN %v: want both from its baselines.json", r.Seed, r.PPCAMSE, r.PPCAQ, r.KNNMSE)
+		}
+	}
+	dir := t.TempDir()
+	run := filepath.Join(dir, "frey-mf-seed1")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(run, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("metrics.json", `{"convergence": {"neg_elbo_per_point": -800.5, "converged": true, "iterations": 10, "seconds": 3},
+		"hidden_pixels": {"mse_missing_predictive": 0.003}, "hidden_pixels_baselines": {"validated_knn_mse": 0.002}}`)
+	write(BaselinesFile, `{"neg_elbo_per_point": -800.5, "hidden_pixels_baselines": {"validated_knn_mse": 0.0021, "validated_ppca_mse": 0.0019, "validated_ppca": {"q": 12}}}`)
+	got, err := ReadConverged(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got[0]; *r.KNNMSE != 0.0021 || *r.PPCAMSE != 0.0019 || r.PPCAQ != 12 || r.Seconds != 3 {
+		t.Errorf("with a baselines file: %+v", r)
+	}
+	write(BaselinesFile, `{"neg_elbo_per_point": -800.4, "hidden_pixels_baselines": {"validated_knn_mse": 0.0021}}`)
+	if _, err := ReadConverged(dir); err == nil || !strings.Contains(err.Error(), "not this run's") {
+		t.Errorf("a baselines file of another fit: error %v", err)
+	}
+}
