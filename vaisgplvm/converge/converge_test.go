@@ -228,17 +228,11 @@ func TestGradientFiniteDifferences(t *testing.T) {
 // TestLBFGSKnownOptimum: the driver finds the minimum (1, 1) of the Rosenbrock function from
 // (-1.2, 1) and says it converged by the rule; with an iteration cap it says it did not.
 func TestLBFGSKnownOptimum(t *testing.T) {
-	rosen := func(x, grad []float64) (float64, error) {
-		a, b := 1-x[0], x[1]-x[0]*x[0]
-		grad[0] = -2*a - 400*x[0]*b
-		grad[1] = 200 * b
-		return a*a + 100*b*b, nil
-	}
-	res := lbfgs(rosen, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 0, nil, nil)
+	res := lbfgs(rosenbrock, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 0, nil, nil)
 	if !res.converged || math.Abs(res.x[0]-1) > 1e-5 || math.Abs(res.x[1]-1) > 1e-5 {
 		t.Errorf("Rosenbrock: x %v, converged %v (%s), want (1, 1)", res.x, res.converged, res.stoppedBy)
 	}
-	capped := lbfgs(rosen, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 3, nil, nil)
+	capped := lbfgs(rosenbrock, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 3, nil, nil)
 	if capped.converged || capped.stoppedBy != "max iterations" {
 		t.Errorf("capped at 3 iterations: converged %v, stopped by %q", capped.converged, capped.stoppedBy)
 	}

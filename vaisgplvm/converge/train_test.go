@@ -10,16 +10,19 @@ import (
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
+// rosenbrock is Rosenbrock's function, (1 - x0)^2 + 100 (x1 - x0^2)^2, minimum 0 at (1, 1), and
+// its gradient: an Objective with a known optimum.
+func rosenbrock(x, grad []float64) (float64, error) {
+	a, b := 1-x[0], x[1]-x[0]*x[0]
+	grad[0] = -2*a - 400*x[0]*b
+	grad[1] = 200 * b
+	return a*a + 100*b*b, nil
+}
+
 // TestMinimizeKnownOptimum: Minimize finds Rosenbrock's minimum (1, 1), reports where it started
 // and where it ended, and refuses a start where the objective is not finite.
 func TestMinimizeKnownOptimum(t *testing.T) {
-	rosen := func(x, grad []float64) (float64, error) {
-		a, b := 1-x[0], x[1]-x[0]*x[0]
-		grad[0] = -2*a - 400*x[0]*b
-		grad[1] = 200 * b
-		return a*a + 100*b*b, nil
-	}
-	x, res, err := Minimize(context.Background(), rosen, []float64{-1.2, 1}, Options{Rule: Rule{Window: 5, Tol: 1e-14}})
+	x, res, err := Minimize(context.Background(), rosenbrock, []float64{-1.2, 1}, Options{Rule: Rule{Window: 5, Tol: 1e-14}})
 	if err != nil {
 		t.Fatal(err)
 	}
