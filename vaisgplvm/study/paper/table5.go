@@ -525,8 +525,8 @@ func claims5(rows []Row5) []Claim {
 func claimPair5(a, b Row5) []Claim {
 	names := []string{a.Method, b.Method}
 	when := fmt.Sprintf("%d iterations", a.Iterations)
-	if a.ConvergedRuns != nil {
-		when = "convergence"
+	if a.ConvergedRuns != nil && b.ConvergedRuns != nil { // fitted with Converge, maybe stopped by its caps
+		when = fmt.Sprintf("the end of fits to convergence (%d/%d and %d/%d converged)", *a.ConvergedRuns, a.Runs, *b.ConvergedRuns, b.Runs)
 	}
 	at := fmt.Sprintf(" at %s, mean of %s", when, seeds(a.Runs))
 	if a.Runs != b.Runs {

@@ -51,7 +51,7 @@ func TestTable5Converge(t *testing.T) {
 		t.Errorf("%d claims: want the paper's two orderings of standard and vais checked, though mf's row lies between them", len(res.Claims))
 	}
 	for _, c := range res.Claims {
-		if !strings.Contains(c.Ours, "at convergence") {
+		if !strings.Contains(c.Ours, "at the end of fits to convergence (") {
 			t.Errorf("claim %+v does not say it compares converged fits", c)
 		}
 	}
