@@ -99,16 +99,29 @@ func ReadConverged(dir string) ([]ConvergedRun, error) {
 	return runs, nil
 }
 
+// hiddenBaselines are the validated baselines of a metrics.json's (or a BaselinesFile's)
+// "hidden_pixels_baselines".
+type hiddenBaselines struct {
+	KNN     *float64 `json:"validated_knn_mse"`
+	PPCA    *float64 `json:"validated_ppca_mse"`
+	PPCAFit *struct {
+		Q int `json:"q"`
+	} `json:"validated_ppca"`
+}
+
+// apply sets r's validated k-NN and PPCA figures from b (PPCA's only when b has its fit).
+func (b *hiddenBaselines) apply(r *ConvergedRun) {
+	r.KNNMSE = b.KNN
+	if b.PPCAFit != nil {
+		r.PPCAMSE, r.PPCAQ = b.PPCA, b.PPCAFit.Q
+	}
+}
+
 func readConvergedRun(path string) (ConvergedRun, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %w", err)
 	}
-	return readConvergedJSON(b, path)
-}
-
-// readConvergedJSON reads a converged run from the metrics.json b read from path.
-func readConvergedJSON(b []byte, path string) (ConvergedRun, error) {
 	var rec struct {
 		Convergence *struct {
 			NegELBO    float64 `json:"neg_elbo_per_point"`
@@ -126,13 +139,7 @@ func readConvergedJSON(b []byte, path string) (ConvergedRun, error) {
 		Hidden *struct {
 			MSE float64 `json:"mse_missing_predictive"`
 		} `json:"hidden_pixels"`
-		Baselines *struct {
-			KNN     *float64 `json:"validated_knn_mse"`
-			PPCA    *float64 `json:"validated_ppca_mse"`
-			PPCAFit *struct {
-				Q int `json:"q"`
-			} `json:"validated_ppca"`
-		} `json:"hidden_pixels_baselines"`
+		Baselines *hiddenBaselines `json:"hidden_pixels_baselines"`
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %s: %w", path, err)
@@ -146,11 +153,8 @@ func readConvergedJSON(b []byte, path string) (ConvergedRun, error) {
 	if rec.Hidden != nil {
 		r.HiddenMSE = &rec.Hidden.MSE
 	}
-	if b := rec.Baselines; b != nil {
-		r.KNNMSE = b.KNN
-		if b.PPCAFit != nil {
-			r.PPCAMSE, r.PPCAQ = b.PPCA, b.PPCAFit.Q
-		}
+	if rec.Baselines != nil {
+		rec.Baselines.apply(&r)
 	}
 	return r, nil
 }
@@ -172,8 +176,8 @@ func (r *ConvergedRun) readBaselines(path string) error {
 		return fmt.Errorf("paper: converged runs: %w", err)
 	}
 	var rec struct {
-		NegELBO   *float64        `json:"neg_elbo_per_point"`
-		Baselines json.RawMessage `json:"hidden_pixels_baselines"`
+		NegELBO   *float64         `json:"neg_elbo_per_point"`
+		Baselines *hiddenBaselines `json:"hidden_pixels_baselines"`
 	}
 	if err := json.Unmarshal(b, &rec); err != nil || rec.NegELBO == nil || rec.Baselines == nil {
 		return fmt.Errorf("paper: converged runs: %s: want neg_elbo_per_point and hidden_pixels_baselines (%v)", path, err)
@@ -181,11 +185,8 @@ func (r *ConvergedRun) readBaselines(path string) error {
 	if *rec.NegELBO != r.NegELBO {
 		return fmt.Errorf("paper: converged runs: %s is of a fit that ended at -ELBO %v per point, not this run's %v", path, *rec.NegELBO, r.NegELBO)
 	}
-	other, err := readConvergedJSON(append(append([]byte(`{"convergence":{},"hidden_pixels_baselines":`), rec.Baselines...), '}'), path)
-	if err != nil {
-		return err
-	}
-	r.KNNMSE, r.PPCAMSE, r.PPCAQ = other.KNNMSE, other.PPCAMSE, other.PPCAQ
+	r.KNNMSE, r.PPCAMSE, r.PPCAQ = nil, nil, 0 // replaced, not merged
+	rec.Baselines.apply(r)
 	return nil
 }
 
