@@ -132,8 +132,9 @@ func whitenedBy(a, d, mu, z *Node) (w, v, half, cInv *Node) {
 // abar = mu_n - (z_m + z_m')/2, d = z_m - z_m', each term a product that keeps its relative
 // precision however small S_n is, and Cov = sum_n Psi1 Psi1 expm1(delta). The sum Psi2 of
 // PsiSumsFull is Psi1^T Psi1 + Cov. The collapsed bound's data fit needs Cov to full precision
-// when the noise variance is small (its quadratic form in q(u)'s mean is divided by it).
-// Errors: as PsiStatisticsFull's.
+// when the noise variance is small (its quadratic form in q(u)'s mean is divided by it). Cov's
+// gradient is written by hand (covarianceSum) and has no second derivative. Errors: as
+// PsiStatisticsFull's.
 func PsiCovarianceSumFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (psi0, psi1, cov *Node, err error) {
 	t, err := psiFull(ctx, k, mu, scale, z)
 	if err != nil {
@@ -145,28 +146,23 @@ func PsiCovarianceSumFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (psi
 	// (U_m + U_m').(V_m + V_m') / 4 and (U_m' - U_m).(W_m' - W_m) / 4; their difference is
 	// (U_m.(V_m - W_m) + U_m'.(V_m' - W_m') + U_m.X_m' + X_m.U_m') / 4 with X = V + W: one product
 	// of size [N, M, M].
-	lt := Transpose(t.scale, 1, 2) // L_n^T [N, Q, Q]
-	u := Einsum("nij,nmj->nmi", lt, Einsum("nji,nmj->nmi", t.c1Inv, t.a1))
-	v := MulScalar(Einsum("nij,nmj->nmi", lt, Einsum("nji,nmj->nmi", t.c2Inv, t.a2)), 0.5)
-	a := Sub(InsertAxes(mu, 1), InsertAxes(z, 0)) // [N, M, Q]
-	w := Einsum("nij,nmj->nmi", lt, Div(a, InsertAxes(t.l2, 0, 0)))
-	// delta = P_m.Q_m' / 4 with P_m = [U_m, X_m, own_m + 4 logDet, 1] and Q_m' = [X_m', U_m', 1,
-	// own_m'], own_m = U_m.(V_m - W_m): the whole exponent in one product, nothing broadcast.
-	own := ReduceSum(Mul(u, Sub(v, w)), -1)                     // [N, M]
-	logDet := MulScalar(Sub(MulScalar(t.half1, 2), t.half2), 4) // [N]
-	ones := OnesLike(own)
-	x := Add(v, w)
-	p := Concatenate([]*Node{u, x, InsertAxes(Add(own, InsertAxes(logDet, -1)), -1), InsertAxes(ones, -1)}, -1)
-	q := Concatenate([]*Node{x, u, InsertAxes(ones, -1), InsertAxes(own, -1)}, -1)
-	delta := MulScalar(Einsum("nmq,npq->nmp", p, q), 0.25)      // [N, M, M]
-	outer := Mul(InsertAxes(t.psi1, -1), InsertAxes(t.psi1, 1)) // [N, M, M]
-	cov = ReduceSum(Mul(outer, expm1(delta)), 0)
+	// The three come from one product with a: [U | X | V - W] = a [R_U | R_V + R_W | R_V - R_W]^T
+	// with R_U = L^T (Λ + S)^-1, R_V = L^T (Λ + 2S)^-1, R_W = L^T Λ^-1 ([N, Q, Q] each).
+	q := mu.Shape().Dim(-1)
+	lt := Transpose(t.scale, 1, 2)                                                    // L_n^T [N, Q, Q]
+	precision := func(cInv *Node) *Node { return Einsum("nji,njk->nik", cInv, cInv) } // C^-T C^-1
+	ru := Einsum("nij,njk->nik", lt, precision(t.c1Inv))
+	rv := MulScalar(Einsum("nij,njk->nik", lt, precision(t.c2Inv)), 0.5)
+	rw := Div(lt, InsertAxes(t.l2, 0, 0))
+	r := Concatenate([]*Node{ru, Add(rv, rw), Sub(rv, rw)}, 1) // [N, 3Q, Q]
+	a := Sub(InsertAxes(mu, 1), InsertAxes(z, 0))              // [N, M, Q]
+	uxy := Einsum("nmj,nij->nmi", a, r)                        // [N, M, 3Q]
+	part := func(i int) *Node { return Slice(uxy, AxisRange(), AxisRange(), AxisRange(i*q, (i+1)*q)) }
+	u, x := part(0), part(1)
+	// delta = (U_m.X_m' + X_m.U_m' + r_m + r_m') / 4 with r_m = own_m + logDet / 2,
+	// own_m = U_m.(V_m - W_m).
+	own := ReduceSum(Mul(u, part(2)), -1)                       // [N, M]
+	logDet := MulScalar(Sub(MulScalar(t.half1, 2), t.half2), 2) // [N]
+	cov = covarianceSum(u, x, Add(own, InsertAxes(logDet, -1)), t.psi1)
 	return psi0, t.psi1, cov, nil
-}
-
-// expm1 returns exp(x) - 1 to full relative precision for small x, with its gradient exp(x)
-// (GoMLX's Expm1 has none): the value is Expm1's, plus (x - x) exp(x) with only the first x
-// differentiated, which adds exactly zero to the value.
-func expm1(x *Node) *Node {
-	return Add(StopGradient(Expm1(x)), Mul(Sub(x, StopGradient(x)), StopGradient(Exp(x))))
 }
