@@ -219,7 +219,8 @@ func (r *ConvergedRun) readFirstWindow(path string) error {
 
 // EqualCostTable sets each run's first EqualCostWindow iterations against every other run's
 // converged value, per dataset and seed: for runs that all start from the same fit (the full-batch
-// bounds other than MF continue from MF's; MF and mini-batch runs are left out: EqualSecondsTable
+// bounds other than MF continue from MF's; MF's runs, tagged or not, and mini-batch runs are left
+// out: EqualSecondsTable
 // compares those), a run whose first window is already
 // below another's converged -ELBO is the tighter at every equal time after that start. A cell
 // "k/n" counts the common seeds on which the row's first window is below the column's end.
@@ -227,7 +228,7 @@ func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 	var names []string
 	byRun := map[string]map[int]ConvergedRun{}
 	for _, r := range runs {
-		if r.Run == "mf" || r.FirstWindow == nil || r.Batch > 0 {
+		if isMF(r.Run) || r.FirstWindow == nil || r.Batch > 0 {
 			continue
 		}
 		if byRun[r.Run] == nil {
@@ -417,7 +418,7 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 	type key struct{ ds, run string }
 	mf, mfMC := map[string]float64{}, map[string]float64{} // dataset, seed and tag -> MF's -ELBO
 	for _, r := range runs {
-		if r.Run == "mf" || strings.HasPrefix(r.Run, "mf-") {
+		if isMF(r.Run) {
 			k := fmt.Sprint(r.Dataset, "/", r.Seed, "/", tagOf(r.Run))
 			mf[k], mfMC[k] = r.NegELBO, r.MCNegELBO
 		}
@@ -455,6 +456,10 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 	}
 	return t
 }
+
+// isMF reports whether the run name is MF's, plain or tagged ("mf", "mf-40min"): a fit from the
+// model's start, not a continuation from MF's fit.
+func isMF(run string) bool { return run == "mf" || strings.HasPrefix(run, "mf-") }
 
 // tagOf returns what follows a run name's method ("h8" of "vais-h8"; "" for "vais").
 func tagOf(run string) string {
