@@ -84,7 +84,7 @@ func Continue(ctx context.Context, tr *train.Trainer, opt AdamOptions) (*Result,
 		maxIters = 50000
 	}
 	start, first := time.Now(), tr.Iter
-	res := &Result{Rule: rule.String(), Start: math.NaN()}
+	res := &Result{Rule: rule.String(), Start: math.NaN(), Stage: "Adam"}
 	halvings, lr := 0, opt.LR
 	if lr == 0 {
 		lr = tr.Model.Cfg.LR / 10
@@ -128,7 +128,7 @@ func Continue(ctx context.Context, tr *train.Trainer, opt AdamOptions) (*Result,
 		}
 		switch {
 		case ctx.Err() != nil:
-			res.StoppedBy = "interrupted"
+			res.StoppedBy = Interrupted
 		case opt.MaxSeconds > 0 && time.Since(start).Seconds() > opt.MaxSeconds:
 			res.StoppedBy = "max seconds"
 		case done >= maxIters:

@@ -49,6 +49,22 @@ type Result struct {
 	NonFinite   int       `json:"non_finite_evaluations"` // trial points where the bound was not finite (rejected)
 	Seconds     float64   `json:"seconds"`
 	Curve       []float64 `json:"-"` // minus the bound per point after each iteration
+	Stage       string    `json:"-"` // the optimiser: "L-BFGS" or "Adam"
+}
+
+// Interrupted is Result.StoppedBy of a fit stopped by its context's end.
+const Interrupted = "interrupted"
+
+// Interrupted returns nil unless the fit was stopped by its context's end (StoppedBy Interrupted);
+// then an error wrapping train.ErrInterrupted that says where it stopped: the stage, its
+// iterations, and the objective per point under the name objective ("-ELBO", or the standard
+// GPLVM's "MAP objective"). The fit's parameters are then the best so far.
+func (r *Result) Interrupted(objective string) error {
+	if r.StoppedBy != Interrupted {
+		return nil
+	}
+	return fmt.Errorf("%w after %d %s iterations of the converging fit (%s per point %.6g, not converged)",
+		train.ErrInterrupted, r.Iterations, r.Stage, objective, r.NegELBO)
 }
 
 // Supported returns nil when Fit can fit m, else an error saying why: data with missing entries,

@@ -203,7 +203,7 @@ func (c *windowConverger) Converged(loc *optimize.Location) optimize.Status {
 		c.why = "converged"
 		return optimize.FunctionConvergence
 	case c.stop != nil && closed(c.stop):
-		c.why = "interrupted"
+		c.why = Interrupted
 	case !c.deadline.IsZero() && time.Now().After(c.deadline):
 		c.why = "max seconds"
 	case c.maxIters > 0 && k >= c.maxIters:

@@ -43,5 +43,6 @@ func (m *minimized) result(f0 float64, rule Rule, start time.Time) *Result {
 		change = &m.change
 	}
 	return &Result{NegELBO: m.f, Start: f0, Converged: m.converged, Rule: rule.String(), Change: change, StoppedBy: m.stoppedBy,
-		Iterations: m.iters, Evaluations: m.evals, Restarts: m.restarts, NonFinite: m.nonFinite, Seconds: time.Since(start).Seconds(), Curve: m.curve}
+		Iterations: m.iters, Evaluations: m.evals, Restarts: m.restarts, NonFinite: m.nonFinite, Seconds: time.Since(start).Seconds(), Curve: m.curve,
+		Stage: "L-BFGS"}
 }

@@ -38,7 +38,7 @@ func Train(ctx context.Context, tr *train.Trainer, opt Options, adam AdamOptions
 		return res, nil, err
 	}
 	res, err = Fit(ctx, tr, opt)
-	if err != nil || tr.Model.Cfg.Method == "mf" || res.StoppedBy == "interrupted" {
+	if err != nil || tr.Model.Cfg.Method == "mf" || res.StoppedBy == Interrupted {
 		return res, nil, err
 	}
 	if opt.MaxSeconds > 0 { // what the MF start left of it

@@ -2,6 +2,7 @@ package converge
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -75,5 +76,34 @@ func TestTrainStages(t *testing.T) {
 	res, start, err = Train(context.Background(), mb, Options{MaxSeconds: 60}, AdamOptions{Rule: AdamRule{Halvings: 1}, MaxIters: 450})
 	if err != nil || start != nil || !strings.Contains(res.Rule, "over 200 iterations") || res.Iterations == 0 {
 		t.Fatalf("mini-batches: %+v, start %+v, %v", res, start, err)
+	}
+}
+
+// TestInterrupted: a minimisation stopped by its context's end reports StoppedBy Interrupted, and
+// Result.Interrupted turns it into an error wrapping train.ErrInterrupted that names the stage, the
+// iterations and the objective; a converged fit gives nil.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	obj := func(x, grad []float64) (float64, error) {
+		if calls++; calls == 5 {
+			cancel()
+		}
+		return rosenbrock(x, grad)
+	}
+	_, res, err := Minimize(ctx, obj, []float64{-1.2, 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StoppedBy != Interrupted || res.Stage != "L-BFGS" {
+		t.Fatalf("stopped by %q in stage %q; want %q in L-BFGS", res.StoppedBy, res.Stage, Interrupted)
+	}
+	e := res.Interrupted("MAP objective")
+	if !errors.Is(e, train.ErrInterrupted) || !strings.Contains(e.Error(), "L-BFGS iterations") || !strings.Contains(e.Error(), "MAP objective per point") {
+		t.Errorf("Interrupted: %v", e)
+	}
+	_, done, err := Minimize(context.Background(), rosenbrock, []float64{-1.2, 1}, Options{Rule: Rule{Window: 5, Tol: 1e-14}})
+	if err != nil || done.Interrupted("-ELBO") != nil {
+		t.Errorf("a converged fit: %v, %v", err, done.Interrupted("-ELBO"))
 	}
 }

@@ -296,17 +296,13 @@ func Train(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, sr
 	switch {
 	case opt.Converge != nil && opt.ConvergeFrom == "":
 		conv, convStart, runErr = converge.Train(ctx, tr, *opt.Converge, opt.ConvergeAdam)
-		stage := "Adam"
-		if convStart == nil && converge.Stages(tr) != "Adam" {
-			stage = "L-BFGS"
-		}
-		runErr = interrupted(conv, runErr, stage)
+		runErr = interrupted(conv, runErr)
 	case opt.Converge != nil:
 		if runErr = startFrom(tr, td, opt.ConvergeFrom); runErr == nil && tr.Model.Cfg.Method != "mf" { // fitted by the run that wrote the checkpoint
 			cont := opt.ConvergeAdam
 			cont.MaxSeconds = cmp.Or(opt.Converge.MaxSeconds, cont.MaxSeconds)
 			conv, runErr = converge.Continue(ctx, tr, cont)
-			runErr = interrupted(conv, runErr, "Adam")
+			runErr = interrupted(conv, runErr)
 		}
 	default:
 		runErr = tr.Run(ctx, opt.Iters, train.RunOptions{Observe: opt.Observe, Every: opt.CheckpointEvery, Hook: save})
@@ -371,11 +367,11 @@ func startFrom(tr *train.Trainer, td *Data, path string) error {
 	return converge.StartFrom(tr, src)
 }
 
-// interrupted returns err, or, when the converging fit res of the named stage was stopped by the
-// run's context, an error wrapping train.ErrInterrupted (its parameters are then the best so far).
-func interrupted(res *converge.Result, err error, stage string) error {
-	if err == nil && res.StoppedBy == "interrupted" {
-		return fmt.Errorf("%w after %d %s iterations of the converging fit (-ELBO per point %.6g, not converged)", train.ErrInterrupted, res.Iterations, stage, res.NegELBO)
+// interrupted returns err, or, when the converging fit res was stopped by the run's context, an
+// error wrapping train.ErrInterrupted (converge.Result.Interrupted).
+func interrupted(res *converge.Result, err error) error {
+	if err == nil {
+		return res.Interrupted("-ELBO")
 	}
 	return err
 }

@@ -80,7 +80,7 @@ func TestEqualCostTable(t *testing.T) {
 		return fmt.Sprintf(`{"convergence":{"neg_elbo_per_point":%g,"converged":true,"seconds":%g,"iterations":%d},"metrics":{"neg_elbo_per_point":%g}}`, end, secs, iters, end)
 	}
 	write("oilflow-mf-seed1", conv(-11, 100, 3), []float64{-1, -5, -11})
-	write("oilflow-mf-40min-seed1", conv(-11.3, 200, 4), []float64{-1, -5, -11, -11.3}) // a fit from the start, not a continuation
+	write("oilflow-mf-40min-seed1", conv(-11.3, 200, 4), []float64{-1, -5, -11, -11.3})    // a fit from the start, not a continuation
 	write("oilflow-iwvi-seed1", conv(-11.2, 40, 4), []float64{-11.1, -11.1, -11.2, -11.2}) // first window -11.15, 40 s
 	write("oilflow-vais-seed1", conv(-10.9, 80, 4), []float64{-10.8, -10.8, -10.9, -10.9})
 	write("oilflow-iwvi-seed2", conv(-11.0, 20, 2), []float64{-10.0, -11.0}) // first -10.5: not below vais's -10.95

@@ -353,7 +353,7 @@ func fitStandard(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 		if err != nil {
 			return err
 		}
-		if err := j.converged(res, nil, "L-BFGS"); err != nil {
+		if err := j.converged(res, nil, "L-BFGS", "MAP objective"); err != nil {
 			return err
 		}
 	} else if err := m.Run(o.Iters, nil); err != nil {
@@ -390,7 +390,7 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 		if err != nil {
 			return err
 		}
-		if err := j.converged(res, start, converge.Stages(tr)); err != nil {
+		if err := j.converged(res, start, converge.Stages(tr), "-ELBO"); err != nil {
 			return err
 		}
 	} else if tr, err = train.Fit(ctx, cfg, s.Train, nil, b, o.Iters, train.RunOptions{Observe: o.observer(j.dataset, j.method, j.seed, o.Iters)}); err != nil {
@@ -437,12 +437,12 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 }
 
 // converged records in j how its fit to convergence ended: res, the last stage's result, after
-// start, the L-BFGS stage's when Adam followed it (nil otherwise). A fit stopped by the run's
-// context is an error wrapping train.ErrInterrupted: the table stops, and a later run with a store
-// fits it again.
-func (j *job5) converged(res, start *converge.Result, stages string) error {
-	if res.StoppedBy == "interrupted" {
-		return fmt.Errorf("%w: %s %s seed %d was stopped while converging", train.ErrInterrupted, j.dataset, j.method, j.seed)
+// start, the L-BFGS stage's when Adam followed it (nil otherwise); objective names what the fit
+// minimises. A fit stopped by the run's context is an error wrapping train.ErrInterrupted
+// (converge.Result.Interrupted): the table stops, and a later run with a store fits it again.
+func (j *job5) converged(res, start *converge.Result, stages, objective string) error {
+	if err := res.Interrupted(objective); err != nil {
+		return fmt.Errorf("%s %s seed %d: %w", j.dataset, j.method, j.seed, err)
 	}
 	c := &Convergence5{Converged: res.Converged, StoppedBy: res.StoppedBy, Stages: stages, Iterations: res.Iterations, Seconds: res.Seconds}
 	if start != nil {
