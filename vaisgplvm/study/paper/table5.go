@@ -368,7 +368,10 @@ func fitStandard(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 		return err
 	}
 	j.run.MSE, j.run.NELL, _ = rec.ScoreHidden(s.Test, s.Mask)
-	j.run.TrainMSE, j.run.TrainNELL, j.run.OneNNError, j.secs = ev.MSE, ev.NELL, ev.OneNNError, m.SecondsPerIter()
+	j.run.TrainMSE, j.run.TrainNELL, j.run.OneNNError = ev.MSE, ev.NELL, ev.OneNNError
+	if j.run.Convergence == nil {
+		j.secs = m.SecondsPerIter()
+	}
 	return nil
 }
 
@@ -410,7 +413,10 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	}
 	j.run.MSE, j.run.NELL = sc.MSE, sc.NELL
 	j.run.PredMSE, j.run.PredNELL = &sc.MSEPredictive, &sc.NELLPredictive
-	j.run.TrainMSE, j.run.TrainNELL, j.run.OneNNError, j.secs = ev.MSE, ev.NELL, ev.OneNNError, tr.SecondsPerIter()
+	j.run.TrainMSE, j.run.TrainNELL, j.run.OneNNError = ev.MSE, ev.NELL, ev.OneNNError
+	if j.run.Convergence == nil {
+		j.secs = tr.SecondsPerIter()
+	}
 	if !o.Exact {
 		return nil
 	}
@@ -449,6 +455,7 @@ func (j *job5) converged(res, start *converge.Result, stages, objective string) 
 		c.Iterations, c.Seconds = c.Iterations+start.Iterations, c.Seconds+start.Seconds
 	}
 	j.run.Convergence = c
+	j.secs = c.Seconds / float64(max(c.Iterations, 1)) // the s/iter column: the converging fit's iterations, L-BFGS's and Adam's together
 	return nil
 }
 

@@ -2,6 +2,7 @@ package paper
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -36,6 +37,9 @@ func TestTable5Converge(t *testing.T) {
 		}
 		if r.ConvergedRuns == nil || *r.ConvergedRuns != map[bool]int{true: 1, false: 0}[c.Converged] || r.ConvergeSeconds == nil || r.ConvergeSeconds[0] != c.Seconds {
 			t.Errorf("%s: row's converged runs %v, seconds %v; the run's %+v", r.Method, r.ConvergedRuns, r.ConvergeSeconds, c)
+		}
+		if want := c.Seconds / float64(c.Iterations); math.Abs(r.SecPerIter-want) > 1e-12*want {
+			t.Errorf("%s: s/iter %g, want the converging fit's %g", r.Method, r.SecPerIter, want)
 		}
 		if !(r.MSE[0] > 0) || !strings.HasPrefix(r.itersCell(), "to convergence: ") {
 			t.Errorf("%s: MSE %v, iterations cell %q", r.Method, r.MSE, r.itersCell())
