@@ -154,9 +154,9 @@ func PsiCovarianceSumFull(ctx *mlmodel.Scope, k Kernel, mu, scale, z *Node) (psi
 	ru := Einsum("nij,njk->nik", lt, precision(t.c1Inv))
 	rv := MulScalar(Einsum("nij,njk->nik", lt, precision(t.c2Inv)), 0.5)
 	rw := Div(lt, InsertAxes(t.l2, 0, 0))
-	r := Concatenate([]*Node{ru, Add(rv, rw), Sub(rv, rw)}, 1) // [N, 3Q, Q]
-	a := Sub(InsertAxes(mu, 1), InsertAxes(z, 0))              // [N, M, Q]
-	uxy := Einsum("nmj,nij->nmi", a, r)                        // [N, M, 3Q]
+	rs := Concatenate([]*Node{ru, Add(rv, rw), Sub(rv, rw)}, 1) // [N, 3Q, Q]
+	a := Sub(InsertAxes(mu, 1), InsertAxes(z, 0))               // [N, M, Q]
+	uxy := Einsum("nmj,nij->nmi", a, rs)                        // [N, M, 3Q]
 	part := func(i int) *Node { return Slice(uxy, AxisRange(), AxisRange(), AxisRange(i*q, (i+1)*q)) }
 	u, x := part(0), part(1)
 	// delta = (U_m.X_m' + X_m.U_m' + r_m + r_m') / 4 with r_m = own_m + logDet / 2,
