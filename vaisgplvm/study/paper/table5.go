@@ -368,10 +368,7 @@ func fitStandard(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 		return err
 	}
 	j.run.MSE, j.run.NELL, _ = rec.ScoreHidden(s.Test, s.Mask)
-	j.run.TrainMSE, j.run.TrainNELL, j.run.OneNNError = ev.MSE, ev.NELL, ev.OneNNError
-	if j.run.Convergence == nil {
-		j.secs = m.SecondsPerIter()
-	}
+	j.run.TrainMSE, j.run.TrainNELL, j.run.OneNNError, j.secs = ev.MSE, ev.NELL, ev.OneNNError, m.SecondsPerIter()
 	return nil
 }
 
@@ -413,10 +410,7 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 	}
 	j.run.MSE, j.run.NELL = sc.MSE, sc.NELL
 	j.run.PredMSE, j.run.PredNELL = &sc.MSEPredictive, &sc.NELLPredictive
-	j.run.TrainMSE, j.run.TrainNELL, j.run.OneNNError = ev.MSE, ev.NELL, ev.OneNNError
-	if j.run.Convergence == nil {
-		j.secs = tr.SecondsPerIter()
-	}
+	j.run.TrainMSE, j.run.TrainNELL, j.run.OneNNError, j.secs = ev.MSE, ev.NELL, ev.OneNNError, tr.SecondsPerIter()
 	if !o.Exact {
 		return nil
 	}
@@ -455,7 +449,6 @@ func (j *job5) converged(res, start *converge.Result, stages, objective string) 
 		c.Iterations, c.Seconds = c.Iterations+start.Iterations, c.Seconds+start.Seconds
 	}
 	j.run.Convergence = c
-	j.secs = c.Seconds / float64(max(c.Iterations, 1)) // the s/iter column: the converging fit's iterations, L-BFGS's and Adam's together
 	return nil
 }
 
@@ -467,8 +460,10 @@ func row5(cell []job5, iters int) Row5 {
 	var imputed []Imputed
 	converged := 0
 	for _, j := range cell {
+		perIter := j.secs // Adam's seconds per step
 		if c := j.run.Convergence; c != nil {
 			secs = append(secs, c.Seconds)
+			perIter = c.Seconds / float64(max(c.Iterations, 1)) // the converging fit's, L-BFGS's and Adam's iterations together
 			if c.Converged {
 				converged++
 			}
@@ -479,7 +474,7 @@ func row5(cell []job5, iters int) Row5 {
 		if j.run.OneNNError != nil {
 			nn = append(nn, *j.run.OneNNError)
 		}
-		row.SecPerIter += j.secs / float64(len(cell))
+		row.SecPerIter += perIter / float64(len(cell))
 		row.PerRun = append(row.PerRun, j.run)
 	}
 	row.MSE, row.NELL = meanTwoSE(mse), meanTwoSE(nell)
