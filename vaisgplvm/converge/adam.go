@@ -112,7 +112,7 @@ func Continue(ctx context.Context, tr *train.Trainer, opt AdamOptions) (*Result,
 			res.Change = &drop
 			res.NegELBO = mean(curve[rule.Window:])
 			if opt.Observe != nil {
-				opt.Observe(Progress{Iter: done, NegELBO: res.NegELBO, Change: drop, Seconds: time.Since(start).Seconds()})
+				opt.Observe(Progress{Stage: "Adam", Iter: done, NegELBO: res.NegELBO, Change: drop, Seconds: time.Since(start).Seconds(), Halvings: halvings})
 			}
 			if drop < 2*se {
 				if halvings == rule.Halvings {

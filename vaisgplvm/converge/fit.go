@@ -27,12 +27,16 @@ type Options struct {
 	Observe func(Progress)
 }
 
-// Progress is one L-BFGS iteration of Fit.
+// Progress is one L-BFGS iteration of Fit (or Minimize), or the end of one window of Continue's
+// Adam iterations.
 type Progress struct {
+	Stage   string // "L-BFGS" or "Adam"
 	Iter    int
-	NegELBO float64 // minus the collapsed bound per point (nats)
+	NegELBO float64 // minus the bound per point (nats): L-BFGS's collapsed bound, or Adam's window mean
 	Change  float64 // its fall over the rule's window (nats per point); NaN before Window iterations
-	Seconds float64 // since Fit started
+	Seconds float64 // since the stage started
+	// Halvings is the number of halvings of Adam's step size so far (0 for L-BFGS).
+	Halvings int
 }
 
 // Result is the end of Fit.
@@ -117,7 +121,7 @@ func Fit(ctx context.Context, tr *train.Trainer, opt Options) (*Result, error) {
 	obj := p.eval
 	observe := func(iter int, f, change float64) {
 		if opt.Observe != nil {
-			opt.Observe(Progress{Iter: iter, NegELBO: f, Change: change, Seconds: time.Since(start).Seconds()})
+			opt.Observe(Progress{Stage: "L-BFGS", Iter: iter, NegELBO: f, Change: change, Seconds: time.Since(start).Seconds()})
 		}
 	}
 	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, ctx.Done(), observe)

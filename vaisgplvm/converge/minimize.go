@@ -25,7 +25,7 @@ func Minimize(ctx context.Context, obj Objective, x0 []float64, opt Options) ([]
 	}
 	observe := func(iter int, f, change float64) {
 		if opt.Observe != nil {
-			opt.Observe(Progress{Iter: iter, NegELBO: f, Change: change, Seconds: time.Since(start).Seconds()})
+			opt.Observe(Progress{Stage: "L-BFGS", Iter: iter, NegELBO: f, Change: change, Seconds: time.Since(start).Seconds()})
 		}
 	}
 	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, ctx.Done(), observe)

@@ -2,9 +2,11 @@ package progress
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -66,5 +68,28 @@ func TestJobsPlanEstimate(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestConverge: an L-BFGS line every 50 iterations (not between, within 15 s) with the rise against
+// the rule's limit, an Adam line at every window's end with the halvings against the rule's, each
+// after the training's name when there is one.
+func TestConverge(t *testing.T) {
+	var buf bytes.Buffer
+	obs := Converge(&buf, "wine mf seed 2", converge.Rule{Window: 50, Tol: 1e-4}, 4)
+	obs(converge.Progress{Stage: "L-BFGS", Iter: 49, NegELBO: 8, Change: math.NaN()})
+	obs(converge.Progress{Stage: "L-BFGS", Iter: 50, NegELBO: 7.5, Change: math.NaN(), Seconds: 12})
+	obs(converge.Progress{Stage: "L-BFGS", Iter: 100, NegELBO: 7.25, Change: 0.25, Seconds: 24})
+	obs(converge.Progress{Stage: "Adam", Iter: 400, NegELBO: 6.5, Change: 0.125, Halvings: 1, Seconds: 30})
+	want := "wine mf seed 2: L-BFGS iteration 50: -ELBO per point 7.5, rise over 50 iterations not yet measured (converged at <= 0.0001), 12 s\n" +
+		"wine mf seed 2: L-BFGS iteration 100: -ELBO per point 7.25, rise over 50 iterations 0.25 (converged at <= 0.0001), 24 s\n" +
+		"wine mf seed 2: Adam iteration 400: -ELBO per point 6.5 (window mean), fall from the window before 0.125, 1 step-size halvings (converged at a plateau after 4), 30 s\n"
+	if got := buf.String(); got != want {
+		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
+	}
+	buf.Reset()
+	Converge(&buf, "", converge.Rule{Window: 20, Tol: 1e-3}, 0)(converge.Progress{Stage: "Adam", Iter: 200, NegELBO: 1, Change: 0.5})
+	if got := buf.String(); !strings.HasPrefix(got, "Adam iteration 200:") || strings.Contains(got, "plateau after") {
+		t.Errorf("unnamed Adam line without a rule's halvings: %q", got)
 	}
 }

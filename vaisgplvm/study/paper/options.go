@@ -48,8 +48,10 @@ type opts struct {
 	ValidatePPCA bool
 	Converge     *converge.Options
 	ConvergeAdam converge.AdamRule
-	Ks           []int
-	Reps         int
+	// ConvergeProgress is Table5Options.ConvergeProgress.
+	ConvergeProgress func(training string) func(converge.Progress)
+	Ks               []int
+	Reps             int
 }
 
 // check returns the error that table's function would return for o before training (Check).

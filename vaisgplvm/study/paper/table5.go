@@ -341,6 +341,18 @@ func convergeSetting(opt converge.Options, adam converge.AdamRule) string {
 		opt.Rule, adam, opt.MaxSeconds, opt.MaxIters)
 }
 
+// converging returns the options of j's fit to convergence (o.Converge is not nil): the L-BFGS
+// stage's and the Adam stage's, each with j's progress callback when o.ConvergeProgress gives one.
+func (o opts) converging(j *job5) (converge.Options, converge.AdamOptions) {
+	lbfgs, adam := *o.Converge, converge.AdamOptions{Rule: o.ConvergeAdam}
+	if o.ConvergeProgress != nil {
+		if f := o.ConvergeProgress(trainingName(j.dataset, j.method, j.seed)); f != nil {
+			lbfgs.Observe, adam.Observe = f, f
+		}
+	}
+	return lbfgs, adam
+}
+
 // fitStandard trains the standard GPLVM of a Table 5 job (to convergence with o.Converge) and
 // scores it.
 func fitStandard(ctx context.Context, j *job5, s protocol.Split, o opts, b backends.Backend) error {
@@ -349,7 +361,8 @@ func fitStandard(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 		return err
 	}
 	if o.Converge != nil {
-		res, err := m.Converge(ctx, *o.Converge)
+		lbfgs, _ := o.converging(j)
+		res, err := m.Converge(ctx, lbfgs)
 		if err != nil {
 			return err
 		}
@@ -386,7 +399,8 @@ func fitBayesian(ctx context.Context, j *job5, s protocol.Split, o opts, b backe
 		if tr, err = train.NewFor(cfg, s.Train, nil, b); err != nil {
 			return err
 		}
-		res, start, err := converge.Train(ctx, tr, *o.Converge, converge.AdamOptions{Rule: o.ConvergeAdam})
+		lbfgs, adam := o.converging(j)
+		res, start, err := converge.Train(ctx, tr, lbfgs, adam)
 		if err != nil {
 			return err
 		}

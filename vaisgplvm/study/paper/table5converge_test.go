@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
@@ -14,16 +15,39 @@ import (
 // though the configuration asks for batches of 20); each run records how its fit ended, the rows
 // count the runs converged, the table says "to convergence" (its claims too: standard against
 // VAIS with MF's row between them), and the store files such fits under other keys than fits for
-// a number of iterations.
+// a number of iterations; each training's progress (ConvergeProgress) comes under its own name
+// from each of its stages.
 func TestTable5Converge(t *testing.T) {
 	o := small[Table5Options](5, 20)
 	o.Datasets, o.Methods, o.Subset, o.ReconIters = []string{"oilflow"}, []string{"standard", "mf", "vais"}, 40, 3
 	o.Converge = &converge.Options{Rule: converge.Rule{Window: 20, Tol: 1e-4}, MaxSeconds: 60}
 	o.ConvergeAdam = converge.AdamRule{Window: 50, Halvings: 1}
 	o.Store = t.TempDir()
+	var mu sync.Mutex
+	seen := map[string]map[string]int{} // training -> stage -> progress calls
+	o.ConvergeProgress = func(training string) func(converge.Progress) {
+		return func(p converge.Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if seen[training] == nil {
+				seen[training] = map[string]int{}
+			}
+			seen[training][p.Stage]++
+		}
+	}
 	res, err := Table5(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for training, want := range map[string][]string{"oilflow standard seed 1": {"L-BFGS"}, "oilflow mf seed 1": {"L-BFGS"}, "oilflow vais seed 1": {"L-BFGS", "Adam"}} {
+		if len(seen[training]) != len(want) {
+			t.Errorf("%s: progress by stage %v, want stages %v", training, seen[training], want)
+		}
+		for _, stage := range want {
+			if seen[training][stage] == 0 {
+				t.Errorf("%s: no progress from its %s stage (%v)", training, stage, seen[training])
+			}
+		}
 	}
 	stages := map[string]string{"standard": "L-BFGS", "mf": "L-BFGS", "vais": "L-BFGS, then Adam"}
 	if len(res.Rows) != 3 {

@@ -168,6 +168,10 @@ type Table5Options struct {
 	// (Run5.Convergence).
 	Converge     *converge.Options
 	ConvergeAdam converge.AdamRule
+	// ConvergeProgress, when not nil, returns the progress callback (both stages') of the fit to
+	// convergence of the training named, e.g. "oilflow mf seed 1"; nil: Converge's Observe for
+	// the L-BFGS stages, none for Adam's.
+	ConvergeProgress func(training string) func(converge.Progress)
 }
 
 // Table6Options are Table 6's options: it times one training at a time on Frey, keeps nothing.
