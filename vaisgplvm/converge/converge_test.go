@@ -228,11 +228,11 @@ func TestGradientFiniteDifferences(t *testing.T) {
 // TestLBFGSKnownOptimum: the driver finds the minimum (1, 1) of the Rosenbrock function from
 // (-1.2, 1) and says it converged by the rule; with an iteration cap it says it did not.
 func TestLBFGSKnownOptimum(t *testing.T) {
-	res := lbfgs(rosenbrock, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 0, nil, nil)
+	res := lbfgs(rosenbrock, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 0, nil, nil, nil)
 	if !res.converged || math.Abs(res.x[0]-1) > 1e-5 || math.Abs(res.x[1]-1) > 1e-5 {
 		t.Errorf("Rosenbrock: x %v, converged %v (%s), want (1, 1)", res.x, res.converged, res.stoppedBy)
 	}
-	capped := lbfgs(rosenbrock, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 3, nil, nil)
+	capped := lbfgs(rosenbrock, []float64{-1.2, 1}, Rule{Window: 5, Tol: 1e-14}, 0, 3, nil, nil, nil)
 	if capped.converged || capped.stoppedBy != "max iterations" {
 		t.Errorf("capped at 3 iterations: converged %v, stopped by %q", capped.converged, capped.stoppedBy)
 	}
@@ -373,7 +373,7 @@ func TestLBFGSStallIsNotConvergence(t *testing.T) {
 		h := math.Float64bits(x[0]*1e9+x[len(x)-1]*7e9) * 0x9e3779b97f4a7c15
 		return f + 1e-6*float64(h>>40)/float64(1<<24), nil
 	}
-	res := lbfgs(noisy, []float64{1, 1, 1, 1, 1, 1}, Rule{Window: 10, Tol: 1e-3}, 0, 2000, nil, nil)
+	res := lbfgs(noisy, []float64{1, 1, 1, 1, 1, 1}, Rule{Window: 10, Tol: 1e-3}, 0, 2000, nil, nil, nil)
 	if res.converged || !strings.HasPrefix(res.stoppedBy, "stalled") {
 		t.Errorf("noisy quadratic: converged %v, stopped by %q after %d iterations, %d restarts; want stalled", res.converged, res.stoppedBy, res.iters, res.restarts)
 	}

@@ -23,6 +23,10 @@ type Options struct {
 	Rule       Rule
 	MaxSeconds float64 // stop (not converged) after this many seconds; 0: no limit
 	MaxIters   int     // stop (not converged) after this many L-BFGS iterations; 0: no limit
+	// Plain runs Fit's L-BFGS in the model's own coordinates, without the preconditioner (the
+	// curvature of each group of parameters scaled to one, estimated every 500 iterations; see
+	// Fit): for comparison.
+	Plain bool
 	// Observe, when not nil, sees every L-BFGS iteration.
 	Observe func(Progress)
 }
@@ -41,19 +45,22 @@ type Progress struct {
 
 // Result is the end of Fit.
 type Result struct {
-	NegELBO     float64   `json:"neg_elbo_per_point"` // minus the collapsed bound per point at the end (nats)
-	Start       float64   `json:"start_neg_elbo_per_point"`
-	Converged   bool      `json:"converged"`
-	Rule        string    `json:"rule"`
-	Change      *float64  `json:"final_change,omitempty"` // nats per point over the rule's window at the end (nil before Window iterations)
-	StoppedBy   string    `json:"stopped_by"`             // "converged", "max seconds", "max iterations", "interrupted", or the optimiser's reason
-	Iterations  int       `json:"iterations"`
-	Evaluations int       `json:"evaluations"`            // bound and gradient evaluations (line search included)
-	Restarts    int       `json:"restarts"`               // L-BFGS restarts with cleared memory after a failed line search
-	NonFinite   int       `json:"non_finite_evaluations"` // trial points where the bound was not finite (rejected)
-	Seconds     float64   `json:"seconds"`
-	Curve       []float64 `json:"-"` // minus the bound per point after each iteration
-	Stage       string    `json:"-"` // the optimiser: "L-BFGS" or "Adam"
+	NegELBO     float64  `json:"neg_elbo_per_point"` // minus the collapsed bound per point at the end (nats)
+	Start       float64  `json:"start_neg_elbo_per_point"`
+	Converged   bool     `json:"converged"`
+	Rule        string   `json:"rule"`
+	Change      *float64 `json:"final_change,omitempty"` // nats per point over the rule's window at the end (nil before Window iterations)
+	StoppedBy   string   `json:"stopped_by"`             // "converged", "max seconds", "max iterations", "interrupted", or the optimiser's reason
+	Iterations  int      `json:"iterations"`
+	Evaluations int      `json:"evaluations"`            // bound and gradient evaluations (line search included)
+	Restarts    int      `json:"restarts"`               // L-BFGS restarts with cleared memory after a failed line search
+	NonFinite   int      `json:"non_finite_evaluations"` // trial points where the bound was not finite (rejected)
+	// Estimates counts the preconditioner's estimates of the curvature (each 20 evaluations more,
+	// counted in Evaluations); 0 for plain L-BFGS.
+	Estimates int       `json:"curvature_estimates,omitempty"`
+	Seconds   float64   `json:"seconds"`
+	Curve     []float64 `json:"-"` // minus the bound per point after each iteration
+	Stage     string    `json:"-"` // the optimiser: "L-BFGS" or "Adam"
 }
 
 // Interrupted is Result.StoppedBy of a fit stopped by its context's end.
@@ -100,10 +107,13 @@ func fitted(v *mlmodel.Variable) bool {
 // Fit maximises the collapsed mean-field bound (Collapsed) of tr's model over q0, Z, the kernel,
 // the noise variance and the mean function, by L-BFGS from the trainer's current values, until
 // opt.Rule holds (or a limit, or ctx's end after the iteration in progress, stops it:
-// Result.Converged false, StoppedBy says which),
-// then leaves the best parameters in tr's variables with q(u) at its optimum for them. The
-// trainer's Adam iterations and curve are not touched. Errors: Supported's, and a bound that is
-// not finite at the start.
+// Result.Converged false, StoppedBy says which), then leaves the best parameters in tr's variables
+// with q(u) at its optimum for them. The trainer's Adam iterations and curve are not touched.
+// L-BFGS works in coordinates scaled so that
+// each group of parameters (the latent means of one dimension, one entry of the q0 scale factors
+// over all points, one column of Z, each hyperparameter) has unit curvature, estimated from 20
+// gradient differences every 500 iterations (preconditioner); opt.Plain turns that off. Errors:
+// Supported's, and a bound that is not finite at the start.
 func Fit(ctx context.Context, tr *train.Trainer, opt Options) (*Result, error) {
 	if err := tr.Ready(); err != nil {
 		return nil, err
@@ -124,7 +134,11 @@ func Fit(ctx context.Context, tr *train.Trainer, opt Options) (*Result, error) {
 			opt.Observe(Progress{Stage: "L-BFGS", Iter: iter, NegELBO: f, Change: change, Seconds: time.Since(start).Seconds()})
 		}
 	}
-	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, ctx.Done(), observe)
+	var pc *preconditioner
+	if !opt.Plain {
+		pc = newPreconditioner(p.selected, tr.Model.Cfg.Seed)
+	}
+	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, ctx.Done(), observe, pc)
 	if res.err != nil && len(res.curve) == 0 {
 		return nil, fmt.Errorf("converge: %w", res.err)
 	}

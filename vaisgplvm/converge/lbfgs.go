@@ -3,6 +3,7 @@ package converge
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/optimize"
@@ -52,13 +53,16 @@ type minimized struct {
 	restartAt  []int     // the iteration (len(curve)) at each restart
 	nonFinite  int       // evaluations at points where f was not finite
 	sinceMajor int       // evaluations since the last iteration ended
+	estimates  int       // the preconditioner's estimates of the curvature
 }
 
 // lbfgs minimises obj from x0 with gonum's L-BFGS (Moré-Thuente line search) until rule holds, or
 // maxSeconds (0: no limit) or maxIters (0: no limit) pass, or stop is closed. observe, when not nil,
-// sees every iteration: its number, f and the change over the rule's window (NaN before).
+// sees every iteration: its number, f and the change over the rule's window (NaN before). With pc
+// not nil L-BFGS works in coordinates scaled by pc's estimate of the curvature, estimated afresh
+// (and L-BFGS restarted) every pc.every iterations.
 func lbfgs(obj Objective, x0 []float64, rule Rule, maxSeconds float64, maxIters int, stop <-chan struct{},
-	observe func(iter int, f, change float64)) *minimized {
+	observe func(iter int, f, change float64), pc *preconditioner) *minimized {
 	rule = rule.withDefaults()
 	res := &minimized{change: math.NaN()}
 	var last struct {
@@ -90,23 +94,61 @@ func lbfgs(obj Objective, x0 []float64, rule Rule, maxSeconds float64, maxIters 
 	if maxSeconds > 0 {
 		conv.deadline = time.Now().Add(time.Duration(maxSeconds * float64(time.Second)))
 	}
+	// L-BFGS works on y, x = d ⊙ y (d nil: y = x).
+	var d []float64
+	toX := func(y []float64) []float64 {
+		if d == nil {
+			return y
+		}
+		x := make([]float64, len(y))
+		for i := range y {
+			x[i] = d[i] * y[i]
+		}
+		return x
+	}
 	p := optimize.Problem{
-		Func: func(x []float64) float64 { f, _ := eval(x); return f },
-		Grad: func(grad, x []float64) { _, g := eval(x); copy(grad, g) },
+		Func: func(y []float64) float64 { f, _ := eval(toX(y)); return f },
+		Grad: func(grad, y []float64) {
+			_, g := eval(toX(y))
+			copy(grad, g)
+			for i := range d {
+				grad[i] *= d[i]
+			}
+		},
 	}
 	// A failed line search (the curvature pairs of a long run no longer describe the function, or a
 	// trial point was not finite) restarts L-BFGS from the best point with its memory cleared; a
-	// restart that makes no progress ends the run.
-	x := x0
+	// restart that makes no progress ends the run. The preconditioner's rounds restart it too.
+	x, rescale := x0, false
+	if pc != nil {
+		conv.scaleBelow = pc.below // plain L-BFGS until the rise falls below it
+	}
 	for {
 		before := len(res.curve)
+		if rescale {
+			_, g0 := eval(x)
+			d = pc.scale(eval, x, g0)
+			res.estimates++
+			conv.roundEnd, rescale = len(res.curve)+pc.every, false
+		}
+		y := x
+		if d != nil {
+			y = make([]float64, len(x))
+			for i := range x {
+				y[i] = x[i] / d[i]
+			}
+		}
 		method := &optimize.LBFGS{Linesearcher: &cappedSearch{Linesearcher: &optimize.MoreThuente{}}, Store: memory}
-		out, err := optimize.Minimize(p, x, &optimize.Settings{Converger: conv, GradientThreshold: 1e-300}, method)
+		out, err := optimize.Minimize(p, y, &optimize.Settings{Converger: conv, GradientThreshold: 1e-300}, method)
 		res.iters += out.MajorIterations
 		if out.X != nil && !math.IsInf(out.F, 1) && (res.x == nil || out.F <= res.f) {
-			res.x, res.f = out.X, out.F
+			res.x, res.f = slices.Clone(toX(out.X)), out.F
 		}
 		res.status = out.Status.String()
+		if conv.why == roundEnd {
+			conv.why, rescale, x = "", true, res.x
+			continue
+		}
 		if out.Status == optimize.Failure && conv.why == "" && len(res.curve) > before && res.restarts < maxRestarts {
 			res.restarts++
 			res.restartAt = append(res.restartAt, len(res.curve))
@@ -182,8 +224,15 @@ type windowConverger struct {
 	stop     <-chan struct{}
 	deadline time.Time
 	maxIters int
-	why      string
+	roundEnd int // with a preconditioner: the iteration at which its round ends (0: none)
+	// scaleBelow, when > 0, ends the first (plain) round at the first window whose rise is at
+	// most this.
+	scaleBelow float64
+	why        string
 }
+
+// roundEnd is windowConverger.why at the end of a preconditioner's round.
+const roundEnd = "end of round"
 
 func (c *windowConverger) Init(int) {}
 
@@ -208,6 +257,10 @@ func (c *windowConverger) Converged(loc *optimize.Location) optimize.Status {
 		c.why = "max seconds"
 	case c.maxIters > 0 && k >= c.maxIters:
 		c.why = "max iterations"
+	case c.roundEnd > 0 && k >= c.roundEnd:
+		c.why = roundEnd
+	case c.scaleBelow > 0 && k > c.rule.Window && r.change <= c.scaleBelow:
+		c.why, c.scaleBelow = roundEnd, 0
 	default:
 		return optimize.NotTerminated
 	}

@@ -28,7 +28,7 @@ func Minimize(ctx context.Context, obj Objective, x0 []float64, opt Options) ([]
 			opt.Observe(Progress{Stage: "L-BFGS", Iter: iter, NegELBO: f, Change: change, Seconds: time.Since(start).Seconds()})
 		}
 	}
-	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, ctx.Done(), observe)
+	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, ctx.Done(), observe, nil)
 	if res.err != nil && len(res.curve) == 0 {
 		return nil, nil, fmt.Errorf("converge: %w", res.err)
 	}
@@ -43,6 +43,6 @@ func (m *minimized) result(f0 float64, rule Rule, start time.Time) *Result {
 		change = &m.change
 	}
 	return &Result{NegELBO: m.f, Start: f0, Converged: m.converged, Rule: rule.String(), Change: change, StoppedBy: m.stoppedBy,
-		Iterations: m.iters, Evaluations: m.evals, Restarts: m.restarts, NonFinite: m.nonFinite, Seconds: time.Since(start).Seconds(), Curve: m.curve,
+		Iterations: m.iters, Evaluations: m.evals, Restarts: m.restarts, NonFinite: m.nonFinite, Estimates: m.estimates, Seconds: time.Since(start).Seconds(), Curve: m.curve,
 		Stage: "L-BFGS"}
 }
