@@ -42,7 +42,7 @@ func TestMinimizeKnownOptimum(t *testing.T) {
 // TestTrainStages: Train fits MF by L-BFGS alone, another bound on the same full-batch data by
 // L-BFGS and then Adam on its own bound (start: the L-BFGS result), and a mini-batch model by
 // Adam alone with the rule on whole epochs (14 points in batches of 10: 2 iterations an epoch, a
-// window of 200).
+// window of 200); with no Observe of its own the Adam stage reports to Options.Observe.
 func TestTrainStages(t *testing.T) {
 	mf := smallTrainer(t, true)
 	if got := Stages(mf); got != "L-BFGS" {
@@ -65,9 +65,14 @@ func TestTrainStages(t *testing.T) {
 	if got := Stages(iw); got != "L-BFGS, then Adam" {
 		t.Errorf("IWVI, full batch: stages %q", got)
 	}
-	res, start, err = Train(context.Background(), iw, Options{Rule: Rule{Window: 20, Tol: 1e-6}, MaxIters: 3000}, AdamOptions{Rule: AdamRule{Window: 50, Halvings: 1}, MaxIters: 400})
+	stages := map[string]int{}
+	observe := func(p Progress) { stages[p.Stage]++ }
+	res, start, err = Train(context.Background(), iw, Options{Rule: Rule{Window: 20, Tol: 1e-6}, MaxIters: 3000, Observe: observe}, AdamOptions{Rule: AdamRule{Window: 50, Halvings: 1}, MaxIters: 400})
 	if err != nil || start == nil || !start.Converged || !strings.HasPrefix(res.Rule, "Adam") || res.Iterations == 0 || iw.Iter != res.Iterations {
 		t.Fatalf("IWVI: %+v, start %+v, %v", res, start, err)
+	}
+	if stages["L-BFGS"] != start.Iterations || stages["Adam"] != res.Iterations/50-1 { // windows from the second on
+		t.Errorf("IWVI: Options.Observe saw %v, want every L-BFGS iteration (%d) and every Adam window's end but the first (%d iterations)", stages, start.Iterations, res.Iterations)
 	}
 	mb := newTrainer("iwvi", 10)
 	if got := Stages(mb); got != "Adam" {

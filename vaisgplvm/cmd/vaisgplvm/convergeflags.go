@@ -37,31 +37,12 @@ func (c *convergeFlags) check(set map[string]bool) error {
 	return nil
 }
 
-// options returns the L-BFGS stage's options capped at maxSeconds, with progress lines on stderr
-// unless quiet.
+// options returns the fit's options capped at maxSeconds, with progress lines (both stages') on
+// stderr unless quiet.
 func (c *convergeFlags) options(maxSeconds float64, quiet bool) *converge.Options {
-	o := &converge.Options{Rule: c.rule(), MaxSeconds: maxSeconds, MaxIters: c.maxIters}
+	o := &converge.Options{Rule: converge.Rule{Window: c.window, Tol: c.tol}, MaxSeconds: maxSeconds, MaxIters: c.maxIters}
 	if !quiet {
 		o.Observe = progress.Converge(os.Stderr, "", o.Rule, c.halvings)
 	}
 	return o
 }
-
-// adam returns the Adam stage's options (its cap is set by converge.Train), with progress lines on
-// stderr unless quiet.
-func (c *convergeFlags) adam(quiet bool) converge.AdamOptions {
-	o := converge.AdamOptions{Rule: converge.AdamRule{Halvings: c.halvings}}
-	if !quiet {
-		o.Observe = progress.Converge(os.Stderr, "", c.rule(), c.halvings)
-	}
-	return o
-}
-
-// progress returns the progress callback of the fit to convergence of the training named (lines on
-// stderr after its name).
-func (c *convergeFlags) progress(training string) func(converge.Progress) {
-	return progress.Converge(os.Stderr, training, c.rule(), c.halvings)
-}
-
-// rule returns the L-BFGS stage's rule.
-func (c *convergeFlags) rule() converge.Rule { return converge.Rule{Window: c.window, Tol: c.tol} }

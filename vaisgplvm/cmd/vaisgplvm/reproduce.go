@@ -102,7 +102,7 @@ func runReproduce(args []string) error {
 		}
 	}
 	if cf.on && *tab == 1 {
-		req := reproduce.ConvergedRequest{Runs: *runs, Out: *out, Fresh: *fresh, Converge: *cf.options(cf.maxSeconds, false), Adam: cf.adam(false), Backend: *backendName,
+		req := reproduce.ConvergedRequest{Runs: *runs, Out: *out, Fresh: *fresh, Converge: *cf.options(cf.maxSeconds, false), Adam: converge.AdamRule{Halvings: cf.halvings}, Backend: *backendName,
 			Figures: !*noFigures, Command: append([]string{"reproduce"}, args...), Configure: mf.configure(set), Explicit: mf.explicit(set)}
 		req.Datasets, req.Methods = split("datasets", *datasets), split("methods", *methods)
 		stop := interrupt.Notify()
@@ -161,7 +161,8 @@ func runReproduce(args []string) error {
 			t5.Subset = paper.AllPoints // --subset 0
 		}
 		if cf.on {
-			t5.Converge, t5.ConvergeAdam, t5.ConvergeProgress = cf.options(cf.maxSeconds, true), converge.AdamRule{Halvings: cf.halvings}, cf.progress
+			t5.Converge, t5.ConvergeAdam = cf.options(cf.maxSeconds, true), converge.AdamRule{Halvings: cf.halvings}
+			t5.ConvergeProgress = reproduce.ConvergeProgress(os.Stderr, t5.Converge.Rule, cf.halvings)
 		}
 	}
 	*opts.Common() = paper.Options{Runs: *runs, Iters: *iters, Paper: *paperProto, Standardize: mf.standardize, Log: os.Stderr,

@@ -73,7 +73,7 @@ func runTrain(args []string) error {
 				mf.v.Batch = protocol.DefaultBatch
 			}
 		}
-		run.Converge, run.ConvergeAdam = cf.options(cf.maxSeconds, *quiet), cf.adam(*quiet)
+		run.Converge, run.ConvergeAdam.Rule.Halvings = cf.options(cf.maxSeconds, *quiet), cf.halvings
 	}
 	if *convFrom != "" && *method == "mf" {
 		return usagef("--converge-from starts another bound from a converged fit; --method mf fits that start itself")
@@ -112,7 +112,7 @@ func runTrain(args []string) error {
 	if *file != "" && run.Converge == nil && !set["iters"] && !set["checkpoint-every"] && !set["batch"] {
 		// Your own file is fitted to convergence unless --iters asks for Adam steps (issue 73),
 		// when the data allow it: RunTrain decides once it has read them.
-		run.Converge, run.ConvergeAdam, run.ConvergeIfAllowed = cf.options(experiment.DefaultMaxSeconds, *quiet), cf.adam(*quiet), true
+		run.Converge, run.ConvergeIfAllowed = cf.options(experiment.DefaultMaxSeconds, *quiet), true
 	}
 	return trainRun(args, run, set, &mf, *quiet)
 }

@@ -301,6 +301,9 @@ func Train(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, sr
 		if runErr = startFrom(tr, td, opt.ConvergeFrom); runErr == nil && tr.Model.Cfg.Method != "mf" { // fitted by the run that wrote the checkpoint
 			cont := opt.ConvergeAdam
 			cont.MaxSeconds = cmp.Or(opt.Converge.MaxSeconds, cont.MaxSeconds)
+			if cont.Observe == nil { // progress lines as converge.Train gives them
+				cont.Observe = opt.Converge.Observe
+			}
 			conv, runErr = converge.Continue(ctx, tr, cont)
 			runErr = interrupted(conv, runErr)
 		}

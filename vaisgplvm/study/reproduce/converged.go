@@ -45,9 +45,8 @@ type ConvergedRequest struct {
 	// Converge is each fit's rule and caps: MaxSeconds and MaxIters cap the MF fit, MaxSeconds each
 	// continuation (converge.Options; Observe sees the L-BFGS iterations).
 	Converge converge.Options
-	// Adam is the continuations' rule (zero fields: converge.AdamRule's defaults) and progress
-	// callback; its cap is Converge's time left (converge.Train).
-	Adam converge.AdamOptions
+	// Adam is the continuations' rule (zero fields: converge.AdamRule's defaults).
+	Adam converge.AdamRule
 	// Configure and Explicit apply the caller's settings to each training's configuration and say
 	// which it set (protocol.Training); on top of Table 4's, Batch is 0 (full batch), AdaptEta
 	// false (adapting eta is not an ascent on the bound) and LR ContinueLR for the methods other
@@ -169,7 +168,7 @@ func (r *ConvergedRequest) train(ctx context.Context, ds, method string, seed ui
 			c, _, err := protocol.Training(method, ds, seed, n, d, configure, explicit)
 			return c, err
 		},
-		TrainOptions: experiment.TrainOptions{Iters: 1, CheckpointEvery: 1, Seed: seed, Figures: r.Figures, Converge: &opts, ConvergeAdam: r.Adam,
+		TrainOptions: experiment.TrainOptions{Iters: 1, CheckpointEvery: 1, Seed: seed, Figures: r.Figures, Converge: &opts, ConvergeAdam: converge.AdamOptions{Rule: r.Adam},
 			ConvergeFrom: from, Provenance: experiment.Provenance(r.Command), Warn: func(w string) { fmt.Fprintln(r.Log, "vaisgplvm: warning:", w) }}}
 	_, _, err = experiment.RunTrain(ctx, run)
 	return err

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/progress"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/option"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/experiment"
@@ -201,6 +202,13 @@ func (s saving) Trained(t paper.Trained) error {
 // (internal/progress).
 func Progress(w io.Writer) paper.Observer {
 	return &shown{bar: progress.Trainings(w), jobs: progress.NewJobs(w, 15*time.Second)}
+}
+
+// ConvergeProgress returns, for Table5Options.ConvergeProgress, the progress lines on w of each
+// training's fit to convergence after its name (internal/progress.Converge with rule and the Adam
+// rule's halvings).
+func ConvergeProgress(w io.Writer, rule converge.Rule, halvings int) func(training string) func(converge.Progress) {
+	return func(training string) func(converge.Progress) { return progress.Converge(w, training, rule, halvings) }
 }
 
 // shown is Progress's Observer.
