@@ -341,16 +341,17 @@ func convergeSetting(opt converge.Options, adam converge.AdamRule) string {
 		opt.Rule, adam, opt.MaxSeconds, opt.MaxIters)
 }
 
-// converging returns the options of j's fit to convergence (o.Converge is not nil): the L-BFGS
-// stage's and the Adam stage's, each with j's progress callback when o.ConvergeProgress gives one.
+// converging returns the options of j's fit to convergence (o.Converge is not nil), with j's
+// progress callback when o.ConvergeProgress gives one (converge.Train hands it the Adam stage too),
+// and the Adam stage's.
 func (o opts) converging(j *job5) (converge.Options, converge.AdamOptions) {
-	lbfgs, adam := *o.Converge, converge.AdamOptions{Rule: o.ConvergeAdam}
+	lbfgs := *o.Converge
 	if o.ConvergeProgress != nil {
 		if f := o.ConvergeProgress(trainingName(j.dataset, j.method, j.seed)); f != nil {
-			lbfgs.Observe, adam.Observe = f, f
+			lbfgs.Observe = f
 		}
 	}
-	return lbfgs, adam
+	return lbfgs, converge.AdamOptions{Rule: o.ConvergeAdam}
 }
 
 // fitStandard trains the standard GPLVM of a Table 5 job (to convergence with o.Converge) and
