@@ -67,6 +67,20 @@ type AdamOptions struct {
 	Observe    func(Progress) // sees every window's end (Change: the window's fall)
 }
 
+// Following returns a as the Adam stage that follows an L-BFGS stage run with opt for spent
+// seconds (Train's second stage, or a continuation from a converged fit's checkpoint, spent 0):
+// Observe is opt.Observe when a has none, and MaxSeconds what opt.MaxSeconds leaves of its cap
+// (a's own when opt has none).
+func (a AdamOptions) Following(opt Options, spent float64) AdamOptions {
+	if a.Observe == nil {
+		a.Observe = opt.Observe
+	}
+	if opt.MaxSeconds > 0 {
+		a.MaxSeconds = max(opt.MaxSeconds-spent, 1e-9)
+	}
+	return a
+}
+
 // Continue trains tr with its own bound (Adam from opt.LR) until opt.Rule holds, for bounds without
 // a closed form: the model's Monte Carlo estimate is the only measure of progress, so convergence
 // is judged on window means. It returns the result with NegELBO the last window's mean; the

@@ -28,16 +28,14 @@ func Stages(tr *train.Trainer) string {
 // adam's rule on windows of whole epochs (EpochWindow) unless adam.Rule.Window is set, capped by
 // opt.MaxSeconds. res is the last stage's result; start is the L-BFGS stage's when Adam followed
 // it (else nil). A stage stopped by ctx's end or a cap ends the fit (res.StoppedBy says which).
-// adam.Observe nil: opt.Observe sees the Adam stage too (Progress.Stage tells the stages apart).
+// adam.Observe nil: opt.Observe sees the Adam stage too (Progress.Stage tells the stages apart;
+// AdamOptions.Following).
 // Errors: Fit's and Continue's.
 func Train(ctx context.Context, tr *train.Trainer, opt Options, adam AdamOptions) (res, start *Result, err error) {
-	if adam.Observe == nil {
-		adam.Observe = opt.Observe
-	}
 	if Stages(tr) == "Adam" {
+		adam = adam.Following(opt, 0)
 		adam.LR = cmp.Or(adam.LR, tr.Model.Cfg.LR) // from scratch: the model's own step size
 		adam.Rule.Window = cmp.Or(adam.Rule.Window, EpochWindow(tr.Model.N, tr.Model.Cfg.Batch))
-		adam.MaxSeconds = opt.MaxSeconds
 		res, err = Continue(ctx, tr, adam)
 		return res, nil, err
 	}
@@ -45,10 +43,7 @@ func Train(ctx context.Context, tr *train.Trainer, opt Options, adam AdamOptions
 	if err != nil || tr.Model.Cfg.Method == "mf" || res.StoppedBy == Interrupted {
 		return res, nil, err
 	}
-	if opt.MaxSeconds > 0 { // what the MF start left of it
-		adam.MaxSeconds = max(opt.MaxSeconds-res.Seconds, 1e-9)
-	}
 	start = res
-	res, err = Continue(ctx, tr, adam)
+	res, err = Continue(ctx, tr, adam.Following(opt, res.Seconds))
 	return res, start, err
 }

@@ -299,12 +299,7 @@ func Train(ctx context.Context, dir *rundir.Dir, tr *train.Trainer, td *Data, sr
 		runErr = interrupted(conv, runErr)
 	case opt.Converge != nil:
 		if runErr = startFrom(tr, td, opt.ConvergeFrom); runErr == nil && tr.Model.Cfg.Method != "mf" { // fitted by the run that wrote the checkpoint
-			cont := opt.ConvergeAdam
-			cont.MaxSeconds = cmp.Or(opt.Converge.MaxSeconds, cont.MaxSeconds)
-			if cont.Observe == nil { // progress lines as converge.Train gives them
-				cont.Observe = opt.Converge.Observe
-			}
-			conv, runErr = converge.Continue(ctx, tr, cont)
+			conv, runErr = converge.Continue(ctx, tr, opt.ConvergeAdam.Following(*opt.Converge, 0)) // as converge.Train's second stage
 			runErr = interrupted(conv, runErr)
 		}
 	default:
