@@ -27,6 +27,13 @@ type Options struct {
 	// curvature of each group of parameters scaled to one, estimated every 500 iterations; see
 	// Fit): for comparison.
 	Plain bool
+	// Variables, for Minimize: the variables whose values x0 flattens (vars.Flatten's order).
+	// When given (and Plain is not set), Minimize preconditions its L-BFGS as Fit does, one group
+	// per entry of a scalar or vector variable and per trailing index of a variable of rank 2 or
+	// more (e.g. one latent dimension over all points), the probes seeded by Seed. Fit ignores
+	// both: it knows its variables and takes the model's seed.
+	Variables []*mlmodel.Variable
+	Seed      uint64
 	// Observe, when not nil, sees every L-BFGS iteration.
 	Observe func(Progress)
 }

@@ -12,10 +12,18 @@ import (
 // opt.MaxSeconds or opt.MaxIters pass, or ctx ends (after the iteration in progress). It returns
 // the best point found, len(x0), and the result: NegELBO is obj there and Start obj at x0 (obj's
 // units, e.g. nats per point), Curve obj after each iteration. For models that are not a
-// model.Model with a collapsed bound, such as the standard GPLVM's MAP objective. Errors: obj not
-// finite at x0, or obj's error when no iteration completed.
+// model.Model with a collapsed bound, such as the standard GPLVM's MAP objective. With
+// opt.Variables given, L-BFGS is preconditioned in the fit's tail as Fit's is. Errors: obj not
+// finite at x0, opt.Variables that do not hold len(x0) values, or obj's error when no iteration
+// completed.
 func Minimize(ctx context.Context, obj Objective, x0 []float64, opt Options) ([]float64, *Result, error) {
 	start := time.Now()
+	var pc *preconditioner
+	if len(opt.Variables) > 0 && !opt.Plain {
+		if pc = newPreconditioner(opt.Variables, opt.Seed); len(pc.group) != len(x0) {
+			return nil, nil, fmt.Errorf("converge: opt.Variables have %d values, x0 %d", len(pc.group), len(x0))
+		}
+	}
 	f0, err := obj(x0, make([]float64, len(x0)))
 	if err != nil {
 		return nil, nil, fmt.Errorf("converge: at the start: %w", err)
@@ -28,7 +36,7 @@ func Minimize(ctx context.Context, obj Objective, x0 []float64, opt Options) ([]
 			opt.Observe(Progress{Stage: "L-BFGS", Iter: iter, NegELBO: f, Change: change, Seconds: time.Since(start).Seconds()})
 		}
 	}
-	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, ctx.Done(), observe, nil)
+	res := lbfgs(obj, x0, opt.Rule, opt.MaxSeconds, opt.MaxIters, ctx.Done(), observe, pc)
 	if res.err != nil && len(res.curve) == 0 {
 		return nil, nil, fmt.Errorf("converge: %w", res.err)
 	}

@@ -16,7 +16,9 @@ import (
 // marginal likelihood with H's N(0, I) prior, Lawrence 2005) over the latents H [N, Q], the
 // kernel's and the noise's parameters, by L-BFGS from their current values (the PCA start, or
 // where Run left them) until opt.Rule holds or a cap in opt stops it (converge.Minimize; the
-// result says which), and leaves the best point in the model. Iter grows by the L-BFGS
+// result says which), and leaves the best point in the model. L-BFGS is preconditioned in its
+// tail, a group per latent dimension and per hyperparameter (converge.Options.Variables; opt.Plain
+// turns it off; opt.Seed seeds the curvature probes). Iter grows by the L-BFGS
 // iterations, Curve by their objectives, Seconds by the time taken. Errors: a graph that does not
 // build, an objective not finite at the start.
 func (m *Model) Converge(ctx context.Context, opt converge.Options) (*converge.Result, error) {
@@ -58,6 +60,7 @@ func (m *Model) Converge(ctx context.Context, opt converge.Options) (*converge.R
 		}
 		return vars.Flat64(out[0])[0], nil
 	}
+	opt.Variables = selected // preconditioned in the tail as converge.Fit is, unless opt.Plain
 	best, res, err := converge.Minimize(ctx, obj, x0, opt)
 	if err != nil {
 		return nil, fmt.Errorf("standard: %w", err)
