@@ -468,14 +468,16 @@ func tagOf(run string) string {
 }
 
 // pairedMF returns the key (dataset/seed/tag) of the MF run that r is compared with: MF with r's
-// tag on the same dataset and seed when there is one (the same rule or setting), else plain MF;
-// MF variants are compared with plain MF, plain MF with nothing.
+// tag on the same dataset and seed when there is one (the same rule or setting), else MF with the
+// tag's leading parts ("vais-plain-adapteta" with "mf-plain": a variant continued from that MF
+// fit), else plain MF; MF variants are compared with plain MF, plain MF with nothing.
 func pairedMF(r ConvergedRun, mf map[string]float64) (string, bool) {
 	if r.Run == "mf" {
 		return "", false
 	}
 	if !strings.HasPrefix(r.Run, "mf-") {
-		if k := fmt.Sprint(r.Dataset, "/", r.Seed, "/", tagOf(r.Run)); tagOf(r.Run) != "" {
+		for tag := tagOf(r.Run); tag != ""; tag = tag[:max(strings.LastIndex(tag, "-"), 0)] {
+			k := fmt.Sprint(r.Dataset, "/", r.Seed, "/", tag)
 			if _, ok := mf[k]; ok {
 				return k, true
 			}

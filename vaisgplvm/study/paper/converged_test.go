@@ -226,20 +226,21 @@ func writeRun(t *testing.T, dir, name, metrics string, curve []float64) {
 }
 
 // TestPairedWithTaggedMF: a run with a tag is paired with MF of the same tag and seed when there is
-// one ("vais-h8" with "mf-h8"), otherwise with plain MF; MF's own variants with plain MF.
+// one ("vais-h8" with "mf-h8"), otherwise with MF of the tag's leading part ("vais-h8-x" with
+// "mf-h8"), otherwise with plain MF; MF's own variants with plain MF.
 func TestPairedWithTaggedMF(t *testing.T) {
 	dir := t.TempDir()
 	conv := func(v float64) string {
 		return fmt.Sprintf(`{"convergence":{"neg_elbo_per_point":%g,"converged":true,"seconds":1},"metrics":{"neg_elbo_per_point":%g}}`, v, v)
 	}
-	for name, v := range map[string]float64{"oilflow-mf-seed1": -11, "oilflow-mf-h8-seed1": -11.25, "oilflow-vais-h8-seed1": -11.125, "oilflow-vais-x-seed1": -10.5} {
+	for name, v := range map[string]float64{"oilflow-mf-seed1": -11, "oilflow-mf-h8-seed1": -11.25, "oilflow-vais-h8-seed1": -11.125, "oilflow-vais-x-seed1": -10.5, "oilflow-vais-h8-x-seed1": -11.5} {
 		writeRun(t, dir, name, conv(v), nil)
 	}
 	runs, err := ReadConverged(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"mf-h8": "-0.250 (1/1 tighter)", "vais-h8": "0.125 (0/1 tighter)", "vais-x": "0.500 (0/1 tighter)", "mf": "-"}
+	want := map[string]string{"mf-h8": "-0.250 (1/1 tighter)", "vais-h8": "0.125 (0/1 tighter)", "vais-x": "0.500 (0/1 tighter)", "vais-h8-x": "-0.250 (1/1 tighter)", "mf": "-"}
 	for _, row := range ConvergedTable("t", runs).Rows {
 		if row[5] != want[row[1]] || row[6] != want[row[1]] {
 			t.Errorf("%s: paired %q and %q, want %q", row[1], row[5], row[6], want[row[1]])
