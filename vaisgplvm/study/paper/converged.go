@@ -223,10 +223,19 @@ func (r *ConvergedRun) readFirstWindow(path string) error {
 // out: EqualSecondsTable
 // compares those), a run whose first window is already
 // below another's converged -ELBO is the tighter at every equal time after that start. A cell
-// "k/n" counts the common seeds on which the row's first window is below the column's end.
+// "k/n" counts the common seeds on which the row's first window is below the column's end; runs
+// that continue other MF fits (pairedMF: "vais-plain" from "mf-plain", "vais" from "mf") are not
+// compared ("-").
 func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 	var names []string
 	byRun := map[string]map[int]ConvergedRun{}
+	mf := map[string]float64{}
+	for _, r := range runs {
+		if isMF(r.Run) {
+			mf[fmt.Sprint(r.Dataset, "/", r.Seed, "/", tagOf(r.Run))] = r.NegELBO
+		}
+	}
+	start := map[string]string{} // run name -> the tag of the MF fit it continues (pairedMF)
 	for _, r := range runs {
 		if isMF(r.Run) || r.FirstWindow == nil || r.Batch > 0 {
 			continue
@@ -234,6 +243,8 @@ func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 		if byRun[r.Run] == nil {
 			names = append(names, r.Run)
 			byRun[r.Run] = map[int]ConvergedRun{}
+			k, _ := pairedMF(r, mf)
+			start[r.Run] = k[strings.LastIndex(k, "/")+1:]
 		}
 		byRun[r.Run][r.Seed] = r
 	}
@@ -248,6 +259,10 @@ func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 		}
 		row := []string{a, tCell(first), fmt.Sprintf("%.0f", median(secs))}
 		for _, b := range names {
+			if start[a] != start[b] { // continued from other MF fits: their ends are not comparable
+				row = append(row, "-")
+				continue
+			}
 			row = append(row, belowCell(a, b, byRun[a], byRun[b], func(ra, rb ConvergedRun) bool { return *ra.FirstWindow < rb.NegELBO }))
 		}
 		t.Rows = append(t.Rows, row)

@@ -86,21 +86,27 @@ func TestEqualCostTable(t *testing.T) {
 	write("oilflow-iwvi-seed2", conv(-11.0, 20, 2), []float64{-10.0, -11.0}) // first -10.5: not below vais's -10.95
 	write("oilflow-vais-seed2", conv(-10.95, 20, 2), []float64{-10.9, -11.0})
 	write("oilflow-uha-seed1", conv(-10.9, 10, 2), nil)
+	write("oilflow-mf-plain-seed1", conv(-10, 100, 2), []float64{-5, -10})
+	write("oilflow-iwvi-plain-seed1", conv(-10.2, 40, 2), []float64{-12, -12}) // from mf-plain: compared with nothing here
 	runs, err := ReadConverged(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tab := EqualCostTable("t", runs)
-	if got := strings.Join(tab.Header, "|"); got != "run|first window: -ELBO per point|its median seconds|below iwvi's end|below vais's end" {
+	if got := strings.Join(tab.Header, "|"); got != "run|first window: -ELBO per point|its median seconds|below iwvi-plain's end|below iwvi's end|below vais's end" {
 		t.Fatalf("header %q", got)
 	}
 	// iwvi: first windows -11.15 (seed 1, 40 s) and -10.5 (seed 2, 20 s); below vais's ends -10.9
-	// and -10.95 on seed 1 only.
-	if got := strings.Join(tab.Rows[0], "|"); !strings.HasPrefix(got, "iwvi|-10.825 ± ") || !strings.HasSuffix(got, "|30|-|1/2") {
+	// and -10.95 on seed 1 only. iwvi-plain's first window (-12) is below everything, but it
+	// continues another MF fit.
+	if got := strings.Join(tab.Rows[1], "|"); !strings.HasPrefix(got, "iwvi|-10.825 ± ") || !strings.HasSuffix(got, "|30|-|-|1/2") {
 		t.Errorf("iwvi row %q", got)
 	}
-	if got := strings.Join(tab.Rows[1], "|"); !strings.HasSuffix(got, "|0/2|-") {
+	if got := strings.Join(tab.Rows[2], "|"); !strings.HasSuffix(got, "|-|0/2|-") {
 		t.Errorf("vais row %q", got)
+	}
+	if got := strings.Join(tab.Rows[0], "|"); !strings.HasSuffix(got, "|-|-|-") {
+		t.Errorf("iwvi-plain row %q", got)
 	}
 }
 
