@@ -229,12 +229,7 @@ func (r *ConvergedRun) readFirstWindow(path string) error {
 func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 	var names []string
 	byRun := map[string]map[int]ConvergedRun{}
-	mf := map[string]float64{}
-	for _, r := range runs {
-		if isMF(r.Run) {
-			mf[fmt.Sprint(r.Dataset, "/", r.Seed, "/", tagOf(r.Run))] = r.NegELBO
-		}
-	}
+	mf, _ := mfFits(runs)
 	start := map[string]string{} // run name -> the tag of the MF fit it continues (pairedMF)
 	for _, r := range runs {
 		if isMF(r.Run) || r.FirstWindow == nil || r.Batch > 0 {
@@ -431,13 +426,7 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 	t := report.Table{Title: title, Header: []string{"dataset", "run", "seeds", "-ELBO per point (fit)",
 		"-ELBO per point (Monte Carlo)", "minus MF's, same seed", "minus MF's (Monte Carlo), same seed", "converged", "median seconds", "MSE"}}
 	type key struct{ ds, run string }
-	mf, mfMC := map[string]float64{}, map[string]float64{} // dataset, seed and tag -> MF's -ELBO
-	for _, r := range runs {
-		if isMF(r.Run) {
-			k := fmt.Sprint(r.Dataset, "/", r.Seed, "/", tagOf(r.Run))
-			mf[k], mfMC[k] = r.NegELBO, r.MCNegELBO
-		}
-	}
+	mf, mfMC := mfFits(runs)
 	var keys []key
 	groups := map[key][]ConvergedRun{}
 	for _, r := range runs {
@@ -470,6 +459,19 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 			fmt.Sprintf("%.2g", stat.Mean(mse, nil))})
 	}
 	return t
+}
+
+// mfFits returns the MF fits among runs (plain or tagged), their -ELBO and Monte Carlo -ELBO by
+// dataset, seed and tag ("oilflow/1/plain"): the keys pairedMF returns.
+func mfFits(runs []ConvergedRun) (fit, mc map[string]float64) {
+	fit, mc = map[string]float64{}, map[string]float64{}
+	for _, r := range runs {
+		if isMF(r.Run) {
+			k := fmt.Sprint(r.Dataset, "/", r.Seed, "/", tagOf(r.Run))
+			fit[k], mc[k] = r.NegELBO, r.MCNegELBO
+		}
+	}
+	return fit, mc
 }
 
 // isMF reports whether the run name is MF's, plain or tagged ("mf", "mf-40min"): a fit from the
