@@ -239,7 +239,7 @@ func EqualCostTable(title string, runs []ConvergedRun) report.Table {
 			names = append(names, r.Run)
 			byRun[r.Run] = map[int]ConvergedRun{}
 			k, _ := pairedMF(r, mf)
-			start[r.Run] = k[strings.LastIndex(k, "/")+1:]
+			start[r.Run] = k.tag
 		}
 		byRun[r.Run][r.Seed] = r
 	}
@@ -461,13 +461,20 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 	return t
 }
 
+// mfKey names one MF fit: its dataset, seed and tag ("plain" of "mf-plain"; "" for "mf").
+type mfKey struct {
+	dataset string
+	seed    int
+	tag     string
+}
+
 // mfFits returns the MF fits among runs (plain or tagged), their -ELBO and Monte Carlo -ELBO by
-// dataset, seed and tag ("oilflow/1/plain"): the keys pairedMF returns.
-func mfFits(runs []ConvergedRun) (fit, mc map[string]float64) {
-	fit, mc = map[string]float64{}, map[string]float64{}
+// dataset, seed and tag: the keys pairedMF returns.
+func mfFits(runs []ConvergedRun) (fit, mc map[mfKey]float64) {
+	fit, mc = map[mfKey]float64{}, map[mfKey]float64{}
 	for _, r := range runs {
 		if isMF(r.Run) {
-			k := fmt.Sprint(r.Dataset, "/", r.Seed, "/", tagOf(r.Run))
+			k := mfKey{r.Dataset, r.Seed, tagOf(r.Run)}
 			fit[k], mc[k] = r.NegELBO, r.MCNegELBO
 		}
 	}
@@ -484,24 +491,24 @@ func tagOf(run string) string {
 	return tag
 }
 
-// pairedMF returns the key (dataset/seed/tag) of the MF run that r is compared with: MF with r's
-// tag on the same dataset and seed when there is one (the same rule or setting), else MF with the
-// tag's leading parts ("vais-plain-adapteta" with "mf-plain": a variant continued from that MF
-// fit), else plain MF; MF variants are compared with plain MF, plain MF with nothing.
-func pairedMF(r ConvergedRun, mf map[string]float64) (string, bool) {
+// pairedMF returns the MF fit that r is compared with: MF with r's tag on the same dataset and
+// seed when there is one (the same rule or setting), else MF with the tag's leading parts
+// ("vais-plain-adapteta" with "mf-plain": a variant continued from that MF fit), else plain MF;
+// MF variants are compared with plain MF, plain MF with nothing (ok false).
+func pairedMF(r ConvergedRun, mf map[mfKey]float64) (k mfKey, ok bool) {
 	if r.Run == "mf" {
-		return "", false
+		return mfKey{}, false
 	}
 	if !strings.HasPrefix(r.Run, "mf-") {
 		for tag := tagOf(r.Run); tag != ""; tag = tag[:max(strings.LastIndex(tag, "-"), 0)] {
-			k := fmt.Sprint(r.Dataset, "/", r.Seed, "/", tag)
+			k := mfKey{r.Dataset, r.Seed, tag}
 			if _, ok := mf[k]; ok {
 				return k, true
 			}
 		}
 	}
-	k := fmt.Sprint(r.Dataset, "/", r.Seed, "/")
-	_, ok := mf[k]
+	k = mfKey{r.Dataset, r.Seed, ""}
+	_, ok = mf[k]
 	return k, ok
 }
 
