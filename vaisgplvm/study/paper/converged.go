@@ -31,8 +31,12 @@ type ConvergedRun struct {
 	// optimiser saw), MCNegELBO the model's Monte Carlo bound after training.
 	NegELBO   float64 `json:"neg_elbo_per_point"`
 	MCNegELBO float64 `json:"mc_neg_elbo_per_point"`
-	// Converged reports whether the run stopped by its convergence rule, not by its cap.
-	Converged bool `json:"converged"`
+	// Converged reports whether the run stopped by its convergence rule, not by its cap;
+	// StoppedBy says what stopped it ("converged", "max seconds", ...) and FinalChange is the
+	// rule's last measured change (nats per point over the rule's window).
+	Converged   bool    `json:"converged"`
+	StoppedBy   string  `json:"stopped_by,omitempty"`
+	FinalChange float64 `json:"final_change,omitempty"`
 	// Iterations and Seconds are the fit's optimiser steps and wall seconds.
 	Iterations int     `json:"iterations"`
 	Seconds    float64 `json:"seconds"`
@@ -124,10 +128,12 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 	}
 	var rec struct {
 		Convergence *struct {
-			NegELBO    float64 `json:"neg_elbo_per_point"`
-			Converged  bool    `json:"converged"`
-			Iterations int     `json:"iterations"`
-			Seconds    float64 `json:"seconds"`
+			NegELBO     float64 `json:"neg_elbo_per_point"`
+			Converged   bool    `json:"converged"`
+			StoppedBy   string  `json:"stopped_by"`
+			FinalChange float64 `json:"final_change"`
+			Iterations  int     `json:"iterations"`
+			Seconds     float64 `json:"seconds"`
 		} `json:"convergence"`
 		Metrics struct {
 			NegELBO float64 `json:"neg_elbo_per_point"`
@@ -149,7 +155,7 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %s has no convergence record (not a --converge run)", path)
 	}
 	r := ConvergedRun{NegELBO: c.NegELBO, MCNegELBO: rec.Metrics.NegELBO, Converged: c.Converged,
-		Iterations: c.Iterations, Seconds: c.Seconds, MSE: rec.Metrics.MSE, Batch: rec.Config.Batch}
+		StoppedBy: c.StoppedBy, FinalChange: c.FinalChange, Iterations: c.Iterations, Seconds: c.Seconds, MSE: rec.Metrics.MSE, Batch: rec.Config.Batch}
 	if rec.Hidden != nil {
 		r.HiddenMSE = &rec.Hidden.MSE
 	}
@@ -419,7 +425,8 @@ func mseCell(v []float64) string {
 // the run's tag where there is one, else run "mf") with the
 // seeds on which it is lower (tighter), the same for the Monte Carlo bounds (on all N points after
 // the fit: the comparison for mini-batch fits, whose own -ELBO is a mean over noisy batches), how
-// many seeds converged by their rule, the median seconds
+// many seeds converged by their rule (naming the others, what stopped them and their last change),
+// the median seconds
 // and the mean MSE. Seeds differ more from each other than the bounds do on one seed, so the paired
 // column is the comparison.
 func ConvergedTable(title string, runs []ConvergedRun) report.Table {
@@ -439,7 +446,7 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 	for _, k := range keys {
 		g := groups[k]
 		var fit, mc, secs, mse, paired, pairedMC []float64
-		seeds, conv := "", 0
+		seeds, conv, not := "", 0, ""
 		for i, r := range g {
 			fit, mc, secs, mse = append(fit, r.NegELBO), append(mc, r.MCNegELBO), append(secs, r.Seconds), append(mse, r.MSE)
 			if i > 0 {
@@ -448,6 +455,8 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 			seeds += strconv.Itoa(r.Seed)
 			if r.Converged {
 				conv++
+			} else {
+				not += notConverged(r)
 			}
 			if mk, ok := pairedMF(r, mf); ok {
 				paired = append(paired, r.NegELBO-mf[mk])
@@ -455,10 +464,20 @@ func ConvergedTable(title string, runs []ConvergedRun) report.Table {
 			}
 		}
 		t.Rows = append(t.Rows, []string{k.ds, k.run, seeds, tCell(fit), tCell(mc), pairedCell(paired), pairedCell(pairedMC),
-			fmt.Sprintf("%d of %d", conv, len(g)), fmt.Sprintf("%.0f", median(secs)),
+			fmt.Sprintf("%d of %d%s", conv, len(g), not), fmt.Sprintf("%.0f", median(secs)),
 			fmt.Sprintf("%.2g", stat.Mean(mse, nil))})
 	}
 	return t
+}
+
+// notConverged names an unconverged run's seed, what stopped it and the rule's last change, for
+// ConvergedTable's "converged" cell ("; not seed 3: max seconds, last change 0.00012"); only the
+// seed for runs recorded without those.
+func notConverged(r ConvergedRun) string {
+	if r.StoppedBy == "" {
+		return fmt.Sprintf("; not seed %d", r.Seed)
+	}
+	return fmt.Sprintf("; not seed %d: %s, last change %.2g", r.Seed, r.StoppedBy, r.FinalChange)
 }
 
 // mfKey names one MF fit: its dataset, seed and tag ("plain" of "mf-plain"; "" for "mf").

@@ -43,7 +43,7 @@ func TestConvergedTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("oilflow-mf-seed1", `{"convergence":{"neg_elbo_per_point":-11,"converged":false,"seconds":10},"metrics":{"neg_elbo_per_point":-11,"mse":1e-5}}`)
+	write("oilflow-mf-seed1", `{"convergence":{"neg_elbo_per_point":-11,"converged":false,"stopped_by":"max seconds","final_change":0.000116,"seconds":10},"metrics":{"neg_elbo_per_point":-11,"mse":1e-5}}`)
 	write("oilflow-mf-seed2", `{"convergence":{"neg_elbo_per_point":-12,"converged":true,"seconds":30},"metrics":{"neg_elbo_per_point":-12,"mse":3e-5}}`)
 	write("oilflow-vais-fixedeta-seed1", `{"convergence":{"neg_elbo_per_point":-10,"converged":true,"seconds":5},"metrics":{"neg_elbo_per_point":-10,"mse":1e-5}}`)
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o644); err != nil {
@@ -59,7 +59,7 @@ func TestConvergedTable(t *testing.T) {
 	}
 	// Two seeds: mean -11.5, sd sqrt(0.5), t(0.975, 1) = 12.7062 -> half-width 6.353.
 	got := strings.Join(tab.Rows[0], "|")
-	if want := "oilflow|mf|1,2|-11.500 ± 6.353|-11.500 ± 6.353|-|-|1 of 2|20|2e-05"; got != want {
+	if want := "oilflow|mf|1,2|-11.500 ± 6.353|-11.500 ± 6.353|-|-|1 of 2; not seed 1: max seconds, last change 0.00012|20|2e-05"; got != want {
 		t.Fatalf("row %q, want %q", got, want)
 	}
 	if got := strings.Join(tab.Rows[1][:8], "|"); got != "oilflow|vais-fixedeta|1|-10.000|-10.000|1.000 (0/1 tighter)|1.000 (0/1 tighter)|1 of 1" {
