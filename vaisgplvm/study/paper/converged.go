@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/metrics"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/report"
 )
@@ -127,15 +128,8 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %w", err)
 	}
 	var rec struct {
-		Convergence *struct {
-			NegELBO     float64 `json:"neg_elbo_per_point"`
-			Converged   bool    `json:"converged"`
-			StoppedBy   string  `json:"stopped_by"`
-			FinalChange float64 `json:"final_change"`
-			Iterations  int     `json:"iterations"`
-			Seconds     float64 `json:"seconds"`
-		} `json:"convergence"`
-		Metrics struct {
+		Convergence *converge.Result `json:"convergence"` // as train writes it
+		Metrics     struct {
 			NegELBO float64 `json:"neg_elbo_per_point"`
 			MSE     float64 `json:"mse"`
 		} `json:"metrics"`
@@ -155,7 +149,10 @@ func readConvergedRun(path string) (ConvergedRun, error) {
 		return ConvergedRun{}, fmt.Errorf("paper: converged runs: %s has no convergence record (not a --converge run)", path)
 	}
 	r := ConvergedRun{NegELBO: c.NegELBO, MCNegELBO: rec.Metrics.NegELBO, Converged: c.Converged,
-		StoppedBy: c.StoppedBy, FinalChange: c.FinalChange, Iterations: c.Iterations, Seconds: c.Seconds, MSE: rec.Metrics.MSE, Batch: rec.Config.Batch}
+		StoppedBy: c.StoppedBy, Iterations: c.Iterations, Seconds: c.Seconds, MSE: rec.Metrics.MSE, Batch: rec.Config.Batch}
+	if c.Change != nil {
+		r.FinalChange = *c.Change
+	}
 	if rec.Hidden != nil {
 		r.HiddenMSE = &rec.Hidden.MSE
 	}
