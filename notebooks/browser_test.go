@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/nb"
 )
 
 // browserOrSkip returns the Python that has Selenium ($VAISGPLVM_PYTHON, else /usr/bin/python3) when headless Chromium, its driver and
@@ -94,6 +96,7 @@ func TestScheduleLabInBrowser(t *testing.T) {
 	}
 	python := browserOrSkip(t)
 	jupyter, env := kernelEnv(t)
+	verboseKernel(t, env)
 	const name = "02-beta-schedules-by-hand.ipynb"
 	tree := moduleTree(t, name)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -107,7 +110,9 @@ func TestScheduleLabInBrowser(t *testing.T) {
 		fmt.Sprintf("--port=%d", port), "--NotebookApp.token="+token, "--notebook-dir="+filepath.Join(tree, "notebooks"))
 	// The lab waits up to 120 s for the browser to answer: on 2 busy cores Chromium took more than the
 	// default 10 s, and the lab then (rightly) took the run for a headless one.
-	server.Env = append(env, "JUPYTER_RUNTIME_DIR="+t.TempDir(), "VAISGPLVM_FRONTEND_WAIT=120")
+	// The lab traces its events (nb.LabTraceEnv), for the report of a lab that stops answering.
+	trace := filepath.Join(t.TempDir(), "lab.trace")
+	server.Env = append(env, "JUPYTER_RUNTIME_DIR="+t.TempDir(), "VAISGPLVM_FRONTEND_WAIT=120", "VAISGPLVM_LAB_TRACE="+trace)
 	// The server's log goes to a file, not a pipe: the kernels it starts inherit it, and Wait would
 	// wait for them. The server and its kernels form one process group, ended together.
 	logFile, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
@@ -120,11 +125,18 @@ func TestScheduleLabInBrowser(t *testing.T) {
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = syscall.Kill(-server.Process.Pid, syscall.SIGKILL); _ = server.Wait() }()
+	api := fmt.Sprintf("http://127.0.0.1:%d/api", port)
+	// Jupyter starts each kernel in a session of its own, out of the server's process group: the
+	// kernels are shut down through the server first (a GoNB kernel was left running otherwise).
+	defer func() {
+		shutdownKernels(api, token)
+		_ = syscall.Kill(-server.Process.Pid, syscall.SIGKILL)
+		_ = server.Wait()
+	}()
 	log := serverLog(logFile.Name())
 	url := fmt.Sprintf("http://127.0.0.1:%d/?token=%s", port, token)
 	for start := time.Now(); ; time.Sleep(250 * time.Millisecond) {
-		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/api/status?token=%s", port, token)); err == nil {
+		if resp, err := http.Get(api + "/status?token=" + token); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				break
@@ -145,16 +157,92 @@ func TestScheduleLabInBrowser(t *testing.T) {
 		Latency *float64 `json:"latency_s"`
 		Before  string   `json:"before"`
 		After   string   `json:"after"`
+		Clicks  int      `json:"stop_clicks"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("browser.py: %v (%v)\n%s\n%s\nserver:\n%s", err, runErr, out, tail(stderr.String(), 3000), tail(log(), 3000))
 	}
 	if !r.OK {
-		t.Fatalf("browser.py: %s\nserver:\n%s", r.Why, tail(log(), 3000))
+		t.Fatalf("browser.py: %s\nlab trace (%s, the cell program's goroutines at the end):\n%s\nserver (GoNB's comms at -v 2):\n%s",
+			r.Why, nb.LabTraceEnv, tail(labTrace(trace), 12000), tail(log(), 6000))
 	}
-	t.Logf("sliders shown %.0f s after Run All; the table changed %.2f s after the slider moved", *r.Ready, *r.Latency)
+	t.Logf("sliders shown %.0f s after Run All; the table changed %.2f s after the slider moved; the cell ended after %d click(s) on Stop",
+		*r.Ready, *r.Latency, r.Clicks)
+	if r.Clicks > 1 {
+		t.Logf("Stop was pressed %d times; lab trace:\n%s", r.Clicks, tail(labTrace(trace), 3000))
+	}
 	if r.Before == r.After || !strings.Contains(r.Before, "this setting") || !strings.Contains(r.After, "this setting") {
 		t.Errorf("the lab's table did not change as a slider moved:\nbefore %.500q\nafter %.500q", r.Before, r.After)
+	}
+}
+
+// labTrace returns the lab's trace (nb.LabTraceEnv) after asking the cell program that wrote it for
+// its goroutines' stacks (SIGUSR1 to the pid on its first line).
+func labTrace(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(no trace: %v)", err)
+	}
+	var pid int
+	if i := strings.Index(string(b), "pid="); i >= 0 {
+		fmt.Sscan(string(b[i+len("pid="):]), &pid)
+	}
+	if pid > 0 && syscall.Kill(pid, syscall.SIGUSR1) == nil {
+		time.Sleep(2 * time.Second)
+		if b2, err := os.ReadFile(path); err == nil {
+			b = b2
+		}
+	}
+	return string(b)
+}
+
+// verboseKernel raises the GoNB kernel's logging of its channel to the browser (comms.go at level
+// 1, namedpipes.go, which delivers the browser's values to the cell program, at 2) in the
+// kernel.json that kernelEnv installed, so that the server's log shows what the kernel passed on.
+func verboseKernel(t *testing.T, env []string) {
+	t.Helper()
+	var dir string
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "JUPYTER_DATA_DIR="); ok {
+			dir = v
+		}
+	}
+	path := filepath.Join(dir, "kernels", "gonb", "kernel.json")
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(buf), `"-vmodule="`) {
+		t.Fatalf("%s: no -vmodule= argument to raise:\n%s", path, buf)
+	}
+	buf = []byte(strings.Replace(string(buf), `"-vmodule="`, `"-vmodule=comms=1,namedpipes=2"`, 1))
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shutdownKernels asks the Jupyter server at api to shut down each of its kernels.
+func shutdownKernels(api, token string) {
+	resp, err := http.Get(api + "/kernels?token=" + token)
+	if err != nil {
+		return
+	}
+	var kernels []struct {
+		ID string `json:"id"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&kernels)
+	resp.Body.Close()
+	if err != nil {
+		return
+	}
+	for _, k := range kernels {
+		req, err := http.NewRequest(http.MethodDelete, api+"/kernels/"+k.ID+"?token="+token, nil)
+		if err != nil {
+			continue
+		}
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
 	}
 }
 

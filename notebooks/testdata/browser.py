@@ -9,8 +9,9 @@ Usage: browser.py SERVER_URL NOTEBOOK_PATH SHOT_DIR
 It opens the notebook, turns autosave off (nothing is written back), runs every cell, waits for the
 lab's sliders, reads the lab's table, moves the first slider as a person would (a click on its thumb, then
 two presses of the right arrow key, which fire the slider's input and change events), waits for the
-table to change, then clicks the last button (Stop). It prints one JSON object: {"ok": bool,
-"why": str, "seconds_to_sliders": float, "latency_s": float, "before": str, "after": str}.
+table to change, then clicks the last button (Stop) until the cell ends. It prints one JSON object:
+{"ok": bool, "why": str, "seconds_to_sliders": float, "latency_s": float, "before": str, "after": str,
+"stop_clicks": int}.
 """
 import json
 import os
@@ -24,6 +25,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 TIMEOUT = float(os.environ.get("BROWSER_TIMEOUT", "600"))
+STOP_CLICKS = 5  # at most, 60 s apart
 
 
 def wait(what, fn, timeout):
@@ -49,12 +51,24 @@ def lab_text(driver):
         "return Array.from(cell.querySelectorAll('.output_area table tr')).map(r => r.innerText).join('\\n');")
 
 
+def lab_prompt(driver):
+    """The input prompt of the lab's cell: "In [*]:" while it runs."""
+    return driver.execute_script(
+        "const s = document.querySelector('input[type=range]');"
+        "const p = s && s.closest('.cell').querySelector('.input_prompt');"
+        "return p ? p.innerText : '';")
+
+
+def lab_running(driver):
+    return "*" in lab_prompt(driver) or driver.execute_script("return Jupyter.notebook.kernel_busy !== false")
+
+
 def main(url, path, shots):
     opts = webdriver.ChromeOptions()
     for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,2400"):
         opts.add_argument(a)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-    result = {"ok": False, "why": "", "seconds_to_sliders": None, "latency_s": None, "before": "", "after": ""}
+    result = {"ok": False, "why": "", "seconds_to_sliders": None, "latency_s": None, "before": "", "after": "", "stop_clicks": 0}
     try:
         base, _, query = url.partition("?")
         driver.get(base.rstrip("/") + "/notebooks/" + path + "?" + query)
@@ -86,11 +100,21 @@ def main(url, path, shots):
             driver.save_screenshot(os.path.join(shots, "after.png"))
         buttons = driver.execute_script("return Array.from(document.querySelector('input[type=range]').closest('.cell').querySelectorAll('.output_area button'));")
         if buttons:
-            buttons[-1].click()
             # The lab finishes the evaluation in progress before it stops: on busy cores that can
-            # take minutes (60 s was too short on 2 cores beside a training).
-            wait("the cell to end", lambda: driver.execute_script(
-                "return Jupyter.notebook.kernel_busy === false || !document.querySelector('.kernel_busy_icon')"), 300)
+            # take minutes (60 s was too short on 2 cores beside a training). The cell has ended
+            # when its prompt no longer shows [*]. As a person would, Stop is pressed again every
+            # 60 s the cell runs on (a click is one message on GoNB's channel); the clicks needed
+            # are reported.
+            for click in range(1, STOP_CLICKS + 1):
+                buttons[-1].click()
+                result["stop_clicks"] = click
+                try:
+                    wait("the cell to end", lambda: not lab_running(driver), 300 / STOP_CLICKS)
+                    break
+                except TimeoutError:
+                    if click == STOP_CLICKS:
+                        raise TimeoutError(f"the lab's cell still runs 300 s after Stop ({click} clicks); "
+                                           f"its prompt: {lab_prompt(driver)!r}")
         result["ok"] = True
     except Exception as e:  # reported in the JSON
         result["why"] = f"{type(e).__name__}: {e}"

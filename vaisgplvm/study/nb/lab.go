@@ -92,14 +92,17 @@ func Lab(controls []Control, update func(values []float64) string) error {
 		}
 		start[i] = c.Value
 	}
-	if !gonbui.IsNotebook || os.Getenv(kernelIDEnv) == "" || !frontEndAlive(frontEndWait()) {
+	tr := openLabTrace()
+	if !gonbui.IsNotebook || os.Getenv(kernelIDEnv) == "" || !frontEndAlive(frontEndWait(), tr) {
 		showHTML("<p><i>No live front end answered (a headless run: jupyter nbconvert or the tests), so the " +
 			"sliders are not shown; open the notebook in Jupyter with the GoNB kernel and run this cell to " +
 			"drive them. The output for the starting values:</i></p>" + update(start))
 		return nil
 	}
 	ui := newWidgetUI(controls)
-	ui.run(update)
+	tr.event("sliders and buttons shown")
+	ui.run(update, tr)
+	tr.event("lab end")
 	return nil
 }
 
@@ -115,15 +118,21 @@ func showHTML(h string) {
 
 // frontEndAlive reports whether a browser runs the notebook: it asks one, through GoNB's
 // front-end channel, to send a value back, and waits at most wait.
-func frontEndAlive(wait time.Duration) bool {
+func frontEndAlive(wait time.Duration, tr *labTrace) bool {
 	addr := "/vaisgplvm/alive/" + gonbui.UniqueID()
-	answer := comms.Listen[int](addr) // the kernel installs its channel to the browser (or gives up)
-	defer answer.Close()
+	// The kernel installs its channel to the browser (or gives up). The listener is left open: in
+	// GoNB v0.11.5 a value that arrives for an address whose last listener was closed leaves the
+	// program's comms lock held (gonbui/comms dispatchValueUpdates returns without unlocking), and
+	// no later message, a slider's or Stop's, would reach the lab; a late answer only parks one
+	// goroutine.
+	answer := comms.Listen[int](addr)
 	dom.TransientJavascript(fmt.Sprintf(`(() => { const c = globalThis?.gonb_comm; if (c) { c.send(%q, 1); } })();`, addr))
 	select {
 	case <-answer.C:
+		tr.event("front end answered")
 		return true
 	case <-time.After(wait):
+		tr.event("no front end answered in %v", wait)
 		return false
 	}
 }
@@ -182,7 +191,7 @@ func newWidgetUI(controls []Control) *widgetUI {
 }
 
 // run evaluates the starting values, then every move, until Stop; the last output stays.
-func (ui *widgetUI) run(update func([]float64) string) {
+func (ui *widgetUI) run(update func([]float64) string, tr *labTrace) {
 	var mu sync.Mutex
 	pos := make([]int, len(ui.controls)) // the sliders' positions, as the browser reports them
 	for i, c := range ui.controls {
@@ -202,6 +211,7 @@ func (ui *widgetUI) run(update func([]float64) string) {
 		ch := s.Listen()
 		go func() {
 			for p := range ch.C {
+				tr.event("slider %d at position %d", i, p)
 				mu.Lock()
 				pos[i] = p - 1
 				mu.Unlock()
@@ -222,6 +232,7 @@ func (ui *widgetUI) run(update func([]float64) string) {
 			case <-moved:
 				changes <- values()
 			case <-resets.C:
+				tr.event("reset")
 				mu.Lock()
 				for i, s := range ui.sliders {
 					pos[i] = ui.controls[i].position(ui.controls[i].Value)
@@ -230,16 +241,24 @@ func (ui *widgetUI) run(update func([]float64) string) {
 				mu.Unlock()
 				changes <- values()
 			case <-stops.C:
+				tr.event("stop")
 				return
 			}
 		}
 	}()
 	last := ""
-	labLoop(changes, update, func(h string) {
+	labLoop(changes, func(v []float64) string {
+		tr.event("evaluating %.3g", v)
+		h := update(v)
+		tr.event("evaluated")
+		return h
+	}, func(h string) {
 		last = h
 		gonbui.UpdateHTML(ui.outID, h)
 	})
+	tr.event("stopped: the last view is left in the cell")
 	gonbui.UpdateHTML(ui.outID, "")
 	gonbui.DisplayHTML(last)
 	gonbui.Sync()
+	tr.event("synced")
 }
