@@ -179,21 +179,14 @@ func TestScheduleLabInBrowser(t *testing.T) {
 // labTrace returns the lab's trace (nb.LabTraceEnv) after asking the cell program that wrote it for
 // its goroutines' stacks (SIGUSR1 to the pid on its first line).
 func labTrace(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Sprintf("(no trace: %v)", err)
-	}
 	var pid int
-	if i := strings.Index(string(b), "pid="); i >= 0 {
-		fmt.Sscan(string(b[i+len("pid="):]), &pid)
+	if _, after, ok := strings.Cut(readFile(path), "pid="); ok {
+		fmt.Sscan(after, &pid)
 	}
 	if pid > 0 && syscall.Kill(pid, syscall.SIGUSR1) == nil {
 		time.Sleep(2 * time.Second)
-		if b2, err := os.ReadFile(path); err == nil {
-			b = b2
-		}
 	}
-	return string(b)
+	return readFile(path)
 }
 
 // verboseKernel raises the GoNB kernel's logging of its channel to the browser (comms.go at level

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/study/nb"
 )
 
 // wants lists the output MIME types each notebook must produce.
@@ -264,7 +266,8 @@ func TestScheduleLabWidgets(t *testing.T) {
 		args = append(args, f)
 	}
 	cmd := exec.Command(python, args...)
-	cmd.Env = append(env, "TMPDIR="+tmp, "FRONTEND_TIMEOUT=600")
+	trace := filepath.Join(tmp, "lab.trace")
+	cmd.Env = append(env, "TMPDIR="+tmp, "FRONTEND_TIMEOUT=600", "VAISGPLVM_LAB_TRACE="+trace)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, runErr := cmd.Output()
@@ -279,7 +282,7 @@ func TestScheduleLabWidgets(t *testing.T) {
 		t.Fatalf("frontend.py: %v (%v)\n%s\n%s", err, runErr, out, tail(stderr.String(), 3000))
 	}
 	if !r.OK {
-		t.Fatalf("frontend.py: %s\nshown: %q\n%s", r.Why, r.Shown, tail(stderr.String(), 3000))
+		t.Fatalf("frontend.py: %s\nshown: %q\n%s\nlab trace (%s):\n%s", r.Why, r.Shown, tail(stderr.String(), 3000), nb.LabTraceEnv, tail(readFile(trace), 12000))
 	}
 	t.Logf("the view was redrawn %.2f s after the slider moved (quick mode: 10 points)", *r.Latency)
 	if len(r.Shown) != 2 || !strings.Contains(r.Shown[0], "this setting") || r.Shown[0] == r.Shown[1] || r.Final != r.Shown[1] {
@@ -289,6 +292,15 @@ func TestScheduleLabWidgets(t *testing.T) {
 	if !strings.Contains(r.Shown[1], "0.31") {
 		t.Errorf("the redrawn view does not show beta_1 = 0.31: %.600q", stripImages(r.Shown[1]))
 	}
+}
+
+// readFile returns a file's text, or why there is none.
+func readFile(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(%v)", err)
+	}
+	return string(b)
 }
 
 // interpreter is the Python that runs jupyter (its #! line), which has jupyter_client.
