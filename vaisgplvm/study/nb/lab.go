@@ -80,7 +80,8 @@ func frontEndWait() time.Duration {
 // no kernel id from Jupyter, or FrontEndWait passing without an answer) Lab shows update's output
 // for the starting values once, says why there are no sliders, and returns nil; outside a
 // notebook it calls update once (its errors still surface) and says on stderr that it showed
-// nothing. Errors: no controls, or a control with Max < Min or a Value outside [Min, Max].
+// nothing. With LabTraceEnv set it writes its events to that file. Errors: no controls, or a
+// control with Max < Min or a Value outside [Min, Max].
 func Lab(controls []Control, update func(values []float64) string) error {
 	if len(controls) == 0 {
 		return fmt.Errorf("nb: a lab needs at least one control")
