@@ -112,7 +112,7 @@ func TestScheduleLabInBrowser(t *testing.T) {
 	// default 10 s, and the lab then (rightly) took the run for a headless one.
 	// The lab traces its events (nb.LabTraceEnv), for the report of a lab that stops answering.
 	trace := filepath.Join(t.TempDir(), "lab.trace")
-	server.Env = append(env, "JUPYTER_RUNTIME_DIR="+t.TempDir(), "VAISGPLVM_FRONTEND_WAIT=120", "VAISGPLVM_LAB_TRACE="+trace)
+	server.Env = append(env, "JUPYTER_RUNTIME_DIR="+t.TempDir(), "VAISGPLVM_FRONTEND_WAIT=120", nb.LabTraceEnv+"="+trace)
 	// The server's log goes to a file, not a pipe: the kernels it starts inherit it, and Wait would
 	// wait for them. The server and its kernels form one process group, ended together.
 	logFile, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
@@ -241,8 +241,5 @@ func shutdownKernels(api, token string) {
 
 // serverLog returns a function that reads the server's log file so far.
 func serverLog(path string) func() string {
-	return func() string {
-		b, _ := os.ReadFile(path)
-		return string(b)
-	}
+	return func() string { return readFile(path) }
 }

@@ -267,7 +267,7 @@ func TestScheduleLabWidgets(t *testing.T) {
 	}
 	cmd := exec.Command(python, args...)
 	trace := filepath.Join(tmp, "lab.trace")
-	cmd.Env = append(env, "TMPDIR="+tmp, "FRONTEND_TIMEOUT=600", "VAISGPLVM_LAB_TRACE="+trace)
+	cmd.Env = append(env, "TMPDIR="+tmp, "FRONTEND_TIMEOUT=600", nb.LabTraceEnv+"="+trace)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, runErr := cmd.Output()
