@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	mlmodel "github.com/gomlx/gomlx/ml/model"
+
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/testutil"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/internal/vars"
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/train"
 )
 
@@ -110,5 +113,43 @@ func TestInterrupted(t *testing.T) {
 	_, done, err := Minimize(context.Background(), rosenbrock, []float64{-1.2, 1}, Options{Rule: Rule{Window: 5, Tol: 1e-14}})
 	if err != nil || done.Interrupted("-ELBO") != nil {
 		t.Errorf("a converged fit: %v, %v", err, done.Interrupted("-ELBO"))
+	}
+}
+
+// TestTrainContinueStep: the Adam stage that Train runs after its L-BFGS stage takes its first
+// step at a tenth of the model's LR, at most ContinueStep: against a twin trainer fitted by the
+// L-BFGS stage alone (the same start, so the same L-BFGS path), one Adam iteration moves q0's
+// means by about min(LR / 10, ContinueStep) and no more (Adam's first update of each parameter is
+// at most its step size); at a tenth of the LR alone they would move twenty times as far.
+func TestTrainContinueStep(t *testing.T) {
+	mf := smallTrainer(t, true)
+	c := mf.Model.Cfg
+	c.Method, c.K, c.LR = "iwvi", 3, 0.02
+	twin := func() *train.Trainer {
+		tr, err := train.NewFor(c, mf.Model.X, nil, testutil.Backend())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	opt := Options{Rule: Rule{Window: 20, Tol: 1e-6}, MaxIters: 3000}
+	fitted, continued := twin(), twin()
+	if _, err := Fit(context.Background(), fitted, opt); err != nil {
+		t.Fatal(err)
+	}
+	res, start, err := Train(context.Background(), continued, opt, AdamOptions{MaxIters: 1})
+	if err != nil || start == nil || res.Iterations != 1 {
+		t.Fatalf("Train: %+v, start %+v, %v", res, start, err)
+	}
+	means := func(tr *train.Trainer) []float64 {
+		x, err := vars.Flatten([]*mlmodel.Variable{tr.Ctx.At("latent").GetVariable("mean")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	moved := testutil.MaxAbsDiff(means(fitted), means(continued))
+	if step := min(c.LR/10, ContinueStep); moved > step*(1+1e-9) || moved < step/2 {
+		t.Errorf("the Adam stage's first step moved q0's means by up to %g; want about %g (LR %g, ContinueStep %g)", moved, step, c.LR, ContinueStep)
 	}
 }

@@ -204,11 +204,20 @@ func (o opts) validate(table Spec) error {
 // config returns the configuration of one training: the protocol's (Config; Q from the data for
 // your own data; full batch under Paper for tables 1 and 5), adjusted by Configure and validated.
 func (o opts) config(table int, method, dataset string, seed uint64) (model.Config, error) {
+	return o.configWith(table, method, dataset, seed, nil)
+}
+
+// configWith is config with pre applied to the protocol's configuration before the table's and the
+// caller's settings (Configure), so that those still override it.
+func (o opts) configWith(table int, method, dataset string, seed uint64, pre func(*model.Config)) (model.Config, error) {
 	spec, err := Lookup(table)
 	if err != nil {
 		return model.Config{}, err
 	}
 	c := protocol.Config(method, dataset, seed)
+	if pre != nil {
+		pre(&c)
+	}
 	if o.Data != nil {
 		c.Q = protocol.OwnDataQ(len(o.Data.X), len(o.Data.X[0]))
 	}

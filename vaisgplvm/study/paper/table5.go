@@ -156,7 +156,7 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 				if method == "standard" {
 					bound = "vais" // the standard GPLVM takes Q, kernel, lr, noise0 from VAIS's configuration
 				}
-				cfg, err := o.config(5, bound, name, uint64(r))
+				cfg, err := o.configWith(5, bound, name, uint64(r), o.continuation(method, name))
 				if err != nil {
 					return nil, err
 				}
@@ -339,6 +339,18 @@ func table5(ctx context.Context, o opts) (*Result5, error) {
 func convergeSetting(opt converge.Options, adam converge.AdamRule) string {
 	return fmt.Sprintf("L-BFGS until %s (the standard GPLVM and MF on full-batch data); %s; each fit capped at %g s and %d L-BFGS iterations (0: none)",
 		opt.Rule, adam, opt.MaxSeconds, opt.MaxIters)
+}
+
+// continuation returns what a Table 5 fit to convergence changes in the protocol's configuration
+// of method on dataset before Configure (nil for none): a bound other than MF that continues from
+// the collapsed MF fit's optimum (full-batch tabular data; converge.Train) holds its step sizes
+// eta_k fixed, as train --converge and Table 1 at convergence do: adapting eta_k toward an
+// acceptance rate is not an ascent on the bound (docs/options.md, --converge).
+func (o opts) continuation(method, dataset string) func(*model.Config) {
+	if o.Converge == nil || protocol.IsImage(dataset) || method == "standard" || method == "mf" {
+		return nil
+	}
+	return func(c *model.Config) { c.AdaptEta = false }
 }
 
 // converging returns the options of j's fit to convergence (o.Converge is not nil), with j's

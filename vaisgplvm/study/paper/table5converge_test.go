@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/converge"
+	"github.com/vaisgplvm/vaisgplvm/vaisgplvm/model"
 )
 
 // TestTable5Converge: with Converge, Table 5 fits the standard GPLVM by L-BFGS on its MAP
@@ -91,5 +92,34 @@ func TestTable5Converge(t *testing.T) {
 	}
 	if again.Rows[0].PerRun[0].Convergence != nil || again.Rows[0].ConvergedRuns != nil || again.Settings["trainings_stored"] != "0 of 1 read back from an earlier run's store" {
 		t.Errorf("without Converge: convergence %+v, stored %v; want a fit for Iters, not the converged one read back", again.Rows[0].PerRun[0].Convergence, again.Settings["trainings_stored"])
+	}
+}
+
+// TestTable5ContinuationHoldsEta: fitted to convergence, a Table 5 bound that continues from the
+// collapsed MF fit (VAIS on oil flow) holds eta_k fixed, as train --converge does; a fit that is not
+// continued keeps the protocol's adaptation (VAIS without Converge, VAIS on Frey's mini-batches,
+// the standard GPLVM's VAIS configuration), and Configure still overrides it.
+func TestTable5ContinuationHoldsEta(t *testing.T) {
+	conv := opts{Converge: &converge.Options{}}
+	adapt := func(o opts, method, dataset string) bool {
+		bound := method
+		if method == "standard" {
+			bound = "vais"
+		}
+		c, err := o.configWith(5, bound, dataset, 1, o.continuation(method, dataset))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.AdaptEta
+	}
+	if adapt(conv, "vais", "oilflow") {
+		t.Error("VAIS on oil flow, converging: eta_k adapted, want it held")
+	}
+	if !adapt(opts{}, "vais", "oilflow") || !adapt(conv, "vais", "frey") || !adapt(conv, "standard", "oilflow") {
+		t.Error("a fit that does not continue from the MF optimum lost the protocol's eta_k adaptation")
+	}
+	conv.Configure = func(c *model.Config) error { c.AdaptEta = true; return nil }
+	if !adapt(conv, "vais", "oilflow") {
+		t.Error("Configure's eta_k adaptation was overridden")
 	}
 }

@@ -163,7 +163,8 @@ type Table5Options struct {
 	// Converge, when not nil, fits every model to its optimum instead of for Iters Adam steps: each
 	// Bayesian GPLVM as `train --converge` does (converge.Train; oil flow and wine full batch, so
 	// MF by L-BFGS on the collapsed bound and every other bound from that fit by Adam with
-	// ConvergeAdam; Frey and MNIST by Adam alone on their mini-batches), the standard GPLVM by
+	// ConvergeAdam, from a step of at most converge.ContinueStep and with eta_k held fixed unless
+	// Configure adapts it; Frey and MNIST by Adam alone on their mini-batches), the standard GPLVM by
 	// L-BFGS on its MAP objective (standard.Model.Converge). Each run records how its fit ended
 	// (Run5.Convergence).
 	Converge     *converge.Options
