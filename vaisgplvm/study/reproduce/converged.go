@@ -25,9 +25,10 @@ var ConvergedOutputs = []string{"table1-converged.md", "table1-converged.json"}
 
 // ContinueLR is the Adam learning rate of a converged table's model configuration for the bounds
 // other than MF unless Configure sets another: their continuation from the converged MF fit starts
-// at a tenth of it, 1e-4 (converge.AdamOptions), as the converged runs on record
-// (records/converged) were made.
-const ContinueLR = 0.001
+// at a tenth of it, converge.ContinueStep (1e-4; converge.AdamOptions), the step that
+// converge.Train's continuations take and that the converged runs on record (records/converged)
+// were made with.
+const ContinueLR = 10 * converge.ContinueStep
 
 // ConvergedRequest is Table 1 with every training at its bound's optimum (Converged): for each
 // dataset and seed, MF fitted to convergence by L-BFGS on the collapsed bound (converge.Fit, full
